@@ -1,0 +1,194 @@
+//! The baseline for `switchboard-cli bench`: the same modes through a plain rmcp client (rmcp's
+//! own child-process transport, no Switchboard code), printing the same JSON line with
+//! `"client": "rmcp"`. `scripts/bench.sh` runs both and prints the ratio.
+//!
+//! Usage: plain_rmcp_bench MODE N CONCURRENCY WARMUP BLOB_BYTES -- SERVER_CMD [ARG…]
+
+use std::time::Instant;
+
+use futures::StreamExt;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ClientRequest, PaginatedRequestParams, PingRequest};
+use rmcp::service::{Peer, RoleClient};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+fn call(name: &str, args: Value) -> Result<CallToolRequestParams, BoxError> {
+    Ok(serde_json::from_value(
+        json!({"name": name, "arguments": args}),
+    )?)
+}
+
+async fn echo(peer: &Peer<RoleClient>) -> Result<u64, BoxError> {
+    let r = peer
+        .call_tool(call("echo", json!({"text": "hello"}))?)
+        .await?;
+    let v = serde_json::to_value(&r.content)?;
+    let text = v
+        .pointer("/0/text")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !text.contains("hello") {
+        return Err(format!("echo returned {text:?}").into());
+    }
+    Ok(text.len() as u64)
+}
+
+struct Tally {
+    lat: Vec<u64>,
+    bytes: u64,
+    items: u64,
+    pages: u64,
+}
+
+async fn run(
+    peer: &Peer<RoleClient>,
+    mode: &str,
+    n: usize,
+    conc: usize,
+    blob: u64,
+    t: &mut Tally,
+) -> Result<(), BoxError> {
+    match mode {
+        "ping" | "seq" => {
+            for _ in 0..n {
+                let s = Instant::now();
+                if mode == "ping" {
+                    peer.send_request(ClientRequest::PingRequest(PingRequest::default()))
+                        .await?;
+                } else {
+                    t.bytes += echo(peer).await?;
+                }
+                t.lat.push(s.elapsed().as_micros() as u64);
+            }
+        }
+        "conc" => {
+            let results: Vec<Result<(u64, u64), BoxError>> = futures::stream::iter(0..n)
+                .map(|_| async {
+                    let s = Instant::now();
+                    let b = echo(peer).await?;
+                    Ok((s.elapsed().as_micros() as u64, b))
+                })
+                .buffer_unordered(conc.max(1))
+                .collect()
+                .await;
+            for r in results {
+                let (us, b) = r?;
+                t.lat.push(us);
+                t.bytes += b;
+            }
+        }
+        "blob" if n > 0 => {
+            let s = Instant::now();
+            let r = peer
+                .call_tool(call("blob", json!({"bytes": blob}))?)
+                .await?;
+            let v = serde_json::to_value(&r.content)?;
+            let len = v
+                .pointer("/0/text")
+                .and_then(Value::as_str)
+                .map_or(0, str::len) as u64;
+            if len != blob {
+                return Err(format!("blob returned {len} bytes").into());
+            }
+            t.lat.push(s.elapsed().as_micros() as u64);
+            t.bytes += len;
+        }
+        "list" if n > 0 => {
+            let s = Instant::now();
+            let mut cursor: Option<String> = None;
+            loop {
+                let params: Option<PaginatedRequestParams> = match &cursor {
+                    Some(c) => Some(serde_json::from_value(json!({"cursor": c}))?),
+                    None => None,
+                };
+                let page = peer.list_resources(params).await?;
+                t.items += page.resources.len() as u64;
+                t.pages += 1;
+                match page.next_cursor {
+                    Some(c) if !c.is_empty() => cursor = Some(c),
+                    _ => break,
+                }
+            }
+            t.lat.push(s.elapsed().as_micros() as u64);
+        }
+        "blob" | "list" => {}
+        other => return Err(format!("unknown mode {other}").into()),
+    }
+    Ok(())
+}
+
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    let args: Vec<String> = std::env::args().collect();
+    let sep = args
+        .iter()
+        .position(|a| a == "--")
+        .ok_or("missing -- SERVER_CMD")?;
+    let [mode, n, conc, warmup, blob] = &args[1..sep] else {
+        return Err("usage: plain_rmcp_bench MODE N CONCURRENCY WARMUP BLOB_BYTES -- CMD…".into());
+    };
+    let (n, conc, warmup, blob): (usize, usize, usize, u64) =
+        (n.parse()?, conc.parse()?, warmup.parse()?, blob.parse()?);
+    let server = &args[sep + 1..];
+    let mut cmd = tokio::process::Command::new(&server[0]);
+    cmd.args(&server[1..]);
+    let start = Instant::now();
+    let client = ().serve(TokioChildProcess::new(cmd)?).await?;
+    let connect_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let peer = client.peer().clone();
+    let mut warm = Tally {
+        lat: vec![],
+        bytes: 0,
+        items: 0,
+        pages: 0,
+    };
+    run(&peer, mode, warmup, conc, blob, &mut warm).await?;
+    let mut t = Tally {
+        lat: vec![],
+        bytes: 0,
+        items: 0,
+        pages: 0,
+    };
+    let s = Instant::now();
+    let outcome = run(&peer, mode, n, conc, blob, &mut t).await;
+    let secs = s.elapsed().as_secs_f64();
+    t.lat.sort_unstable();
+    let pct = |p: f64| {
+        if t.lat.is_empty() {
+            0
+        } else {
+            t.lat[((t.lat.len() as f64 - 1.0) * p).round() as usize]
+        }
+    };
+    println!(
+        "{}",
+        json!({
+            "client": "rmcp", "mode": mode, "n": n,
+            "concurrency": if mode == "conc" { conc } else { 1 },
+            "connect_ms": (connect_ms * 1000.0).round() / 1000.0,
+            "elapsed_s": (secs * 1000.0).round() / 1000.0,
+            "ops_per_s": if secs > 0.0 { ((t.lat.len() as f64 / secs) * 1000.0).round() / 1000.0 } else { 0.0 },
+            "p50_us": pct(0.5), "p99_us": pct(0.99),
+            "bytes": t.bytes, "items": t.items, "pages": t.pages,
+            "peak_rss_kb": peak_rss_kb(),
+            "ok": outcome.is_ok(),
+            "error": outcome.err().map(|e| e.to_string()),
+        })
+    );
+    client.cancel().await?;
+    Ok(())
+}

@@ -1,0 +1,545 @@
+//! `switchboard-cli`: the headless client on the Switchboard core, for scripts, conformance runs
+//! and benchmarks. It uses the same connection code as the desktop app.
+
+// Sampling is deprecated by SEP-2577 for 2026-07-28, but the CLI serves every revision.
+#![allow(deprecated)]
+
+mod bench;
+mod conformance;
+mod terminal;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+use switchboard_core::approvals::{AcceptDefaults, Approver, Deny};
+use switchboard_core::config::{Config, ServerConfig, import};
+use switchboard_core::connection::{self, CompletionRef, ConnectOptions, Connection, Live};
+use switchboard_core::handler::roots_from_paths;
+use switchboard_core::paths::Paths;
+use switchboard_core::process::{BaseEnv, StderrRing};
+use switchboard_core::secrets::{Keychain, SecretStore};
+use switchboard_core::{Error, ErrorCode, Result, events};
+use tokio::sync::watch;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  the tool call returned isError: true
+  2  usage error or invalid input
+  3  configuration error (file, field or keychain)
+  4  the server could not be started or connected
+  5  the server answered with an error, or does not support the request
+  6  timeout (the request was cancelled)
+  7  the connection closed (crash, oversize message)
+  8  denied
+ 10  internal error
+
+Errors are printed to stderr as one line: `error: <code>: <message>`.";
+
+#[derive(Parser)]
+#[command(name = "switchboard-cli", version, about = "Headless MCP client on the Switchboard core", after_help = EXIT_CODES)]
+struct Cli {
+    /// The configuration file (default: the platform config dir; env SWITCHBOARD_CONFIG).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The data directory (default: the platform data dir; env SWITCHBOARD_DATA_DIR).
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// How server→client requests (sampling, elicitation) are decided.
+    #[arg(long, global = true, value_enum)]
+    approve: Option<Approve>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Approve {
+    /// Ask on the terminal.
+    Ask,
+    /// Accept: elicitation gets the schema's defaults.
+    Allow,
+    /// Deny: sampling gets -1, elicitation is declined.
+    Deny,
+}
+
+/// Which server to talk to: a configured name (first positional) or an ad-hoc one.
+#[derive(Args, Clone, Default)]
+struct Target {
+    /// An ad-hoc stdio server: the command line, split like a shell and run without one.
+    #[arg(long, value_name = "CMD ARG…", conflicts_with = "url")]
+    stdio: Option<String>,
+    /// An ad-hoc remote server (Streamable HTTP).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// Environment for an ad-hoc server (repeatable).
+    #[arg(long = "env", value_name = "K=V")]
+    env: Vec<String>,
+    /// A root exposed to the server (repeatable).
+    #[arg(long = "root", value_name = "PATH")]
+    roots: Vec<PathBuf>,
+    /// Request timeout in seconds for this run.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u64>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Connect to every enabled server; one JSON line each.
+    Servers,
+    /// List tools (all pages).
+    Tools {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER")]
+        rest: Vec<String>,
+    },
+    /// Call a tool: `call <server> TOOL [--args JSON]`.
+    Call {
+        #[command(flatten)]
+        target: Target,
+        /// Tool arguments as a JSON object.
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        #[arg(value_name = "SERVER TOOL", required = true)]
+        rest: Vec<String>,
+    },
+    /// List resources (all pages).
+    Resources {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER")]
+        rest: Vec<String>,
+    },
+    /// List resource templates (all pages).
+    Templates {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER")]
+        rest: Vec<String>,
+    },
+    /// List prompts (all pages).
+    Prompts {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER")]
+        rest: Vec<String>,
+    },
+    /// Read a resource: `read <server> URI`.
+    Read {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER URI", required = true)]
+        rest: Vec<String>,
+    },
+    /// Get a prompt: `prompt <server> NAME [--args JSON]`.
+    Prompt {
+        #[command(flatten)]
+        target: Target,
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        #[arg(value_name = "SERVER NAME", required = true)]
+        rest: Vec<String>,
+    },
+    /// Complete an argument: `complete <server> (--prompt NAME | --template URI) ARG VALUE`.
+    Complete {
+        #[command(flatten)]
+        target: Target,
+        #[arg(long, value_name = "NAME", conflicts_with = "template")]
+        prompt: Option<String>,
+        #[arg(long, value_name = "URI")]
+        template: Option<String>,
+        #[arg(value_name = "SERVER ARG VALUE", required = true)]
+        rest: Vec<String>,
+    },
+    /// Ping a server.
+    Ping {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER")]
+        rest: Vec<String>,
+    },
+    /// Import a Claude Desktop or VS Code config into ours.
+    Import {
+        file: PathBuf,
+        /// Show what would be imported without changing anything.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Act as the client under test of @modelcontextprotocol/conformance.
+    Conformance { url: String },
+    /// Benchmark the host's client path against a server it spawns.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&Error::new(ErrorCode::Internal, e.to_string())),
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(e: &Error) -> ExitCode {
+    eprintln!("error: {}: {}", e.code, e.message.replace('\n', " "));
+    ExitCode::from(exit_code(e.code))
+}
+
+fn exit_code(code: ErrorCode) -> u8 {
+    match code {
+        ErrorCode::InvalidInput => 2,
+        ErrorCode::ConfigIo
+        | ErrorCode::ConfigInvalid
+        | ErrorCode::ServerNotFound
+        | ErrorCode::Keychain => 3,
+        ErrorCode::SpawnFailed | ErrorCode::ConnectFailed | ErrorCode::ServerNotRunning => 4,
+        ErrorCode::ServerError | ErrorCode::NotSupported => 5,
+        ErrorCode::Timeout | ErrorCode::Cancelled => 6,
+        ErrorCode::TransportClosed | ErrorCode::MessageTooLarge => 7,
+        ErrorCode::Denied => 8,
+        ErrorCode::Io | ErrorCode::Internal => 10,
+    }
+}
+
+/// Shared state of one CLI run.
+struct Host {
+    paths: Paths,
+    config: Config,
+    approver: Arc<dyn Approver>,
+    secrets: Arc<dyn SecretStore>,
+    base_env: BaseEnv,
+    events: events::EventSender,
+}
+
+impl Host {
+    fn new(cli: &Cli) -> Result<Self> {
+        let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
+        let config = Config::load(&paths.config_file)?;
+        let approve = cli.approve.unwrap_or_else(|| {
+            if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+                Approve::Ask
+            } else {
+                Approve::Deny
+            }
+        });
+        let approver: Arc<dyn Approver> = match approve {
+            Approve::Ask => Arc::new(terminal::TerminalApprover::default()),
+            Approve::Allow => Arc::new(AcceptDefaults),
+            Approve::Deny => Arc::new(Deny),
+        };
+        Ok(Self {
+            paths,
+            config,
+            approver,
+            secrets: Arc::new(Keychain::default()),
+            base_env: BaseEnv::detect(),
+            events: events::channel(1024),
+        })
+    }
+
+    /// Connects to the target: `rest[0]` is the server name unless `--stdio`/`--url` is given.
+    /// Returns the live connection and the remaining positionals.
+    async fn open(&self, target: &Target, rest: &[String]) -> Result<(Live, Vec<String>)> {
+        let (name, server, roots, rest) = if let Some(cmd) = &target.stdio {
+            let words = shell_words::split(cmd)
+                .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("--stdio: {e}")))?;
+            let (program, args) = words
+                .split_first()
+                .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "--stdio needs a command"))?;
+            let mut server = ServerConfig::stdio(program.clone(), args.to_vec());
+            for kv in &target.env {
+                let (k, v) = kv.split_once('=').ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::InvalidInput,
+                        format!("--env {kv:?}: expected K=V"),
+                    )
+                })?;
+                server.env.insert(k.to_owned(), v.to_owned());
+            }
+            (
+                "stdio".to_owned(),
+                server,
+                target.roots.clone(),
+                rest.to_vec(),
+            )
+        } else if let Some(url) = &target.url {
+            let server = ServerConfig::remote(url.clone(), Default::default());
+            (
+                "remote".to_owned(),
+                server,
+                target.roots.clone(),
+                rest.to_vec(),
+            )
+        } else {
+            let (name, rest) = rest.split_first().ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidInput,
+                    "name a server from the config, or use --stdio or --url",
+                )
+            })?;
+            let server = self.config.mcp_servers.get(name).cloned().ok_or_else(|| {
+                Error::new(
+                    ErrorCode::ServerNotFound,
+                    format!(
+                        "no server named {name:?} in {}",
+                        self.paths.config_file.display()
+                    ),
+                )
+            })?;
+            let mut roots = self.config.roots_for(name);
+            roots.extend(target.roots.iter().cloned());
+            (name.clone(), server, roots, rest.to_vec())
+        };
+        let live = self.connect(&name, server, &roots, target.timeout).await?;
+        Ok((live, rest))
+    }
+
+    async fn connect(
+        &self,
+        name: &str,
+        server: ServerConfig,
+        roots: &[PathBuf],
+        timeout: Option<u64>,
+    ) -> Result<Live> {
+        let (_roots_tx, roots_rx) = watch::channel(roots_from_paths(roots));
+        connection::connect(ConnectOptions {
+            server: name.to_owned(),
+            config: server,
+            config_file: self.paths.config_file.clone(),
+            timeout: timeout.map(Duration::from_secs),
+            roots: roots_rx,
+            approver: self.approver.clone(),
+            events: self.events.clone(),
+            base_env: self.base_env.clone(),
+            secrets: self.secrets.clone(),
+            stderr: StderrRing::new(200),
+        })
+        .await
+    }
+}
+
+fn print_line(value: &impl serde::Serialize) -> Result<()> {
+    let text =
+        serde_json::to_string(value).map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+    let mut out = std::io::stdout().lock();
+    // A closed stdout (e.g. `| head`) is not an error worth reporting.
+    let _ = writeln!(out, "{text}");
+    Ok(())
+}
+
+fn parse_json_arg(flag: &str, text: Option<&str>) -> Result<Option<Value>> {
+    text.map(|t| {
+        serde_json::from_str(t).map_err(|e| {
+            Error::new(
+                ErrorCode::InvalidInput,
+                format!("{flag}: not valid JSON: {e}"),
+            )
+        })
+    })
+    .transpose()
+}
+
+fn positional<'a>(rest: &'a [String], index: usize, what: &str) -> Result<&'a str> {
+    rest.get(index)
+        .map(String::as_str)
+        .ok_or_else(|| Error::new(ErrorCode::InvalidInput, format!("missing {what}")))
+}
+
+async fn with_connection<T>(
+    host: &Host,
+    target: &Target,
+    rest: &[String],
+    body: impl AsyncFnOnce(&Connection, &[String]) -> Result<T>,
+) -> Result<T> {
+    let (live, rest) = host.open(target, rest).await?;
+    let result = body(&live.connection, &rest).await;
+    live.shutdown().await;
+    result
+}
+
+async fn run(cli: Cli) -> Result<ExitCode> {
+    let host = Host::new(&cli)?;
+    match &cli.command {
+        Command::Servers => servers(&host).await,
+        Command::Tools { target, rest } => {
+            with_connection(&host, target, rest, async |c, _| {
+                for t in c.list_tools().await? {
+                    print_line(&t)?;
+                }
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Call { target, args, rest } => {
+            let args = parse_json_arg("--args", args.as_deref())?;
+            with_connection(&host, target, rest, async |c, rest| {
+                let tool = positional(rest, 0, "TOOL")?;
+                let result = c.call_tool(tool, args).await?;
+                print_line(&result)?;
+                Ok(if result.is_error == Some(true) {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
+                })
+            })
+            .await
+        }
+        Command::Resources { target, rest } => {
+            with_connection(&host, target, rest, async |c, _| {
+                for r in c.list_resources().await?.0 {
+                    print_line(&r)?;
+                }
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Templates { target, rest } => {
+            with_connection(&host, target, rest, async |c, _| {
+                for t in c.list_resource_templates().await? {
+                    print_line(&t)?;
+                }
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Prompts { target, rest } => {
+            with_connection(&host, target, rest, async |c, _| {
+                for p in c.list_prompts().await? {
+                    print_line(&p)?;
+                }
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Read { target, rest } => {
+            with_connection(&host, target, rest, async |c, rest| {
+                print_line(&c.read_resource(positional(rest, 0, "URI")?).await?)?;
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Prompt { target, args, rest } => {
+            let args = parse_json_arg("--args", args.as_deref())?;
+            with_connection(&host, target, rest, async |c, rest| {
+                print_line(&c.get_prompt(positional(rest, 0, "NAME")?, args).await?)?;
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Complete {
+            target,
+            prompt,
+            template,
+            rest,
+        } => {
+            let reference = match (prompt, template) {
+                (Some(p), None) => CompletionRef::Prompt(p.clone()),
+                (None, Some(t)) => CompletionRef::Template(t.clone()),
+                _ => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidInput,
+                        "give exactly one of --prompt NAME or --template URI",
+                    ));
+                }
+            };
+            with_connection(&host, target, rest, async |c, rest| {
+                let arg = positional(rest, 0, "ARG")?;
+                let value = positional(rest, 1, "VALUE")?;
+                print_line(&c.complete(reference, arg, value, None).await?)?;
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Ping { target, rest } => {
+            with_connection(&host, target, rest, async |c, _| {
+                let start = std::time::Instant::now();
+                c.ping().await?;
+                print_line(&json!({"ok": true, "ms": start.elapsed().as_secs_f64() * 1000.0}))?;
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Import { file, dry_run } => import_file(&host, file, *dry_run),
+        Command::Conformance { url } => conformance::run(&host, url).await,
+        Command::Bench(args) => bench::run(&host, args).await,
+    }
+}
+
+async fn servers(host: &Host) -> Result<ExitCode> {
+    let enabled: Vec<_> = host
+        .config
+        .mcp_servers
+        .iter()
+        .filter(|(_, s)| s.enabled)
+        .collect();
+    let results = futures::future::join_all(enabled.iter().map(|(name, server)| async move {
+        let roots = host.config.roots_for(name);
+        let result = host.connect(name, (*server).clone(), &roots, None).await;
+        let line = match &result {
+            Ok(live) => {
+                let s = live.connection.summary();
+                json!({"name": name, "status": "running", "protocolVersion": s.protocol_version,
+                       "serverInfo": s.server_info, "capabilities": s.capabilities, "error": null})
+            }
+            Err(e) => json!({"name": name, "status": "failed", "protocolVersion": null,
+                             "serverInfo": null, "capabilities": null, "error": e}),
+        };
+        if let Ok(live) = result {
+            live.shutdown().await;
+        }
+        line
+    }))
+    .await;
+    for line in results {
+        print_line(&line)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        Error::new(
+            ErrorCode::ConfigIo,
+            format!("{}: cannot read: {e}", file.display()),
+        )
+    })?;
+    let plan = import::plan(&text, file)?;
+    if dry_run {
+        print_line(&plan)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut config = host.config.clone();
+    let interactive = std::io::stdin().is_terminal();
+    let report = plan.apply(&mut config, host.secrets.as_ref(), &mut |input| {
+        let var = format!(
+            "SWITCHBOARD_INPUT_{}",
+            input.id.to_ascii_uppercase().replace(['-', '.'], "_")
+        );
+        std::env::var(&var).ok().or_else(|| {
+            interactive
+                .then(|| terminal::prompt_line(&format!("{} ({}): ", input.description, input.id)))
+                .flatten()
+        })
+    })?;
+    config.save(&host.paths.config_file)?;
+    print_line(&report)?;
+    Ok(ExitCode::SUCCESS)
+}

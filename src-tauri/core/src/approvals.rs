@@ -1,0 +1,150 @@
+//! The approval door: every server→client request that needs a person (sampling and elicitation,
+//! in both protocol eras) is decided through one injected [`Approver`]. The desktop implements it
+//! with dialogs, the CLI with the terminal; [`Deny`] and [`AcceptDefaults`] serve scripts.
+
+use futures::future::BoxFuture;
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorCode as McpErrorCode, ErrorData as McpError,
+};
+use serde_json::{Map, Value};
+
+/// The JSON-RPC code a client returns when the user rejects a sampling request.
+pub const USER_REJECTED: i32 = -1;
+
+/// Who asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The configured server name.
+    pub server: String,
+}
+
+/// Decides server→client requests. Implementations must answer even if no person does (a
+/// timeout counts as a denial) and must honour cancellation by dropping the future.
+pub trait Approver: Send + Sync + 'static {
+    /// `sampling/createMessage`: return the (possibly edited) completion, or an error such as
+    /// [`rejected_sampling`].
+    fn sampling(
+        &self,
+        origin: Origin,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, McpError>>;
+
+    /// `elicitation/create`: return accept (with content), decline or cancel.
+    fn elicitation(
+        &self,
+        origin: Origin,
+        params: ElicitRequestParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, McpError>>;
+}
+
+/// The error returned when sampling is rejected, as the spec's examples give it.
+pub fn rejected_sampling() -> McpError {
+    McpError::new(
+        McpErrorCode(USER_REJECTED),
+        "User rejected sampling request",
+        None,
+    )
+}
+
+/// Denies everything: sampling gets -1, elicitation is declined.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Deny;
+
+impl Approver for Deny {
+    fn sampling(
+        &self,
+        _origin: Origin,
+        _params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, McpError>> {
+        Box::pin(async { Err(rejected_sampling()) })
+    }
+
+    fn elicitation(
+        &self,
+        _origin: Origin,
+        _params: ElicitRequestParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, McpError>> {
+        Box::pin(async { Ok(ElicitResult::new(ElicitationAction::Decline)) })
+    }
+}
+
+/// Accepts form elicitations with the schema's defaults and declines URL elicitations (which need
+/// a person to open a browser). Sampling needs a provider, so it is rejected here.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AcceptDefaults;
+
+impl Approver for AcceptDefaults {
+    fn sampling(
+        &self,
+        _origin: Origin,
+        _params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, McpError>> {
+        Box::pin(async {
+            Err(McpError::new(
+                McpErrorCode(USER_REJECTED),
+                "User rejected sampling request: no LLM provider is configured",
+                None,
+            ))
+        })
+    }
+
+    fn elicitation(
+        &self,
+        _origin: Origin,
+        params: ElicitRequestParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, McpError>> {
+        Box::pin(async move {
+            let value = serde_json::to_value(&params).unwrap_or(Value::Null);
+            if value.get("mode").and_then(Value::as_str) == Some("url") {
+                return Ok(ElicitResult::new(ElicitationAction::Decline));
+            }
+            let content = schema_defaults(value.get("requestedSchema").unwrap_or(&Value::Null));
+            Ok(ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content)))
+        })
+    }
+}
+
+/// The `default` of every property of a flat elicitation schema that has one.
+pub fn schema_defaults(schema: &Value) -> Map<String, Value> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(k, v)| v.get("default").map(|d| (k.clone(), d.clone())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_from_flat_schema() {
+        let s = json!({"type":"object","properties":{
+            "name":{"type":"string","default":"Ada"},
+            "ok":{"type":"boolean","default":true},
+            "n":{"type":"number"}}});
+        let d = schema_defaults(&s);
+        assert_eq!(Value::Object(d), json!({"name":"Ada","ok":true}));
+    }
+
+    #[tokio::test]
+    async fn deny_returns_minus_one() {
+        let params: CreateMessageRequestParams = serde_json::from_value(json!({
+            "messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10
+        }))
+        .unwrap();
+        let e = Deny
+            .sampling(Origin { server: "s".into() }, params)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code.0, -1);
+        assert_eq!(e.message, "User rejected sampling request");
+    }
+}

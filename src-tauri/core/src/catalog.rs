@@ -1,0 +1,116 @@
+//! What a running server offers that fits in memory (tools, prompts and resource templates), kept
+//! current: fetched once the server connects and fetched again whenever it says a list changed, so
+//! the UI and the chat read a fresh list without asking the server each time. Resources are not
+//! cached here: a server may have 100,000 of them, and the resource browser pages through them.
+
+use std::sync::Arc;
+
+use rmcp::model::{Prompt, ResourceTemplate, Tool};
+use tokio::sync::{broadcast, watch};
+
+use crate::ErrorCode;
+use crate::connection::Connection;
+use crate::events::{EventSender, HostEvent, ListKind};
+
+/// The cached lists of one connection; `revision` grows with every refresh.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Catalog {
+    /// Every tool (empty when the server has no tools capability).
+    pub tools: Vec<Tool>,
+    /// Every prompt.
+    pub prompts: Vec<Prompt>,
+    /// Every resource template.
+    pub templates: Vec<ResourceTemplate>,
+    /// Counts refreshes, starting at 1 for the first complete fetch.
+    pub revision: u64,
+}
+
+/// Keeps `out` current for `connection` until the connection closes. `events` must have been
+/// subscribed before the connection was announced, so no `list_changed` is missed.
+pub(crate) async fn keep(
+    connection: Connection,
+    mut events: broadcast::Receiver<HostEvent>,
+    out: watch::Sender<Option<Arc<Catalog>>>,
+    publish: EventSender,
+) {
+    let mut catalog = Catalog::default();
+    let all = [ListKind::Tools, ListKind::Prompts, ListKind::Resources];
+    refresh(&connection, &mut catalog, &all).await;
+    announce(&connection, &catalog, &out, &publish, None);
+    loop {
+        let list = match events.recv().await {
+            Ok(HostEvent::ListChanged { server, list }) if server == connection.server() => {
+                Some(list)
+            }
+            Ok(_) => continue,
+            Err(broadcast::error::RecvError::Lagged(_)) => None,
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        if connection.is_closed() {
+            return;
+        }
+        match list {
+            Some(list) => refresh(&connection, &mut catalog, &[list]).await,
+            // Events were lost: one of them may have been a list change.
+            None => refresh(&connection, &mut catalog, &all).await,
+        }
+        announce(&connection, &catalog, &out, &publish, list);
+    }
+}
+
+fn announce(
+    connection: &Connection,
+    catalog: &Catalog,
+    out: &watch::Sender<Option<Arc<Catalog>>>,
+    publish: &EventSender,
+    list: Option<ListKind>,
+) {
+    out.send_replace(Some(Arc::new(catalog.clone())));
+    let _ = publish.send(HostEvent::CatalogUpdated {
+        server: connection.server().to_owned(),
+        list,
+        revision: catalog.revision,
+    });
+}
+
+async fn refresh(connection: &Connection, catalog: &mut Catalog, lists: &[ListKind]) {
+    for list in lists {
+        match list {
+            ListKind::Tools => {
+                if let Some(tools) = fetched(connection, "tools", connection.list_tools().await) {
+                    catalog.tools = tools;
+                }
+            }
+            ListKind::Prompts => {
+                if let Some(p) = fetched(connection, "prompts", connection.list_prompts().await) {
+                    catalog.prompts = p;
+                }
+            }
+            // Templates have no notification of their own; a resource list change covers them.
+            ListKind::Resources => {
+                let templates = connection.list_resource_templates().await;
+                if let Some(t) = fetched(connection, "resource templates", templates) {
+                    catalog.templates = t;
+                }
+            }
+        }
+    }
+    catalog.revision += 1;
+}
+
+/// The fetched list; empty when the server lacks the capability; `None` (keep the old list) on
+/// any other failure, which is logged.
+fn fetched<T>(
+    connection: &Connection,
+    what: &str,
+    result: crate::Result<Vec<T>>,
+) -> Option<Vec<T>> {
+    match result {
+        Ok(items) => Some(items),
+        Err(e) if e.code == ErrorCode::NotSupported => Some(Vec::new()),
+        Err(e) => {
+            tracing::warn!(server = %connection.server(), "refreshing {what} failed: {e}");
+            None
+        }
+    }
+}

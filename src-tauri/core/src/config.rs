@@ -1,0 +1,418 @@
+//! The configuration file: the familiar `mcpServers` map (so people can paste from other hosts),
+//! typed server definitions with per-server settings, global roots, and validation whose errors
+//! name the file, the server and the field. Unknown keys are kept so nothing a user wrote is lost.
+
+pub mod import;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use ts_rs::TS;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Default request timeout (the spec leaves it to the client; 60 s matches the TypeScript SDK).
+pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 60;
+/// Default cap on one inbound message.
+pub const DEFAULT_MAX_MESSAGE_BYTES: u64 = 16 * 1024 * 1024;
+/// Default ceiling on a request's total time, however much progress the server reports.
+pub const DEFAULT_MAX_TOTAL_SECS: u64 = 600;
+
+/// The whole configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Config {
+    /// Servers by name, in the order the user wrote them.
+    #[serde(default)]
+    pub mcp_servers: IndexMap<String, ServerConfig>,
+    /// Roots every server sees unless it sets its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<PathBuf>,
+    /// Keys Switchboard does not know, kept as they were.
+    #[serde(flatten)]
+    #[ts(skip)]
+    pub extra: Map<String, Value>,
+}
+
+/// How a remote server is reached.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum RemoteTransport {
+    /// Streamable HTTP, falling back to legacy HTTP+SSE when the server rejects the first POST.
+    #[default]
+    Auto,
+    /// Streamable HTTP only (2025-03-26 and later).
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport of 2024-11-05.
+    Sse,
+}
+
+/// One configured server: how to reach it plus its settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ServerConfig {
+    /// Program to run for a stdio server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Arguments for `command`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Extra environment for the child; values may be `${secret:NAME}` or `${env:VAR}` references.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub env: IndexMap<String, String>,
+    /// A dotenv-style file whose variables are added to `env` (the config's own `env` wins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "string | null")]
+    pub env_file: Option<PathBuf>,
+    /// Working directory for the child.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "string | null")]
+    pub cwd: Option<PathBuf>,
+    /// URL of a remote server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// HTTP headers for a remote server; values may be secret references.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub headers: IndexMap<String, String>,
+    /// Which HTTP transport to use for `url`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub transport: RemoteTransport,
+    /// `type` as other hosts write it (`stdio`, `http`, `sse`); kept for round trips.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Disabled servers are kept in the file but not started.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enabled: bool,
+    /// Per-request timeout in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "number | null")]
+    pub request_timeout_secs: Option<u64>,
+    /// Ceiling on one request's total time in seconds, however much progress the server reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "number | null")]
+    pub max_total_secs: Option<u64>,
+    /// Largest message accepted from this server, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "number | null")]
+    pub max_message_bytes: Option<u64>,
+    /// Roots for this server; when absent the global roots apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "Array<string> | null")]
+    pub roots: Option<Vec<PathBuf>>,
+    /// Keys Switchboard does not know, kept as they were.
+    #[serde(flatten)]
+    #[ts(skip)]
+    pub extra: Map<String, Value>,
+}
+
+fn yes() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
+}
+
+/// The validated way to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// A local process speaking stdio.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        cwd: Option<PathBuf>,
+    },
+    /// A remote server over HTTP.
+    Remote {
+        url: url::Url,
+        transport: RemoteTransport,
+    },
+}
+
+impl ServerConfig {
+    /// A stdio server definition.
+    pub fn stdio(command: impl Into<String>, args: Vec<String>) -> Self {
+        Self {
+            command: Some(command.into()),
+            args,
+            enabled: true,
+            ..Self::default()
+        }
+    }
+
+    /// A remote server definition.
+    pub fn remote(url: impl Into<String>, transport: RemoteTransport) -> Self {
+        Self {
+            url: Some(url.into()),
+            transport,
+            enabled: true,
+            ..Self::default()
+        }
+    }
+
+    /// Validates the definition and returns how to reach the server. `name` and `file` only feed
+    /// the error message.
+    pub fn endpoint(&self, file: &Path, name: &str) -> Result<Endpoint> {
+        let invalid = |field: &str, why: String| invalid_field(file, name, field, why);
+        if let Some(t) = self.request_timeout_secs
+            && t == 0
+        {
+            return Err(invalid("requestTimeoutSecs", "must be at least 1".into()));
+        }
+        if self.max_total_secs == Some(0) {
+            return Err(invalid("maxTotalSecs", "must be at least 1".into()));
+        }
+        if let Some(m) = self.max_message_bytes
+            && m < 1024
+        {
+            return Err(invalid("maxMessageBytes", "must be at least 1024".into()));
+        }
+        match (&self.command, &self.url) {
+            (Some(_), Some(_)) => Err(invalid(
+                "command",
+                "a server has either `command` (stdio) or `url` (remote), not both".into(),
+            )),
+            (None, None) => Err(invalid(
+                "command",
+                "missing: give `command` for a local server or `url` for a remote one".into(),
+            )),
+            (Some(command), None) => {
+                if command.trim().is_empty() {
+                    return Err(invalid("command", "must not be empty".into()));
+                }
+                Ok(Endpoint::Stdio {
+                    command: command.clone(),
+                    args: self.args.clone(),
+                    cwd: self.cwd.clone(),
+                })
+            }
+            (None, Some(raw)) => {
+                let url = url::Url::parse(raw)
+                    .map_err(|e| invalid("url", format!("{raw:?} is not a URL: {e}")))?;
+                if !matches!(url.scheme(), "http" | "https") {
+                    return Err(invalid(
+                        "url",
+                        format!("scheme {:?} is not http or https", url.scheme()),
+                    ));
+                }
+                let transport = match self.kind.as_deref() {
+                    Some("sse") if self.transport == RemoteTransport::Auto => RemoteTransport::Sse,
+                    Some("http" | "streamable-http" | "streamableHttp")
+                        if self.transport == RemoteTransport::Auto =>
+                    {
+                        RemoteTransport::StreamableHttp
+                    }
+                    _ => self.transport,
+                };
+                Ok(Endpoint::Remote { url, transport })
+            }
+        }
+    }
+
+    /// The per-request timeout.
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(
+            self.request_timeout_secs
+                .unwrap_or(DEFAULT_REQUEST_TIMEOUT_SECS),
+        )
+    }
+
+    /// The ceiling on a request's total time (never below the request timeout).
+    pub fn max_total(&self) -> Duration {
+        Duration::from_secs(self.max_total_secs.unwrap_or(DEFAULT_MAX_TOTAL_SECS))
+    }
+
+    /// The inbound message cap in bytes.
+    pub fn max_message_bytes(&self) -> usize {
+        usize::try_from(self.max_message_bytes.unwrap_or(DEFAULT_MAX_MESSAGE_BYTES))
+            .unwrap_or(usize::MAX)
+    }
+}
+
+fn invalid_field(file: &Path, server: &str, field: &str, why: String) -> Error {
+    Error::new(
+        ErrorCode::ConfigInvalid,
+        format!(
+            "{}: server {server:?}: field `{field}`: {why}",
+            file.display()
+        ),
+    )
+}
+
+impl Config {
+    /// Reads and validates a config file. A missing file is an empty configuration.
+    pub fn load(file: &Path) -> Result<Self> {
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorCode::ConfigIo,
+                    format!("{}: cannot read: {e}", file.display()),
+                ));
+            }
+        };
+        Self::parse(&text, file)
+    }
+
+    /// Parses and validates config text; `file` names the source in error messages.
+    pub fn parse(text: &str, file: &Path) -> Result<Self> {
+        let root: Value = serde_json::from_str(text).map_err(|e| {
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("{}: not valid JSON: {e}", file.display()),
+            )
+        })?;
+        let Value::Object(mut root) = root else {
+            return Err(Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("{}: the top level must be a JSON object", file.display()),
+            ));
+        };
+        let servers = match root.remove("mcpServers") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return Err(Error::new(
+                    ErrorCode::ConfigInvalid,
+                    format!("{}: `mcpServers` must be an object", file.display()),
+                ));
+            }
+        };
+        let mut config = Config {
+            roots: match root.remove("roots") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(v) => serde_json::from_value(v).map_err(|e| {
+                    Error::new(
+                        ErrorCode::ConfigInvalid,
+                        format!("{}: field `roots`: {e}", file.display()),
+                    )
+                })?,
+            },
+            extra: root,
+            ..Config::default()
+        };
+        for (name, value) in servers {
+            let server: ServerConfig = serde_path_to_error::deserialize(value).map_err(|e| {
+                let field = e.path().to_string();
+                invalid_field(file, &name, &field, e.into_inner().to_string())
+            })?;
+            server.endpoint(file, &name)?;
+            config.mcp_servers.insert(name, server);
+        }
+        Ok(config)
+    }
+
+    /// Writes the config atomically (temp file + rename) so a crash never leaves half a file.
+    pub fn save(&self, file: &Path) -> Result<()> {
+        let io = |e: std::io::Error| {
+            Error::new(
+                ErrorCode::ConfigIo,
+                format!("{}: cannot write: {e}", file.display()),
+            )
+        };
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        let tmp = file.with_extension("json.tmp");
+        std::fs::write(&tmp, text + "\n").map_err(io)?;
+        std::fs::rename(&tmp, file).map_err(io)?;
+        Ok(())
+    }
+
+    /// The roots a server sees: its own when set, otherwise the global ones.
+    pub fn roots_for(&self, server: &str) -> Vec<PathBuf> {
+        self.mcp_servers
+            .get(server)
+            .and_then(|s| s.roots.clone())
+            .unwrap_or_else(|| self.roots.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("/tmp/cfg.json")
+    }
+
+    #[test]
+    fn parses_the_familiar_shape_and_keeps_unknown_keys() {
+        let text = r#"{
+          "mcpServers": {
+            "fs": {"command": "npx", "args": ["-y", "x"], "env": {"A": "1"}, "disabled": false, "x-note": 1},
+            "web": {"url": "https://example.com/mcp", "type": "sse", "headers": {"H": "v"}}
+          },
+          "globalShortcut": "Ctrl+K"
+        }"#;
+        let c = Config::parse(text, p()).unwrap();
+        assert_eq!(c.mcp_servers.len(), 2);
+        let fs = &c.mcp_servers["fs"];
+        assert_eq!(fs.command.as_deref(), Some("npx"));
+        assert!(fs.enabled);
+        assert_eq!(fs.extra["x-note"], 1);
+        assert_eq!(c.extra["globalShortcut"], "Ctrl+K");
+        match c.mcp_servers["web"].endpoint(p(), "web").unwrap() {
+            Endpoint::Remote { transport, .. } => assert_eq!(transport, RemoteTransport::Sse),
+            other => panic!("unexpected {other:?}"),
+        }
+        let round = serde_json::to_value(&c).unwrap();
+        assert_eq!(round["globalShortcut"], "Ctrl+K");
+        assert_eq!(round["mcpServers"]["fs"]["x-note"], 1);
+        let names: Vec<_> = c.mcp_servers.keys().cloned().collect();
+        assert_eq!(names, ["fs", "web"]);
+    }
+
+    #[test]
+    fn errors_name_file_server_and_field() {
+        let e =
+            Config::parse(r#"{"mcpServers":{"bad":{"command":"x","args":[1]}}}"#, p()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ConfigInvalid);
+        assert!(e.message.contains("/tmp/cfg.json"), "{}", e.message);
+        assert!(e.message.contains("\"bad\""), "{}", e.message);
+        assert!(e.message.contains("args[0]"), "{}", e.message);
+
+        let e = Config::parse(r#"{"mcpServers":{"r":{"url":"ftp://x"}}}"#, p()).unwrap_err();
+        assert!(e.message.contains("`url`"), "{}", e.message);
+        let e = Config::parse(r#"{"mcpServers":{"n":{}}}"#, p()).unwrap_err();
+        assert!(e.message.contains("missing"), "{}", e.message);
+        let e = Config::parse(
+            r#"{"mcpServers":{"t":{"command":"x","requestTimeoutSecs":0}}}"#,
+            p(),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("requestTimeoutSecs"), "{}", e.message);
+        let e = Config::parse("{nope", p()).unwrap_err();
+        assert!(e.message.contains("not valid JSON"), "{}", e.message);
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("sub/config.json");
+        let mut c = Config::default();
+        c.mcp_servers
+            .insert("a".into(), ServerConfig::stdio("echo", vec!["hi".into()]));
+        c.roots.push("/tmp".into());
+        c.save(&file).unwrap();
+        assert_eq!(Config::load(&file).unwrap(), c);
+        assert_eq!(c.roots_for("a"), vec![PathBuf::from("/tmp")]);
+        assert!(
+            Config::load(&dir.path().join("missing.json"))
+                .unwrap()
+                .mcp_servers
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,319 @@
+//! Importing servers from other hosts: Claude Desktop's `claude_desktop_config.json` and VS Code's
+//! `mcp.json` (JSON with comments; `servers`, `inputs`, `${input:…}`, `${env:…}`, `envFile`).
+//! Import is two steps so the UI can show a preview: [`plan`] parses and finds secrets without
+//! touching anything; [`ImportPlan::apply`] stores the secrets in the keychain and merges the servers.
+//! Secret values found in `env` or `headers`, and every `${input:…}`, become `${secret:…}` references.
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::{Config, ServerConfig};
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::{self, SecretStore};
+
+/// Which host a file came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum ImportSource {
+    ClaudeDesktop,
+    VsCode,
+}
+
+/// A VS Code `inputs` entry: a value the user is asked for once, then kept in the keychain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ImportInput {
+    pub id: String,
+    pub description: String,
+    pub password: bool,
+    /// The keychain entry the value goes to.
+    pub secret_name: String,
+}
+
+/// What an import would do, safe to show: secret values never appear in it.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ImportPlan {
+    pub source: ImportSource,
+    /// Servers as they will be written (with references instead of secrets).
+    pub servers: IndexMap<String, ServerConfig>,
+    /// Names of keychain entries that will be created from plain-text values in the file.
+    pub secret_names: Vec<String>,
+    /// Inputs the user must supply (VS Code `inputs`).
+    pub inputs: Vec<ImportInput>,
+    #[serde(skip)]
+    #[ts(skip)]
+    secret_values: Vec<(String, String)>,
+}
+
+/// What an applied import did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ImportReport {
+    /// Names the servers were added under (a clash gets a ` (2)` suffix).
+    pub added: Vec<String>,
+    /// Keychain entries written.
+    pub secrets_stored: Vec<String>,
+    /// Inputs no value was given for; their servers fail to start until the secret is set.
+    pub inputs_missing: Vec<String>,
+}
+
+/// Whether an env var or header name looks like it carries a secret.
+pub fn looks_secret(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    [
+        "key",
+        "token",
+        "secret",
+        "passw",
+        "credential",
+        "auth",
+        "cookie",
+        "session",
+        "bearer",
+        "private",
+    ]
+    .iter()
+    .any(|w| k.contains(w))
+        || k.ends_with("_pat")
+}
+
+/// Parses another host's config file and plans the import. Nothing is stored yet.
+pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
+    let root: Value = json5::from_str(text).map_err(|e| {
+        Error::new(
+            ErrorCode::ConfigInvalid,
+            format!("{}: not valid JSON (comments allowed): {e}", file.display()),
+        )
+    })?;
+    let Value::Object(mut root) = root else {
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            format!("{}: the top level must be a JSON object", file.display()),
+        ));
+    };
+    // VS Code's settings.json nests everything under "mcp".
+    if let Some(Value::Object(mcp)) = root.remove("mcp") {
+        root = mcp;
+    }
+    let (source, servers) = if let Some(s) = root.remove("mcpServers") {
+        (ImportSource::ClaudeDesktop, s)
+    } else if let Some(s) = root.remove("servers") {
+        (ImportSource::VsCode, s)
+    } else {
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            format!(
+                "{}: neither `mcpServers` (Claude Desktop) nor `servers` (VS Code) found",
+                file.display()
+            ),
+        ));
+    };
+    let Value::Object(servers) = servers else {
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            format!("{}: the servers map must be an object", file.display()),
+        ));
+    };
+    let mut inputs = Vec::new();
+    if let Some(Value::Array(list)) = root.get("inputs") {
+        for (i, item) in list.iter().enumerate() {
+            let id = item.get("id").and_then(Value::as_str).ok_or_else(|| {
+                Error::new(
+                    ErrorCode::ConfigInvalid,
+                    format!("{}: field `inputs[{i}].id`: missing", file.display()),
+                )
+            })?;
+            inputs.push(ImportInput {
+                id: id.to_owned(),
+                description: item
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or(id)
+                    .to_owned(),
+                password: item
+                    .get("password")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                secret_name: format!("input/{id}"),
+            });
+        }
+    }
+
+    let mut plan = ImportPlan {
+        source,
+        servers: IndexMap::new(),
+        secret_names: Vec::new(),
+        inputs,
+        secret_values: Vec::new(),
+    };
+    for (name, value) in servers {
+        let mut server: ServerConfig = serde_path_to_error::deserialize(value).map_err(|e| {
+            let field = e.path().to_string();
+            super::invalid_field(file, &name, &field, e.into_inner().to_string())
+        })?;
+        // VS Code's `${input:id}` becomes a keychain reference.
+        let rewrite_inputs = |v: &mut String| {
+            if v.contains("${input:") {
+                *v = v.replace("${input:", "${secret:input/");
+            }
+        };
+        server.args.iter_mut().for_each(rewrite_inputs);
+        for (section, map) in [("env", &mut server.env), ("header", &mut server.headers)] {
+            for (key, value) in map.iter_mut() {
+                rewrite_inputs(value);
+                if looks_secret(key) && !value.is_empty() && !value.contains("${") {
+                    let secret_name = format!("server/{name}/{section}/{key}");
+                    plan.secret_values
+                        .push((secret_name.clone(), std::mem::take(value)));
+                    *value = secrets::reference(&secret_name);
+                    plan.secret_names.push(secret_name);
+                }
+            }
+        }
+        server.endpoint(file, &name)?;
+        plan.servers.insert(name, server);
+    }
+    Ok(plan)
+}
+
+impl ImportPlan {
+    /// Stores the plan's secrets and the supplied input values in `store`, then adds the servers
+    /// to `config`. `input_value` is asked for each input; `None` leaves it missing.
+    pub fn apply(
+        self,
+        config: &mut Config,
+        store: &dyn SecretStore,
+        input_value: &mut dyn FnMut(&ImportInput) -> Option<String>,
+    ) -> Result<ImportReport> {
+        let mut report = ImportReport {
+            added: Vec::new(),
+            secrets_stored: Vec::new(),
+            inputs_missing: Vec::new(),
+        };
+        for (name, value) in &self.secret_values {
+            store.set(name, value)?;
+            report.secrets_stored.push(name.clone());
+        }
+        for input in &self.inputs {
+            match input_value(input) {
+                Some(v) => {
+                    store.set(&input.secret_name, &v)?;
+                    report.secrets_stored.push(input.secret_name.clone());
+                }
+                None => report.inputs_missing.push(input.id.clone()),
+            }
+        }
+        for (name, server) in self.servers {
+            let mut unique = name.clone();
+            let mut n = 2;
+            while config.mcp_servers.contains_key(&unique) {
+                unique = format!("{name} ({n})");
+                n += 1;
+            }
+            config.mcp_servers.insert(unique.clone(), server);
+            report.added.push(unique);
+        }
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secrets::MemoryStore;
+
+    #[test]
+    fn claude_desktop_secrets_become_references() {
+        let text = r#"{
+          "mcpServers": {
+            "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                       "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret", "LOG": "1"},
+                       "someFutureKey": {"a": 1}},
+            "api": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer abc"}}
+          },
+          "globalShortcut": ""
+        }"#;
+        let plan = plan(text, Path::new("claude_desktop_config.json")).unwrap();
+        assert_eq!(plan.source, ImportSource::ClaudeDesktop);
+        let preview = serde_json::to_string(&plan).unwrap();
+        assert!(!preview.contains("ghp_secret") && !preview.contains("Bearer abc"));
+        let gh = &plan.servers["github"];
+        assert_eq!(
+            gh.env["GITHUB_PERSONAL_ACCESS_TOKEN"],
+            "${secret:server/github/env/GITHUB_PERSONAL_ACCESS_TOKEN}"
+        );
+        assert_eq!(gh.env["LOG"], "1");
+        assert_eq!(gh.extra["someFutureKey"]["a"], 1);
+
+        let store = MemoryStore::default();
+        let mut config = Config::default();
+        config
+            .mcp_servers
+            .insert("github".into(), ServerConfig::stdio("x", vec![]));
+        let report = plan.apply(&mut config, &store, &mut |_| None).unwrap();
+        assert_eq!(report.added, ["github (2)", "api"]);
+        assert_eq!(
+            store
+                .get("server/api/header/Authorization")
+                .unwrap()
+                .as_deref(),
+            Some("Bearer abc")
+        );
+        let saved = serde_json::to_string(&config).unwrap();
+        assert!(!saved.contains("ghp_secret") && !saved.contains("Bearer abc"));
+    }
+
+    #[test]
+    fn vscode_jsonc_with_inputs() {
+        let text = r#"{
+          // comments are allowed
+          "inputs": [{"type": "promptString", "id": "api-key", "description": "API key", "password": true}],
+          "servers": {
+            "perplexity": {"type": "stdio", "command": "npx", "args": ["-y", "server-perplexity-ask"],
+                           "env": {"PERPLEXITY_API_KEY": "${input:api-key}", "HOME_DIR": "${env:HOME}"},
+                           "envFile": "${workspaceFolder}/.env"},
+            "remote": {"type": "http", "url": "http://localhost:3000/mcp",},
+          },
+        }"#;
+        let plan = plan(text, Path::new(".vscode/mcp.json")).unwrap();
+        assert_eq!(plan.source, ImportSource::VsCode);
+        assert_eq!(plan.inputs.len(), 1);
+        let p = &plan.servers["perplexity"];
+        assert_eq!(p.env["PERPLEXITY_API_KEY"], "${secret:input/api-key}");
+        assert_eq!(p.env["HOME_DIR"], "${env:HOME}");
+        assert_eq!(p.kind.as_deref(), Some("stdio"));
+        let store = MemoryStore::default();
+        let mut config = Config::default();
+        let report = plan
+            .apply(&mut config, &store, &mut |i| {
+                (i.id == "api-key").then(|| "pplx-1".to_owned())
+            })
+            .unwrap();
+        assert_eq!(report.secrets_stored, ["input/api-key"]);
+        assert_eq!(
+            store.get("input/api-key").unwrap().as_deref(),
+            Some("pplx-1")
+        );
+    }
+
+    #[test]
+    fn bad_import_names_the_field() {
+        let e = plan(r#"{"servers":{"x":{"command":5}}}"#, Path::new("m.json")).unwrap_err();
+        assert!(
+            e.message.contains("\"x\"") && e.message.contains("command"),
+            "{}",
+            e.message
+        );
+        let e = plan(r#"{"other":{}}"#, Path::new("m.json")).unwrap_err();
+        assert!(e.message.contains("mcpServers"), "{}", e.message);
+    }
+}

@@ -1,0 +1,126 @@
+//! The one error type the core hands to its callers: a stable machine-readable [`ErrorCode`] plus a
+//! human message. The UI receives it as `{code, message}`; the CLI prints it as one line.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Stable error codes. Callers match on these, never on message text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ErrorCode {
+    /// A configuration file could not be read or written.
+    ConfigIo,
+    /// A configuration file is malformed or a field has an invalid value.
+    ConfigInvalid,
+    /// No server with that name is configured.
+    ServerNotFound,
+    /// The server is configured but not connected (stopped, failed or still starting).
+    ServerNotRunning,
+    /// The server process could not be started.
+    SpawnFailed,
+    /// Connecting or the protocol handshake failed.
+    ConnectFailed,
+    /// A request exceeded its timeout; the server was sent `notifications/cancelled`.
+    Timeout,
+    /// The request was cancelled by the user.
+    Cancelled,
+    /// A message from the server exceeded the configured size cap; the connection was closed.
+    MessageTooLarge,
+    /// The connection to the server closed.
+    TransportClosed,
+    /// The server answered with a JSON-RPC error.
+    ServerError,
+    /// The server does not offer this capability.
+    NotSupported,
+    /// Invalid input from the caller (bad JSON arguments, unknown flag values).
+    InvalidInput,
+    /// The OS keychain failed (no Secret Service, locked keyring, missing entry).
+    Keychain,
+    /// A server→client request was denied by the user or by policy.
+    Denied,
+    /// An I/O error unrelated to configuration.
+    Io,
+    /// An invariant broke inside Switchboard.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The snake_case name used on the wire and in CLI output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ConfigIo => "config_io",
+            ErrorCode::ConfigInvalid => "config_invalid",
+            ErrorCode::ServerNotFound => "server_not_found",
+            ErrorCode::ServerNotRunning => "server_not_running",
+            ErrorCode::SpawnFailed => "spawn_failed",
+            ErrorCode::ConnectFailed => "connect_failed",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Cancelled => "cancelled",
+            ErrorCode::MessageTooLarge => "message_too_large",
+            ErrorCode::TransportClosed => "transport_closed",
+            ErrorCode::ServerError => "server_error",
+            ErrorCode::NotSupported => "not_supported",
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::Keychain => "keychain",
+            ErrorCode::Denied => "denied",
+            ErrorCode::Io => "io",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error with a stable code and a message meant for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, thiserror::Error)]
+#[error("{code}: {message}")]
+#[ts(export)]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Error {
+    /// Builds an error from a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Shorthand for results carrying the core's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::new(ErrorCode::Io, e.to_string())
+    }
+}
+
+impl From<rmcp::ServiceError> for Error {
+    fn from(e: rmcp::ServiceError) -> Self {
+        use rmcp::ServiceError as S;
+        match &e {
+            S::McpError(data) => Error::new(
+                ErrorCode::ServerError,
+                format!("server error {}: {}", data.code.0, data.message),
+            ),
+            S::Timeout { .. } => Error::new(
+                ErrorCode::Timeout,
+                format!("{e}; the server was sent notifications/cancelled"),
+            ),
+            S::Cancelled { .. } => Error::new(ErrorCode::Cancelled, e.to_string()),
+            S::TransportClosed | S::TransportSend(_) => {
+                Error::new(ErrorCode::TransportClosed, e.to_string())
+            }
+            _ => Error::new(ErrorCode::ServerError, e.to_string()),
+        }
+    }
+}

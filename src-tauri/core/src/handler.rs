@@ -1,0 +1,228 @@
+//! The one handler for everything a server sends to the client: server→client requests (sampling,
+//! elicitation, roots/list — including the 2026-07-28 input requests rmcp routes here during
+//! multi round-trip calls) and notifications. Requests that need a person go through the injected
+//! [`Approver`]; a per-server semaphore bounds how many are in flight so a flooding server cannot
+//! pile up work in the host.
+
+use std::sync::Arc;
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ErrorCode as McpErrorCode, ErrorData as McpError,
+    Implementation, ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ResourceUpdatedNotificationParam, Root,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use serde_json::json;
+use tokio::sync::{Semaphore, watch};
+
+use crate::approvals::{Approver, Origin};
+use crate::events::{EventSender, HostEvent, ListKind};
+
+/// Default bound on concurrent server→client requests per server.
+pub const DEFAULT_MAX_INBOUND: usize = 16;
+
+/// The JSON-RPC error code for "too many concurrent requests" (implementation-defined range).
+pub const TOO_MANY_REQUESTS: i32 = -32000;
+
+/// Per-server client handler. Cheap to clone pieces are shared with the supervisor: the roots
+/// watch (the supervisor sends new roots) and the progress counter (timeouts read it).
+pub struct HostHandler {
+    server: String,
+    approver: Arc<dyn Approver>,
+    roots: watch::Receiver<Vec<Root>>,
+    inbound: Semaphore,
+    events: EventSender,
+    progress: watch::Sender<u64>,
+}
+
+impl HostHandler {
+    /// A handler for `server`.
+    pub fn new(
+        server: impl Into<String>,
+        approver: Arc<dyn Approver>,
+        roots: watch::Receiver<Vec<Root>>,
+        events: EventSender,
+        max_inbound: usize,
+    ) -> Self {
+        Self {
+            server: server.into(),
+            approver,
+            roots,
+            inbound: Semaphore::new(max_inbound),
+            events,
+            progress: watch::channel(0).0,
+        }
+    }
+
+    /// Bumped on every progress notification; request timeouts restart when it changes.
+    pub fn progress_watch(&self) -> watch::Receiver<u64> {
+        self.progress.subscribe()
+    }
+
+    fn origin(&self) -> Origin {
+        Origin {
+            server: self.server.clone(),
+        }
+    }
+
+    fn permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, McpError> {
+        self.inbound.try_acquire().map_err(|_| {
+            tracing::warn!(server = %self.server, "rejected a server→client request: too many in flight");
+            McpError::new(
+                McpErrorCode(TOO_MANY_REQUESTS),
+                "too many concurrent requests from this server",
+                None,
+            )
+        })
+    }
+
+    fn emit(&self, event: HostEvent) {
+        // No listener is fine: the CLI often has none.
+        let _ = self.events.send(event);
+    }
+}
+
+/// What Switchboard declares: roots with change notifications, sampling (never `includeContext`),
+/// and elicitation in form and URL modes.
+pub fn client_config() -> ClientConfig {
+    let capabilities: ClientCapabilities = serde_json::from_value(json!({
+        "roots": {"listChanged": true},
+        "sampling": {},
+        "elicitation": {"form": {}, "url": {}}
+    }))
+    .unwrap_or_default();
+    let mut info = Implementation::from_build_env();
+    info.name = "switchboard".into();
+    info.title = Some("Switchboard".into());
+    info.version = env!("CARGO_PKG_VERSION").into();
+    // `initialize` can only offer an initialize-era version; 2026-07-28 goes through discover.
+    ClientConfig::new(capabilities, info)
+        .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
+}
+
+impl ClientHandler for HostHandler {
+    fn get_info(&self) -> ClientConfig {
+        client_config()
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        let _permit = self.permit()?;
+        tokio::select! {
+            r = self.approver.sampling(self.origin(), params) => r,
+            _ = context.ct.cancelled() => Err(McpError::new(McpErrorCode(-32800), "request cancelled by the server", None)),
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let _permit = self.permit()?;
+        tokio::select! {
+            r = self.approver.elicitation(self.origin(), params) => r,
+            _ = context.ct.cancelled() => Err(McpError::new(McpErrorCode(-32800), "request cancelled by the server", None)),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, McpError> {
+        let _permit = self.permit()?;
+        Ok(ListRootsResult::new(self.roots.borrow().clone()))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.send_modify(|n| *n = n.wrapping_add(1));
+        self.emit(HostEvent::Progress {
+            server: self.server.clone(),
+            progress_token: serde_json::to_value(&params.progress_token).unwrap_or_default(),
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        });
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "info".into());
+        tracing::debug!(server = %self.server, %level, "server log message");
+        self.emit(HostEvent::Log {
+            server: self.server.clone(),
+            level,
+            logger: params.logger,
+            data: params.data,
+        });
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.emit(HostEvent::ResourceUpdated {
+            server: self.server.clone(),
+            uri: params.uri,
+        });
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.emit(HostEvent::ListChanged {
+            server: self.server.clone(),
+            list: ListKind::Resources,
+        });
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.emit(HostEvent::ListChanged {
+            server: self.server.clone(),
+            list: ListKind::Tools,
+        });
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.emit(HostEvent::ListChanged {
+            server: self.server.clone(),
+            list: ListKind::Prompts,
+        });
+    }
+}
+
+/// Converts filesystem paths to `file://` roots, skipping ones that cannot be expressed as URLs.
+pub fn roots_from_paths(paths: &[std::path::PathBuf]) -> Vec<Root> {
+    paths
+        .iter()
+        .filter_map(|p| {
+            let abs = std::path::absolute(p).ok()?;
+            let url = url::Url::from_directory_path(&abs)
+                .or_else(|_| url::Url::from_file_path(&abs))
+                .ok()?;
+            let mut uri = url.to_string();
+            // The filesystem server and most others expect no trailing slash.
+            if uri.ends_with('/') && uri.len() > "file:///".len() {
+                uri.pop();
+            }
+            let name = abs.file_name().map(|n| n.to_string_lossy().into_owned());
+            let mut root = Root::new(uri);
+            root.name = name;
+            Some(root)
+        })
+        .collect()
+}

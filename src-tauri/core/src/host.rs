@@ -1,0 +1,340 @@
+//! The host as the desktop app drives it: the configuration file and the supervised servers kept
+//! in step. Every edit (add, change, rename, remove, enable, roots, import) is validated, written
+//! to the file and then applied to the running servers; calls the user can cancel are tracked by
+//! id. The config lock is only held to read or edit the in-memory copy, never across an await.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use indexmap::IndexMap;
+use rmcp::model::CallToolResult;
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::config::import::{self, ImportReport};
+use crate::config::{Config, ServerConfig};
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::EventSender;
+use crate::secrets::SecretStore;
+use crate::servers::{HostContext, ServerView, Servers};
+
+/// The roots each server sees: the global set and every server's own override.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RootsView {
+    /// Roots every server sees unless it sets its own.
+    pub global: Vec<PathBuf>,
+    /// Per server: its own roots, or null when it uses the global ones.
+    pub servers: IndexMap<String, Option<Vec<PathBuf>>>,
+}
+
+/// A configuration file and the servers started from it.
+#[derive(Clone)]
+pub struct Host {
+    servers: Servers,
+    config: Arc<RwLock<Config>>,
+    file: PathBuf,
+    secrets: Arc<dyn SecretStore>,
+    events: EventSender,
+    calls: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+}
+
+impl Host {
+    /// Starts supervising every server of `config`. Must run inside a tokio runtime.
+    pub fn start(config: Config, ctx: HostContext) -> Self {
+        let servers = Servers::start(&config, ctx.clone());
+        Self {
+            servers,
+            config: Arc::new(RwLock::new(config)),
+            file: ctx.config_file,
+            secrets: ctx.secrets,
+            events: ctx.events,
+            calls: Arc::default(),
+        }
+    }
+
+    /// The supervised servers.
+    pub fn servers(&self) -> &Servers {
+        &self.servers
+    }
+
+    /// The event channel every server reports to.
+    pub fn events(&self) -> &EventSender {
+        &self.events
+    }
+
+    /// The configuration file.
+    pub fn config_file(&self) -> &Path {
+        &self.file
+    }
+
+    /// A copy of the current configuration.
+    pub fn config(&self) -> Result<Config> {
+        Ok(self.read()?.clone())
+    }
+
+    /// Every server as the list shows it, with its configuration.
+    pub fn views(&self, stderr_tail: usize) -> Result<Vec<ServerView>> {
+        let config = self.config()?;
+        Ok(self
+            .servers
+            .all()
+            .iter()
+            .map(|h| {
+                let mut view = h.view(stderr_tail);
+                view.config = config.mcp_servers.get(h.name()).cloned();
+                view
+            })
+            .collect())
+    }
+
+    /// Adds a server, or replaces `previous` (possibly under a new name), saves the file and
+    /// (re)starts it.
+    pub async fn save_server(
+        &self,
+        name: &str,
+        server: ServerConfig,
+        previous: Option<&str>,
+    ) -> Result<()> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(invalid("a server needs a name"));
+        }
+        // Validates command/url and transport the same way loading the file does.
+        server.endpoint(&self.file, name)?;
+        let renamed_from = previous.filter(|p| *p != name);
+        let roots = self.edit(|config| {
+            if previous != Some(name) && config.mcp_servers.contains_key(name) {
+                return Err(invalid(&format!("a server named {name:?} already exists")));
+            }
+            match previous {
+                Some(p) => {
+                    let Some(index) = config.mcp_servers.get_index_of(p) else {
+                        return Err(not_found(p));
+                    };
+                    config.mcp_servers.shift_remove(p);
+                    config
+                        .mcp_servers
+                        .shift_insert(index, name.to_owned(), server.clone());
+                }
+                None => {
+                    config.mcp_servers.insert(name.to_owned(), server.clone());
+                }
+            }
+            Ok(config.roots_for(name))
+        })?;
+        if let Some(old) = renamed_from {
+            let _ = self.servers.remove(old).await;
+        }
+        self.servers.upsert(name, server, roots).await
+    }
+
+    /// Removes a server from the file and stops it.
+    pub async fn remove_server(&self, name: &str) -> Result<()> {
+        self.edit(|config| {
+            config
+                .mcp_servers
+                .shift_remove(name)
+                .map(|_| ())
+                .ok_or_else(|| not_found(name))
+        })?;
+        self.servers.remove(name).await
+    }
+
+    /// Enables (and starts) or disables (and stops) a server, remembering it in the file.
+    pub async fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
+        let (server, roots) = self.edit(|config| {
+            let roots = config.roots_for(name);
+            let server = config
+                .mcp_servers
+                .get_mut(name)
+                .ok_or_else(|| not_found(name))?;
+            server.enabled = enabled;
+            Ok((server.clone(), roots))
+        })?;
+        self.servers.upsert(name, server, roots).await
+    }
+
+    /// The roots view for the Roots screen.
+    pub fn roots(&self) -> Result<RootsView> {
+        let config = self.read()?;
+        Ok(RootsView {
+            global: config.roots.clone(),
+            servers: config
+                .mcp_servers
+                .iter()
+                .map(|(n, s)| (n.clone(), s.roots.clone()))
+                .collect(),
+        })
+    }
+
+    /// Sets the global roots (`server` is `None`) or one server's own (`paths` `None` means "use
+    /// the global ones"), saves the file and tells every affected running server.
+    pub async fn set_roots(&self, server: Option<&str>, paths: Option<Vec<PathBuf>>) -> Result<()> {
+        let paths = paths.map(|ps| ps.into_iter().map(absolute).collect::<Result<Vec<_>>>());
+        let paths = paths.transpose()?;
+        let affected = self.edit(|config| {
+            match server {
+                None => config.roots = paths.clone().unwrap_or_default(),
+                Some(name) => {
+                    config
+                        .mcp_servers
+                        .get_mut(name)
+                        .ok_or_else(|| not_found(name))?
+                        .roots = paths.clone();
+                }
+            }
+            Ok(config
+                .mcp_servers
+                .keys()
+                .filter(|n| server.is_none_or(|s| s == n.as_str()))
+                .map(|n| (n.clone(), config.roots_for(n)))
+                .collect::<Vec<_>>())
+        })?;
+        for (name, roots) in affected {
+            if let Ok(handle) = self.servers.get(&name) {
+                handle.set_roots(&roots).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What importing a Claude Desktop or VS Code file would do.
+    pub fn import_preview(&self, path: &Path) -> Result<import::ImportPlan> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::new(
+                ErrorCode::ConfigIo,
+                format!("cannot read {}: {e}", path.display()),
+            )
+        })?;
+        import::plan(&text, path)
+    }
+
+    /// Imports a file: secrets into the keychain, servers into the config (started at once).
+    pub async fn import_apply(
+        &self,
+        path: &Path,
+        inputs: &HashMap<String, String>,
+    ) -> Result<ImportReport> {
+        let plan = self.import_preview(path)?;
+        let secrets = self.secrets.clone();
+        let (report, added) = self.edit(|config| {
+            let report = plan.apply(config, secrets.as_ref(), &mut |input| {
+                inputs.get(&input.id).filter(|v| !v.is_empty()).cloned()
+            })?;
+            let added: Vec<_> = report
+                .added
+                .iter()
+                .filter_map(|n| {
+                    let s = config.mcp_servers.get(n)?.clone();
+                    Some((n.clone(), s, config.roots_for(n)))
+                })
+                .collect();
+            Ok((report, added))
+        })?;
+        for (name, server, roots) in added {
+            self.servers.upsert(&name, server, roots).await?;
+        }
+        Ok(report)
+    }
+
+    /// Calls a tool as a cancellable call named `call_id` (see [`Host::cancel_call`]).
+    pub async fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<Value>,
+        call_id: &str,
+    ) -> Result<CallToolResult> {
+        let connection = self.servers.get(server)?.connection()?;
+        let tool = tool.to_owned();
+        let task = tokio::spawn(async move { connection.call_tool(&tool, arguments).await });
+        self.lock_calls()?
+            .insert(call_id.to_owned(), task.abort_handle());
+        let result = task.await;
+        if let Ok(mut calls) = self.lock_calls() {
+            calls.remove(call_id);
+        }
+        match result {
+            Ok(r) => r,
+            Err(e) if e.is_cancelled() => Err(Error::new(
+                ErrorCode::Cancelled,
+                "the call was cancelled; the server was told",
+            )),
+            Err(e) => Err(Error::new(ErrorCode::Internal, format!("call failed: {e}"))),
+        }
+    }
+
+    /// Cancels a call in flight: dropping the request makes rmcp send `notifications/cancelled`.
+    pub fn cancel_call(&self, call_id: &str) -> Result<()> {
+        if let Some(handle) = self.lock_calls()?.remove(call_id) {
+            handle.abort();
+        }
+        Ok(())
+    }
+
+    /// Stops every server (host exit).
+    pub async fn shutdown(&self) {
+        self.servers.shutdown().await;
+    }
+
+    /// Edits the in-memory config and saves it; nothing changes when either step fails.
+    fn edit<T>(&self, change: impl FnOnce(&mut Config) -> Result<T>) -> Result<T> {
+        let mut guard = self
+            .config
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "config lock poisoned"))?;
+        let mut next = guard.clone();
+        let out = change(&mut next)?;
+        next.save(&self.file)?;
+        *guard = next;
+        Ok(out)
+    }
+
+    fn read(&self) -> Result<std::sync::RwLockReadGuard<'_, Config>> {
+        self.config
+            .read()
+            .map_err(|_| Error::new(ErrorCode::Internal, "config lock poisoned"))
+    }
+
+    fn lock_calls(
+        &self,
+    ) -> Result<std::sync::MutexGuard<'_, HashMap<String, tokio::task::AbortHandle>>> {
+        self.calls
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "calls lock poisoned"))
+    }
+}
+
+fn invalid(message: &str) -> Error {
+    Error::new(ErrorCode::InvalidInput, message)
+}
+
+fn not_found(name: &str) -> Error {
+    Error::new(
+        ErrorCode::ServerNotFound,
+        format!("no server named {name:?}"),
+    )
+}
+
+fn absolute(path: PathBuf) -> Result<PathBuf> {
+    let path = if let Some(rest) = path.to_str().and_then(|p| p.strip_prefix("~/")) {
+        directories::BaseDirs::new()
+            .map(|d| d.home_dir().join(rest))
+            .unwrap_or(path)
+    } else {
+        path
+    };
+    let path =
+        std::path::absolute(&path).map_err(|e| invalid(&format!("{}: {e}", path.display())))?;
+    if !path.is_dir() {
+        return Err(invalid(&format!(
+            "{} is not a folder on this computer",
+            path.display()
+        )));
+    }
+    Ok(path)
+}

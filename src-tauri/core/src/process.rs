@@ -1,0 +1,581 @@
+//! Local server processes: the environment a child gets (an allow-list plus its configured env,
+//! with PATH from the user's login shell), its stderr (to `tracing` and a bounded ring), and the
+//! spec's shutdown sequence applied to the whole process group: close stdin, wait, SIGTERM, wait,
+//! SIGKILL. A guard kills the group if it is dropped, so no grandchild outlives the host.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Variables a child inherits from the host. The TypeScript SDK's default list is the reference;
+/// locale and temp-dir variables are added because tools misbehave without them. Provider keys and
+/// other host secrets are never inherited.
+#[cfg(unix)]
+pub const INHERITED_ENV: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR",
+    "TZ",
+];
+#[cfg(windows)]
+pub const INHERITED_ENV: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+];
+
+/// How long each shutdown step waits before escalating.
+pub const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
+
+/// The environment every child starts from, computed once when the host starts.
+#[derive(Debug, Clone, Default)]
+pub struct BaseEnv {
+    vars: BTreeMap<String, String>,
+}
+
+impl BaseEnv {
+    /// The allow-listed variables of this process, with PATH replaced by the login shell's so
+    /// `npx`/`uvx` installed through nvm, asdf or Homebrew are found from a GUI launch.
+    pub fn detect() -> Self {
+        let mut env = Self::from_current();
+        if let Some(path) = login_shell_path() {
+            env.vars.insert("PATH".into(), path);
+        }
+        env
+    }
+
+    /// The allow-listed variables of this process, without asking the login shell.
+    pub fn from_current() -> Self {
+        let vars = INHERITED_ENV
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
+            // Shell functions exported as variables are a known injection vector.
+            .filter(|(_, v)| !v.starts_with("()"))
+            .collect();
+        Self { vars }
+    }
+
+    /// The variables as a map.
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+}
+
+/// Asks the user's login shell for its PATH, with a short timeout; `None` if that fails.
+#[cfg(unix)]
+fn login_shell_path() -> Option<String> {
+    let shell = std::env::var("SHELL").ok().filter(|s| !s.is_empty())?;
+    path_from_shell(&shell)
+}
+
+/// Runs `shell -l -c` to print its PATH between markers (profile scripts may print other text).
+#[cfg(unix)]
+fn path_from_shell(shell: &str) -> Option<String> {
+    let marker = "__SWITCHBOARD_PATH__";
+    let mut child = std::process::Command::new(shell)
+        .args([
+            "-l",
+            "-c",
+            &format!("printf '{marker}%s{marker}' \"$PATH\""),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    let start = out.find(marker)? + marker.len();
+    let end = out[start..].find(marker)? + start;
+    let path = &out[start..end];
+    (!path.is_empty()).then(|| path.to_owned())
+}
+
+#[cfg(not(unix))]
+fn login_shell_path() -> Option<String> {
+    None
+}
+
+/// A bounded ring of a server's most recent stderr lines, shared between the reader task and
+/// whoever shows them. The lock is never held across an await.
+#[derive(Debug, Clone)]
+pub struct StderrRing {
+    inner: Arc<Mutex<RingInner>>,
+}
+
+#[derive(Debug)]
+struct RingInner {
+    lines: VecDeque<String>,
+    capacity: usize,
+    dropped: u64,
+    total: u64,
+}
+
+/// The longest stderr line kept; longer lines are truncated.
+pub const MAX_STDERR_LINE: usize = 8 * 1024;
+
+impl StderrRing {
+    /// A ring keeping at most `capacity` lines.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(RingInner {
+                lines: VecDeque::with_capacity(capacity.min(1024)),
+                capacity,
+                dropped: 0,
+                total: 0,
+            })),
+        }
+    }
+
+    /// Appends a line, evicting the oldest when full.
+    pub fn push(&self, line: String) {
+        if let Ok(mut r) = self.inner.lock() {
+            if r.lines.len() == r.capacity {
+                r.lines.pop_front();
+                r.dropped += 1;
+            }
+            r.lines.push_back(line);
+            r.total += 1;
+        }
+    }
+
+    /// A position in the stream of lines, for [`StderrRing::lines_since`].
+    pub fn mark(&self) -> u64 {
+        self.inner.lock().map(|r| r.total).unwrap_or(0)
+    }
+
+    /// The lines pushed after `mark` that are still kept.
+    pub fn lines_since(&self, mark: u64) -> Vec<String> {
+        self.inner
+            .lock()
+            .map(|r| {
+                let new = usize::try_from(r.total.saturating_sub(mark)).unwrap_or(usize::MAX);
+                let skip = r.lines.len().saturating_sub(new);
+                r.lines.iter().skip(skip).cloned().collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The lines currently kept, oldest first.
+    pub fn lines(&self) -> Vec<String> {
+        self.inner
+            .lock()
+            .map(|r| r.lines.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// How many lines were evicted so far.
+    pub fn dropped(&self) -> u64 {
+        self.inner.lock().map(|r| r.dropped).unwrap_or(0)
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct SpawnSpec<'a> {
+    pub server: &'a str,
+    pub command: &'a str,
+    pub args: &'a [String],
+    pub cwd: Option<&'a Path>,
+    /// Configured variables, already expanded; they override the base environment.
+    pub env: &'a BTreeMap<String, String>,
+}
+
+/// A running child in its own process group.
+#[derive(Debug)]
+pub struct ServerProcess {
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub group: ProcessGroup,
+}
+
+/// Owns a child and its process group. Dropping it SIGKILLs the group.
+#[derive(Debug)]
+pub struct ProcessGroup {
+    child: Option<Child>,
+    pid: Option<u32>,
+}
+
+/// Starts a server process with a clean environment, in a new process group, with its stderr
+/// pumped into `ring` and `tracing`.
+pub fn spawn(spec: &SpawnSpec<'_>, base: &BaseEnv, ring: &StderrRing) -> Result<ServerProcess> {
+    // Resolve the program against the child's PATH, not the host's.
+    let child_path = spec.env.get("PATH").or_else(|| base.vars().get("PATH"));
+    let program = resolve_program(spec.command, child_path.map(String::as_str));
+    let mut cmd = Command::new(program);
+    cmd.args(spec.args)
+        .env_clear()
+        .envs(base.vars())
+        .envs(spec.env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(dir) = spec.cwd {
+        cmd.current_dir(dir);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd.spawn().map_err(|e| {
+        Error::new(
+            ErrorCode::SpawnFailed,
+            format!(
+                "cannot start {:?} for server {:?}: {e}",
+                spec.command, spec.server
+            ),
+        )
+    })?;
+    let missing = || Error::new(ErrorCode::Internal, "child pipes missing");
+    let stdin = child.stdin.take().ok_or_else(missing)?;
+    let stdout = child.stdout.take().ok_or_else(missing)?;
+    let stderr = child.stderr.take().ok_or_else(missing)?;
+    tokio::spawn(pump_stderr(spec.server.to_owned(), stderr, ring.clone()));
+    let pid = child.id();
+    Ok(ServerProcess {
+        stdin,
+        stdout,
+        group: ProcessGroup {
+            child: Some(child),
+            pid,
+        },
+    })
+}
+
+/// Finds `program` in `path` when it is a bare name; otherwise returns it unchanged.
+fn resolve_program(program: &str, path: Option<&str>) -> std::path::PathBuf {
+    if program.contains(std::path::MAIN_SEPARATOR) || program.contains('/') {
+        return program.into();
+    }
+    path.and_then(|path| {
+        std::env::split_paths(path)
+            .map(|dir| dir.join(program))
+            .find(|p| is_executable(p))
+    })
+    .unwrap_or_else(|| program.into())
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(not(unix))]
+fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+/// Reads stderr line by line into the ring and `tracing`, bounding line length and the rate of
+/// log records so a flooding server cannot bloat the host.
+async fn pump_stderr(server: String, stderr: impl AsyncRead + Unpin, ring: StderrRing) {
+    let mut reader = BufReader::new(stderr);
+    let mut buf = Vec::new();
+    let mut window = Instant::now();
+    let mut in_window = 0u32;
+    let mut suppressed = 0u64;
+    loop {
+        buf.clear();
+        match read_bounded_line(&mut reader, &mut buf, MAX_STDERR_LINE).await {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => break,
+        }
+        let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
+        if window.elapsed() >= Duration::from_secs(1) {
+            if suppressed > 0 {
+                tracing::warn!(target: "server_stderr", server, suppressed, "stderr lines not logged (rate limit); all are in the stderr buffer");
+            }
+            window = Instant::now();
+            in_window = 0;
+            suppressed = 0;
+        }
+        in_window += 1;
+        if in_window <= 50 {
+            tracing::info!(target: "server_stderr", server, "{line}");
+        } else {
+            suppressed += 1;
+        }
+        ring.push(line);
+    }
+}
+
+/// Reads up to a newline, keeping at most `max` bytes of it (the rest of the line is skipped).
+/// Returns the number of bytes consumed (0 at end of stream).
+async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let (consumed, done) = {
+            let available = reader.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(total);
+            }
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            let room = max.saturating_sub(buf.len());
+            buf.extend_from_slice(&available[..take.min(room)]);
+            (take, newline.is_some())
+        };
+        reader.consume(consumed);
+        total += consumed;
+        if done {
+            return Ok(total);
+        }
+    }
+}
+
+impl ProcessGroup {
+    /// The child's pid (also its process-group id), while known.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Waits for the child to exit on its own; returns its exit description.
+    pub async fn wait(&mut self) -> Option<String> {
+        let child = self.child.as_mut()?;
+        child.wait().await.ok().map(|s| s.to_string())
+    }
+
+    /// The spec's shutdown after stdin has been closed: wait for the child, SIGTERM the group,
+    /// wait, SIGKILL the group; then make sure nothing of the group is left.
+    pub async fn shutdown(&mut self, step: Duration) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let exited = tokio::time::timeout(step, child.wait()).await.is_ok();
+        if !exited {
+            self.signal_group(Signal::Term);
+            if tokio::time::timeout(step, child.wait()).await.is_err() {
+                self.signal_group(Signal::Kill);
+                let _ = child.wait().await;
+            }
+        }
+        // The child is gone; grandchildren in its group may not be.
+        if self.group_alive() {
+            self.signal_group(Signal::Term);
+            let deadline = Instant::now() + step;
+            while self.group_alive() && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            if self.group_alive() {
+                self.signal_group(Signal::Kill);
+                // SIGKILL is asynchronous: wait until the kernel has finished the processes.
+                let deadline = Instant::now() + step;
+                while self.group_alive() && Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        }
+        self.pid = None;
+    }
+
+    #[cfg(unix)]
+    fn group_alive(&self) -> bool {
+        self.pid.is_some_and(group_alive)
+    }
+
+    #[cfg(not(unix))]
+    fn group_alive(&self) -> bool {
+        false
+    }
+
+    #[cfg(unix)]
+    fn signal_group(&self, signal: Signal) {
+        if let Some(pid) = self.pid.and_then(|p| libc::pid_t::try_from(p).ok()) {
+            let sig = match signal {
+                Signal::Term => libc::SIGTERM,
+                Signal::Kill => libc::SIGKILL,
+            };
+            // SAFETY: the group was created by us (process_group(0)) with the child as leader.
+            unsafe {
+                libc::killpg(pid, sig);
+            }
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn signal_group(&self, _signal: Signal) {
+        if let Some(child) = self.child.as_ref()
+            && let Some(pid) = child.id()
+        {
+            let _ = std::process::Command::new("taskkill")
+                .args(["/T", "/F", "/PID", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+/// Whether any process of group `pgid` is still running. Zombies do not count: a killed
+/// grandchild stays a zombie until whoever inherited it reaps it, but it holds no resources.
+#[cfg(target_os = "linux")]
+pub fn group_alive(pgid: u32) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return unsafe_group_exists(pgid);
+    };
+    dir.filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .any(|stat| {
+            // Fields after the parenthesised command: state, ppid, pgrp, ...
+            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                return false;
+            };
+            let mut fields = rest.split_whitespace();
+            let state = fields.next();
+            let pgrp = fields.nth(1).and_then(|f| f.parse::<u32>().ok());
+            pgrp == Some(pgid) && state != Some("Z") && state != Some("X")
+        })
+}
+
+/// Whether any process of group `pgid` exists (zombies included).
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn group_alive(pgid: u32) -> bool {
+    unsafe_group_exists(pgid)
+}
+
+#[cfg(unix)]
+fn unsafe_group_exists(pgid: u32) -> bool {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return false;
+    };
+    // SAFETY: killpg with signal 0 only checks for the group's existence.
+    unsafe { libc::killpg(pgid, 0) == 0 }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        if self.pid.is_some() {
+            self.signal_group(Signal::Kill);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_env_is_allow_listed() {
+        // SAFETY of the test: unique names no other test reads.
+        unsafe {
+            std::env::set_var("OPENAI_API_KEY", "sk-should-not-leak");
+            std::env::set_var("SWITCHBOARD_TEST_SECRET", "x");
+        }
+        let env = BaseEnv::from_current();
+        assert!(!env.vars().contains_key("OPENAI_API_KEY"));
+        assert!(!env.vars().contains_key("SWITCHBOARD_TEST_SECRET"));
+        assert!(env.vars().contains_key("PATH"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn path_comes_from_the_login_shell() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let shell = dir.path().join("fake-login-shell");
+        // Like a login shell whose profile adds nvm's bin dir and chats on stdout.
+        std::fs::write(
+            &shell,
+            "#!/bin/sh\necho 'Welcome!'\nPATH=/home/u/.nvm/bin:/usr/bin; export PATH\nshift\neval \"$2\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&shell, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(
+            path_from_shell(shell.to_str().unwrap()).as_deref(),
+            Some("/home/u/.nvm/bin:/usr/bin")
+        );
+        assert_eq!(path_from_shell("/nonexistent/shell"), None);
+    }
+
+    #[test]
+    fn ring_is_bounded() {
+        let r = StderrRing::new(3);
+        for i in 0..5 {
+            r.push(i.to_string());
+        }
+        assert_eq!(r.lines(), ["2", "3", "4"]);
+        assert_eq!(r.dropped(), 2);
+        let mark = r.mark();
+        r.push("5".into());
+        assert_eq!(r.lines_since(mark), ["5"]);
+        assert_eq!(r.lines_since(0), ["3", "4", "5"]);
+    }
+
+    #[tokio::test]
+    async fn bounded_line_truncates_and_skips_rest() {
+        let data = format!("{}\nshort\n", "x".repeat(100));
+        let mut r = BufReader::new(data.as_bytes());
+        let mut buf = Vec::new();
+        assert_eq!(read_bounded_line(&mut r, &mut buf, 10).await.unwrap(), 101);
+        assert_eq!(buf, b"xxxxxxxxxx");
+        buf.clear();
+        read_bounded_line(&mut r, &mut buf, 10).await.unwrap();
+        assert_eq!(buf, b"short\n");
+    }
+
+    #[tokio::test]
+    async fn shutdown_kills_the_whole_group() {
+        let ring = StderrRing::new(10);
+        let env = BTreeMap::new();
+        let args = vec![
+            "-c".to_owned(),
+            "trap '' TERM; sleep 1000 & echo grandchild $! >&2; wait".to_owned(),
+        ];
+        let spec = SpawnSpec {
+            server: "t",
+            command: "sh",
+            args: &args,
+            cwd: None,
+            env: &env,
+        };
+        let mut p = spawn(&spec, &BaseEnv::from_current(), &ring).unwrap();
+        let pid = p.group.pid().unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        drop(p.stdin);
+        p.group.shutdown(Duration::from_millis(300)).await;
+        assert!(!group_alive(pid), "process group {pid} survived shutdown");
+        assert!(ring.lines().iter().any(|l| l.starts_with("grandchild")));
+    }
+}

@@ -1,0 +1,171 @@
+//! Secrets live only in the OS keychain (`keyring` with its real platform backends). Config files
+//! hold references of the form `${secret:NAME}`; they are resolved when a server starts.
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// The keychain service name under which every Switchboard secret is stored.
+pub const KEYCHAIN_SERVICE: &str = "switchboard";
+
+/// Where secrets are kept. The app and CLI use [`Keychain`]; the trait lets tests of code that
+/// merely *uses* secrets inject a store, while the keychain itself is tested for real.
+pub trait SecretStore: Send + Sync {
+    /// Stores `value` under `name`, replacing any previous value.
+    fn set(&self, name: &str, value: &str) -> Result<()>;
+    /// Reads the value stored under `name`; `Ok(None)` when there is none.
+    fn get(&self, name: &str) -> Result<Option<String>>;
+    /// Removes `name`; removing a missing entry is not an error.
+    fn delete(&self, name: &str) -> Result<()>;
+}
+
+/// The OS keychain: Secret Service on Linux, Keychain on macOS, Credential Manager on Windows.
+#[derive(Debug, Clone)]
+pub struct Keychain {
+    service: String,
+}
+
+impl Default for Keychain {
+    fn default() -> Self {
+        Self {
+            service: KEYCHAIN_SERVICE.to_owned(),
+        }
+    }
+}
+
+impl Keychain {
+    /// A keychain view under a custom service name (tests use a unique one).
+    pub fn with_service(service: impl Into<String>) -> Self {
+        Self {
+            service: service.into(),
+        }
+    }
+
+    fn entry(&self, name: &str) -> Result<keyring::Entry> {
+        keyring::Entry::new(&self.service, name).map_err(keychain_error)
+    }
+}
+
+fn keychain_error(e: keyring::Error) -> Error {
+    Error::new(
+        ErrorCode::Keychain,
+        format!(
+            "OS keychain: {e} (on Linux a Secret Service such as gnome-keyring must be running and unlocked)"
+        ),
+    )
+}
+
+impl SecretStore for Keychain {
+    fn set(&self, name: &str, value: &str) -> Result<()> {
+        self.entry(name)?
+            .set_password(value)
+            .map_err(keychain_error)
+    }
+
+    fn get(&self, name: &str) -> Result<Option<String>> {
+        match self.entry(name)?.get_password() {
+            Ok(v) => Ok(Some(v)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(keychain_error(e)),
+        }
+    }
+
+    fn delete(&self, name: &str) -> Result<()> {
+        match self.entry(name)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(keychain_error(e)),
+        }
+    }
+}
+
+/// Builds the reference text that stands in a config file for the secret `name`.
+pub fn reference(name: &str) -> String {
+    format!("${{secret:{name}}}")
+}
+
+/// Expands `${secret:NAME}` and `${env:VAR}` references in `value`. A missing secret is an error
+/// naming it; a missing environment variable expands to the empty string, as other hosts do.
+pub fn expand(value: &str, store: &dyn SecretStore) -> Result<String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        if let Some(name) = inner.strip_prefix("secret:") {
+            match store.get(name)? {
+                Some(v) => out.push_str(&v),
+                None => {
+                    return Err(Error::new(
+                        ErrorCode::Keychain,
+                        format!(
+                            "the keychain has no secret {name:?} (service {KEYCHAIN_SERVICE:?})"
+                        ),
+                    ));
+                }
+            }
+        } else if let Some(var) = inner.strip_prefix("env:") {
+            out.push_str(&std::env::var(var).unwrap_or_default());
+        } else {
+            out.push_str(&rest[start..start + 2 + end + 1]);
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// An in-memory store, for tests of code that uses secrets (never for the keychain's own tests).
+#[derive(Debug, Default)]
+pub struct MemoryStore(std::sync::Mutex<std::collections::HashMap<String, String>>);
+
+impl SecretStore for MemoryStore {
+    fn set(&self, name: &str, value: &str) -> Result<()> {
+        self.lock()?.insert(name.into(), value.into());
+        Ok(())
+    }
+    fn get(&self, name: &str) -> Result<Option<String>> {
+        Ok(self.lock()?.get(name).cloned())
+    }
+    fn delete(&self, name: &str) -> Result<()> {
+        self.lock()?.remove(name);
+        Ok(())
+    }
+}
+
+impl MemoryStore {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, std::collections::HashMap<String, String>>> {
+        self.0
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "secret store lock poisoned"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_references() {
+        let s = MemoryStore::default();
+        s.set("gh", "tok123").unwrap();
+        // SAFETY of the test: a unique variable name no other test touches.
+        unsafe { std::env::set_var("SWITCHBOARD_TEST_EXPAND", "e") };
+        assert_eq!(
+            expand(
+                "Bearer ${secret:gh}/${env:SWITCHBOARD_TEST_EXPAND}/${other}",
+                &s
+            )
+            .unwrap(),
+            "Bearer tok123/e/${other}"
+        );
+        let e = expand("${secret:nope}", &s).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Keychain);
+        assert_eq!(
+            expand("plain ${unterminated", &s).unwrap(),
+            "plain ${unterminated"
+        );
+    }
+}

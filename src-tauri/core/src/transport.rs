@@ -1,0 +1,73 @@
+//! Transports to servers. rmcp supplies Streamable HTTP; what it lacks is written here: a stdio
+//! transport with a hard cap on message size that closes the connection instead of growing memory,
+//! and the legacy HTTP+SSE transport of 2024-11-05.
+
+pub mod legacy_sse;
+pub mod stdio;
+
+use std::sync::{Arc, OnceLock};
+
+use crate::error::Error;
+
+/// Why a transport closed on its own, set once by the transport and read by the supervisor.
+#[derive(Debug, Clone, Default)]
+pub struct CloseReason(Arc<OnceLock<Error>>);
+
+impl CloseReason {
+    /// Records the reason; later calls keep the first one.
+    pub fn set(&self, error: Error) {
+        let _ = self.0.set(error);
+    }
+
+    /// The recorded reason, if any.
+    pub fn get(&self) -> Option<Error> {
+        self.0.get().cloned()
+    }
+}
+
+/// Wraps a transport and cancels `closed` when the connection ends, whichever side ends it, so
+/// the supervisor learns about a dead server without polling.
+pub struct Monitored<T> {
+    inner: T,
+    closed: tokio_util::sync::CancellationToken,
+}
+
+impl<T> Monitored<T> {
+    /// Wraps `inner`; `closed` is cancelled when it stops delivering messages.
+    pub fn new(inner: T, closed: tokio_util::sync::CancellationToken) -> Self {
+        Self { inner, closed }
+    }
+}
+
+impl<T> rmcp::transport::Transport<rmcp::RoleClient> for Monitored<T>
+where
+    T: rmcp::transport::Transport<rmcp::RoleClient>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<rmcp::RoleClient>> {
+        let message = self.inner.receive().await;
+        if message.is_none() {
+            self.closed.cancel();
+        }
+        message
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.closed.cancel();
+        self.inner.close().await
+    }
+}
+
+impl<T> Drop for Monitored<T> {
+    fn drop(&mut self) {
+        self.closed.cancel();
+    }
+}

@@ -1,0 +1,252 @@
+//! Newline-delimited JSON-RPC over a child's stdin/stdout. Unlike rmcp's reader this one closes
+//! the connection with [`ErrorCode::MessageTooLarge`] as soon as a line passes the cap (a pending
+//! request then fails at once instead of waiting for its timeout), and it skips lines that are not
+//! JSON-RPC with a rate-limited warning, since servers that print to stdout are common.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::RoleClient;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+use super::CloseReason;
+use crate::error::{Error, ErrorCode};
+
+/// A client-side stdio transport over any reader/writer pair (a child's stdout/stdin in the app).
+pub struct StdioTransport<R, W> {
+    server: String,
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    max_message_bytes: usize,
+    writer: Arc<Mutex<Option<W>>>,
+    close_reason: CloseReason,
+    garbage: GarbageLog,
+}
+
+impl<R, W> StdioTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// Wraps `reader`/`writer`; messages longer than `max_message_bytes` close the connection and
+    /// record the reason in `close_reason`.
+    pub fn new(
+        server: impl Into<String>,
+        reader: R,
+        writer: W,
+        max_message_bytes: usize,
+        close_reason: CloseReason,
+    ) -> Self {
+        Self {
+            server: server.into(),
+            reader: BufReader::with_capacity(64 * 1024, reader),
+            line: Vec::new(),
+            max_message_bytes,
+            writer: Arc::new(Mutex::new(Some(writer))),
+            close_reason,
+            garbage: GarbageLog::default(),
+        }
+    }
+
+    /// Reads one line into `self.line`. Cancel-safe: bytes are moved from the reader's buffer into
+    /// `self.line` with no await in between, so a dropped call resumes where it stopped.
+    async fn read_line(&mut self) -> Result<bool, Error> {
+        loop {
+            let (consumed, complete) = {
+                let available = self.reader.fill_buf().await.map_err(|e| {
+                    Error::new(ErrorCode::TransportClosed, format!("reading stdout: {e}"))
+                })?;
+                if available.is_empty() {
+                    return Ok(false);
+                }
+                let newline = available.iter().position(|b| *b == b'\n');
+                let take = newline.map_or(available.len(), |i| i + 1);
+                if self.line.len() + take > self.max_message_bytes + 1 {
+                    return Err(Error::new(
+                        ErrorCode::MessageTooLarge,
+                        format!(
+                            "server {:?} sent a message larger than the {} byte cap (maxMessageBytes); the connection was closed",
+                            self.server, self.max_message_bytes
+                        ),
+                    ));
+                }
+                self.line.extend_from_slice(&available[..take]);
+                (take, newline.is_some())
+            };
+            self.reader.consume(consumed);
+            if complete {
+                return Ok(true);
+            }
+        }
+    }
+}
+
+impl<R, W> Transport<RoleClient> for StdioTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            let mut bytes = serde_json::to_vec(&item)?;
+            bytes.push(b'\n');
+            let mut guard = writer.lock().await;
+            let w = guard.as_mut().ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::NotConnected, "stdin is closed")
+            })?;
+            w.write_all(&bytes).await?;
+            w.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            match self.read_line().await {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    tracing::error!(server = %self.server, "{}", e.message);
+                    self.close_reason.set(e);
+                    self.line = Vec::new();
+                    return None;
+                }
+            }
+            let text = trim_line(&self.line);
+            if text.is_empty() {
+                self.line.clear();
+                continue;
+            }
+            let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text);
+            match parsed {
+                Ok(message) => {
+                    self.line.clear();
+                    return Some(message);
+                }
+                Err(e) => {
+                    self.garbage.record(&self.server, text, &e);
+                    self.line.clear();
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        // Dropping stdin is the first step of the spec's stdio shutdown.
+        if let Some(mut w) = self.writer.lock().await.take() {
+            let _ = w.shutdown().await;
+        }
+        Ok(())
+    }
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+}
+
+/// Logs skipped stdout lines, at most [`GarbageLog::PER_MINUTE`] a minute plus a count.
+#[derive(Debug)]
+struct GarbageLog {
+    window: Instant,
+    logged: u32,
+    suppressed: u64,
+}
+
+impl Default for GarbageLog {
+    fn default() -> Self {
+        Self {
+            window: Instant::now(),
+            logged: 0,
+            suppressed: 0,
+        }
+    }
+}
+
+impl GarbageLog {
+    const PER_MINUTE: u32 = 10;
+
+    fn record(&mut self, server: &str, line: &[u8], error: &serde_json::Error) {
+        if self.window.elapsed() >= Duration::from_secs(60) {
+            if self.suppressed > 0 {
+                tracing::warn!(
+                    server,
+                    suppressed = self.suppressed,
+                    "more non-JSON-RPC stdout lines were skipped"
+                );
+            }
+            self.window = Instant::now();
+            self.logged = 0;
+            self.suppressed = 0;
+        }
+        if self.logged < Self::PER_MINUTE {
+            self.logged += 1;
+            let shown: String = String::from_utf8_lossy(&line[..line.len().min(200)])
+                .chars()
+                .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+                .collect();
+            tracing::warn!(
+                server,
+                "skipped a stdout line that is not JSON-RPC ({error}): {shown}"
+            );
+        } else {
+            self.suppressed += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn skips_garbage_and_reads_messages() {
+        let (mut server_end, client_end) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(client_end);
+        let mut t = StdioTransport::new("s", r, w, 1024, CloseReason::default());
+        server_end
+            .write_all(b"hello\n\x00\x01\n{bad\n\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n")
+            .await
+            .unwrap();
+        let m = t.receive().await.expect("a message after the garbage");
+        assert!(format!("{m:?}").contains("ToolListChanged"), "{m:?}");
+        t.send(TxJsonRpcMessage::<RoleClient>::notification(
+            rmcp::model::ClientNotification::InitializedNotification(Default::default()),
+        ))
+        .await
+        .unwrap();
+        let mut buf = vec![0u8; 256];
+        let n = server_end.read(&mut buf).await.unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).contains("notifications/initialized"));
+    }
+
+    #[tokio::test]
+    async fn oversize_line_closes_with_reason() {
+        let (mut server_end, client_end) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(client_end);
+        let reason = CloseReason::default();
+        let mut t = StdioTransport::new("big", r, w, 2048, reason.clone());
+        tokio::spawn(async move {
+            let chunk = vec![b'x'; 4096];
+            for _ in 0..100 {
+                if server_end.write_all(&chunk).await.is_err() {
+                    break;
+                }
+            }
+        });
+        assert!(t.receive().await.is_none());
+        let e = reason.get().expect("a close reason");
+        assert_eq!(e.code, ErrorCode::MessageTooLarge);
+        assert!(e.message.contains("2048"), "{}", e.message);
+    }
+}

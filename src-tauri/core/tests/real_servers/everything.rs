@@ -1,0 +1,409 @@
+//! `@modelcontextprotocol/server-everything` over stdio and Streamable HTTP.
+
+use std::time::Duration;
+
+use serde_json::json;
+use switchboard_core::ErrorCode;
+use switchboard_core::approvals::Deny;
+use switchboard_core::config::{RemoteTransport, ServerConfig};
+use switchboard_core::connection::CompletionRef;
+use switchboard_core::events::HostEvent;
+
+use crate::support::{Harness, first_text, free_port, npm_bin, stdio};
+
+fn everything() -> ServerConfig {
+    stdio(&npm_bin("mcp-server-everything"), &["stdio"])
+}
+
+#[tokio::test]
+async fn stdio_tools_resources_prompts_completion() {
+    let h = Harness::new().with_roots(&[std::env::temp_dir()]);
+    let live = h.connect("everything", everything()).await;
+    let c = &live.connection;
+    assert_eq!(c.summary().protocol_version, "2025-11-25");
+    assert_eq!(c.summary().server_info["name"], "mcp-servers/everything");
+
+    let tools = c.list_tools().await.unwrap();
+    let names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
+    // Declared client capabilities unlock these tools.
+    for expected in [
+        "echo",
+        "get-sum",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+        "get-roots-list",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    let r = c
+        .call_tool("echo", Some(json!({"message": "hello"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "Echo: hello");
+    let r = c
+        .call_tool("get-sum", Some(json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    assert!(first_text(&r).contains('5'), "{}", first_text(&r));
+    let e = c
+        .call_tool("echo", Some(json!("not an object")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+
+    let (resources, pages) = c.list_resources().await.unwrap();
+    assert!(!resources.is_empty());
+    assert!(pages >= 1);
+    let templates = c.list_resource_templates().await.unwrap();
+    assert!(
+        templates
+            .iter()
+            .any(|t| t.uri_template.contains("dynamic/text"))
+    );
+    let text = c
+        .read_resource("demo://resource/dynamic/text/1")
+        .await
+        .unwrap();
+    assert!(serde_json::to_string(&text).unwrap().contains("\"text\""));
+    let blob = c
+        .read_resource("demo://resource/dynamic/blob/1")
+        .await
+        .unwrap();
+    assert!(serde_json::to_string(&blob).unwrap().contains("\"blob\""));
+
+    let prompts = c.list_prompts().await.unwrap();
+    assert!(prompts.iter().any(|p| p.name == "args-prompt"));
+    let p = c
+        .get_prompt("args-prompt", Some(json!({"city": "Paris"})))
+        .await
+        .unwrap();
+    assert!(serde_json::to_string(&p).unwrap().contains("Paris"));
+
+    let done = c
+        .complete(
+            CompletionRef::Prompt("completable-prompt".into()),
+            "department",
+            "E",
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.completion.values, ["Engineering"]);
+
+    let roots = c.call_tool("get-roots-list", None).await.unwrap();
+    assert!(
+        first_text(&roots).contains("file://"),
+        "{}",
+        first_text(&roots)
+    );
+    c.ping().await.unwrap();
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn children_get_an_allow_listed_environment_plus_their_own() {
+    // `cargo test` sets CARGO_MANIFEST_DIR in this process: a host variable no server may see.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let mut config = everything();
+    config
+        .env
+        .insert("SWITCHBOARD_CONFIGURED".into(), "yes".into());
+    let live = Harness::new().connect("env", config).await;
+    let r = live.connection.call_tool("get-env", None).await.unwrap();
+    let env = first_text(&r);
+    assert!(env.contains("SWITCHBOARD_CONFIGURED"), "{env}");
+    assert!(env.contains("PATH"), "{env}");
+    assert!(
+        !env.contains("CARGO_MANIFEST_DIR"),
+        "host variable leaked: {env}"
+    );
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn logging_and_progress_reach_the_event_channel() {
+    let h = Harness::new();
+    let mut events = h.events.subscribe();
+    let live = h.connect("everything", everything()).await;
+    let c = &live.connection;
+    c.set_log_level("debug").await.unwrap();
+    c.call_tool("toggle-simulated-logging", None).await.unwrap();
+    let r = c
+        .call_tool(
+            "trigger-long-running-operation",
+            Some(json!({"duration": 1, "steps": 4})),
+        )
+        .await
+        .unwrap();
+    assert!(first_text(&r).contains("completed"), "{}", first_text(&r));
+    let mut progress = 0;
+    let mut logs = 0;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while (progress < 4 || logs == 0) && tokio::time::Instant::now() < deadline {
+        match tokio::time::timeout(Duration::from_secs(5), events.recv()).await {
+            Ok(Ok(HostEvent::Progress { .. })) => progress += 1,
+            Ok(Ok(HostEvent::Log { .. })) => logs += 1,
+            Ok(Ok(_)) => {}
+            _ => break,
+        }
+    }
+    assert!(progress >= 4, "saw {progress} progress notifications");
+    assert!(logs >= 1, "saw no log messages");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn timeout_cancels_and_the_connection_stays_usable() {
+    let h = Harness::new();
+    let mut opts = h.options("everything", everything());
+    opts.timeout = Some(Duration::from_secs(1));
+    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let c = &live.connection;
+    let started = std::time::Instant::now();
+    // 10 s with a progress step only every 5 s: the 1 s idle timeout fires first.
+    let e = c
+        .call_tool(
+            "trigger-long-running-operation",
+            Some(json!({"duration": 10, "steps": 2})),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    let r = c
+        .call_tool("echo", Some(json!({"message": "still here"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "Echo: still here");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn sampling_denied_returns_minus_one_and_elicitation_accepts_defaults() {
+    let mut h = Harness::new();
+    let live = h.connect("everything", everything()).await;
+    let r = live
+        .connection
+        .call_tool("trigger-elicitation-request", None)
+        .await
+        .unwrap();
+    let all = serde_json::to_string(&r).unwrap();
+    assert!(all.contains("accept"), "{all}");
+    live.shutdown().await;
+
+    h.approver = std::sync::Arc::new(Deny);
+    let live = h.connect("everything", everything()).await;
+    let r = live
+        .connection
+        .call_tool("trigger-sampling-request", Some(json!({"prompt": "hi"})))
+        .await
+        .unwrap();
+    assert!(
+        first_text(&r).contains("User rejected sampling request"),
+        "{}",
+        first_text(&r)
+    );
+    live.shutdown().await;
+}
+
+/// Starts server-everything in an HTTP mode on a free port and waits until it listens. Its stdout
+/// (where it logs every HTTP request it handles) goes to the returned file.
+async fn http_everything(mode: &str) -> (tokio::process::Child, u16, std::path::PathBuf) {
+    let port = free_port();
+    let log = std::env::temp_dir().join(format!("switchboard-everything-{mode}-{port}.log"));
+    let child = tokio::process::Command::new(npm_bin("mcp-server-everything"))
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (child, port, log)
+}
+
+async fn check_echo_and_resources(live: switchboard_core::connection::Live, message: &str) {
+    let c = &live.connection;
+    assert_eq!(c.summary().server_info["name"], "mcp-servers/everything");
+    let r = c
+        .call_tool("echo", Some(json!({"message": message})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), format!("Echo: {message}"));
+    let (resources, _) = c.list_resources().await.unwrap();
+    assert!(!resources.is_empty());
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn streamable_http() {
+    let (mut child, port, log) = http_everything("streamableHttp").await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let live = Harness::new()
+        .connect(
+            "http",
+            ServerConfig::remote(url, RemoteTransport::StreamableHttp),
+        )
+        .await;
+    check_echo_and_resources(live, "over http").await;
+    // Closing the connection ends the server's session with an HTTP DELETE.
+    let mut printed = String::new();
+    for _ in 0..50 {
+        printed = std::fs::read_to_string(&log).unwrap_or_default();
+        if printed.contains("Received session termination request") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        printed.contains("Received session termination request"),
+        "no DELETE seen by the server:\n{printed}"
+    );
+    let _ = child.kill().await;
+    let _ = std::fs::remove_file(log);
+}
+
+#[tokio::test]
+async fn legacy_sse_explicit_and_by_fallback() {
+    let (mut child, port, log) = http_everything("sse").await;
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let live = Harness::new()
+        .connect(
+            "sse",
+            ServerConfig::remote(url.clone(), RemoteTransport::Sse),
+        )
+        .await;
+    check_echo_and_resources(live, "over sse").await;
+    // `auto` tries Streamable HTTP first; the server rejects it, so the legacy transport is used.
+    let live = Harness::new()
+        .connect("auto", ServerConfig::remote(url, RemoteTransport::Auto))
+        .await;
+    check_echo_and_resources(live, "by fallback").await;
+    let _ = child.kill().await;
+    let _ = std::fs::remove_file(log);
+}
+
+#[tokio::test]
+async fn legacy_resource_subscription_delivers_updates() {
+    let h = Harness::new();
+    let mut events = h.events.subscribe();
+    let live = h.connect("everything", everything()).await;
+    let c = &live.connection;
+    let uri = "demo://resource/dynamic/text/1";
+    c.subscribe(uri).await.unwrap();
+    // The server's simulated updates go to subscribed URIs only, once at once and then every 5 s.
+    c.call_tool("toggle-subscriber-updates", None)
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let updated = loop {
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(HostEvent::ResourceUpdated { server, uri })) => break Some((server, uri)),
+            Ok(Ok(_)) => {}
+            _ => break None,
+        }
+    };
+    assert_eq!(
+        updated,
+        Some(("everything".to_owned(), uri.to_owned())),
+        "no notifications/resources/updated"
+    );
+    c.unsubscribe(uri).await.unwrap();
+    live.shutdown().await;
+}
+
+/// A loopback TCP proxy whose live connections can be cut at once, as a flaky network would.
+struct Cutter {
+    port: u16,
+    conns: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl Cutter {
+    async fn start(upstream: u16) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let conns = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let registry = conns.clone();
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let task = tokio::spawn(async move {
+                    if let Ok(mut outbound) =
+                        tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+                    {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                registry.lock().unwrap().push(task.abort_handle());
+            }
+        });
+        Self { port, conns }
+    }
+
+    /// Drops every connection open now; new ones go through.
+    fn cut(&self) -> usize {
+        let mut conns = self.conns.lock().unwrap();
+        let n = conns.len();
+        for c in conns.drain(..) {
+            c.abort();
+        }
+        n
+    }
+}
+
+#[tokio::test]
+async fn streamable_http_resumes_a_cut_stream_with_last_event_id() {
+    let (mut child, port, log) = http_everything("streamableHttp").await;
+    let cutter = Cutter::start(port).await;
+    let url = format!("http://127.0.0.1:{}/mcp", cutter.port);
+    let h = Harness::new();
+    let mut events = h.events.subscribe();
+    let live = h
+        .connect(
+            "flaky",
+            ServerConfig::remote(url, RemoteTransport::StreamableHttp),
+        )
+        .await;
+    let c = live.connection.clone();
+    let call = tokio::spawn(async move {
+        c.call_tool(
+            "trigger-long-running-operation",
+            Some(json!({"duration": 3, "steps": 6})),
+        )
+        .await
+    });
+    // Cut the network once the response stream is flowing (after the first progress event).
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
+            Ok(Ok(HostEvent::Progress { .. })) => break,
+            Ok(Ok(_)) => {}
+            other => panic!("no progress before the cut: {other:?}"),
+        }
+    }
+    assert!(cutter.cut() > 0, "nothing to cut");
+    let r = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("the call finished")
+        .unwrap()
+        .expect("the call survived the cut");
+    assert!(first_text(&r).contains("completed"), "{}", first_text(&r));
+    let printed = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        printed.contains("Last-Event-ID"),
+        "the client did not resume with Last-Event-ID:\n{printed}"
+    );
+    live.shutdown().await;
+    let _ = child.kill().await;
+    let _ = std::fs::remove_file(log);
+}

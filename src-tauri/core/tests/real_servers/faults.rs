@@ -1,0 +1,329 @@
+//! Hostile and broken servers: none may crash, hang or bloat the host, nor affect other servers.
+
+use std::time::Duration;
+
+use serde_json::json;
+use switchboard_core::ErrorCode;
+use switchboard_core::servers::{ServerHandle, ServerStatus};
+
+use crate::support::{Harness, first_text, host_context, python, python_fixture, stdio};
+
+fn faulty(mode: &str) -> switchboard_core::config::ServerConfig {
+    stdio(&python(), &[&python_fixture("faulty_server.py"), mode])
+}
+
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn crash_mid_request_fails_fast_and_the_supervisor_restarts() {
+    let ctx = host_context();
+    let mut events = ctx.events.subscribe();
+    let handle = ServerHandle::spawn("crashy", faulty("crash"), vec![], &ctx);
+    let c = handle.wait_running(Duration::from_secs(20)).await.unwrap();
+    let started = std::time::Instant::now();
+    let e = c
+        .call_tool("echo", Some(json!({"text": "boom"})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::TransportClosed, "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    // Restarting with backoff, visible to the UI, then running again.
+    let mut saw_restarting = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let ev = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("events")
+            .unwrap();
+        if let switchboard_core::events::HostEvent::Status { status, .. } = ev {
+            match status {
+                ServerStatus::Restarting { attempt, error, .. } => {
+                    assert_eq!(attempt, 1);
+                    assert!(error.message.contains("exit"), "{}", error.message);
+                    saw_restarting = true;
+                }
+                ServerStatus::Running { .. } if saw_restarting => break,
+                _ => {}
+            }
+        }
+    }
+    let c = handle.connection().unwrap();
+    c.ping().await.unwrap();
+    handle.stop().await.unwrap();
+    assert_eq!(handle.status(), ServerStatus::Stopped);
+}
+
+#[tokio::test]
+async fn exit_during_initialize_reports_stderr() {
+    let h = Harness::new();
+    let e = switchboard_core::connection::connect(h.options("dies", faulty("exit-on-init")))
+        .await
+        .err()
+        .expect("connect must fail");
+    assert_eq!(e.code, ErrorCode::ConnectFailed, "{e}");
+    assert!(e.message.contains("fatal: boom"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn gives_up_after_repeated_failures() {
+    let ctx = host_context();
+    let handle = ServerHandle::spawn("dies", faulty("exit-on-init"), vec![], &ctx);
+    let e = handle
+        .wait_running(Duration::from_secs(60))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ConnectFailed, "{e}");
+    assert!(matches!(handle.status(), ServerStatus::Failed { .. }));
+}
+
+#[tokio::test]
+async fn hang_times_out_and_the_server_is_told() {
+    let h = Harness::new();
+    let mut opts = h.options("hangs", faulty("hang"));
+    opts.timeout = Some(Duration::from_millis(800));
+    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let e = live.connection.call_tool("hang", None).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    let mut told = false;
+    for _ in 0..40 {
+        if h.stderr.lines().iter().any(|l| l.starts_with("cancelled")) {
+            told = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        told,
+        "the server never received notifications/cancelled: {:?}",
+        h.stderr.lines()
+    );
+    let r = live
+        .connection
+        .call_tool("echo", Some(json!({"text": "ok"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "ok");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_100_mb_line_closes_the_connection_without_bloat() {
+    let h = Harness::new();
+    let before = rss_kb();
+    let live = h.connect("huge", faulty("huge-line")).await;
+    let e = live
+        .connection
+        .call_tool("echo", Some(json!({"text": "x"})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::MessageTooLarge, "{e}");
+    assert!(e.message.contains("16777216"), "{}", e.message);
+    let grown = rss_kb().saturating_sub(before);
+    // The cap is 16 MiB; the line is 100 MB. Allow the capped buffer plus slack, never the line.
+    assert!(grown < 60 * 1024, "RSS grew by {grown} kB");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn stdout_garbage_is_skipped() {
+    let h = Harness::new();
+    let live = h.connect("noisy", faulty("garbage")).await;
+    for i in 0..5 {
+        let r = live
+            .connection
+            .call_tool("echo", Some(json!({"text": format!("n{i}")})))
+            .await
+            .unwrap();
+        assert_eq!(first_text(&r), format!("n{i}"));
+    }
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn stop_kills_a_grandchild_holding_stdout() {
+    let h = Harness::new();
+    let live = h.connect("grand", faulty("grandchild")).await;
+    let mut pid = None;
+    for _ in 0..50 {
+        pid = h.stderr.lines().iter().find_map(|l| {
+            l.strip_prefix("grandchild ")
+                .and_then(|p| p.trim().parse::<u32>().ok())
+        });
+        if pid.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pid = pid.expect("the fixture reports its grandchild");
+    let started = std::time::Instant::now();
+    live.shutdown().await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let alive = stat
+        .rsplit(')')
+        .next()
+        .and_then(|r| r.split_whitespace().next())
+        .is_some_and(|state| state != "Z" && state != "X");
+    assert!(!alive, "grandchild {pid} survived: {stat}");
+}
+
+#[tokio::test]
+async fn floods_do_not_hurt_the_host_or_other_servers() {
+    let h = Harness::new();
+    let neighbour = h.connect("neighbour", faulty("ok")).await;
+    let flood = h.connect("flood", faulty("requests-flood")).await;
+    let noisy = h.connect("stderr", faulty("stderr-flood")).await;
+    let r = flood
+        .connection
+        .call_tool("echo", Some(json!({"text": "after flood"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "after flood");
+    let r = neighbour
+        .connection
+        .call_tool("echo", Some(json!({"text": "unaffected"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "unaffected");
+    // The stderr ring stays bounded however much a server writes.
+    assert!(noisy.connection.stderr().len() <= 1000);
+    for live in [neighbour, flood, noisy] {
+        live.shutdown().await;
+    }
+}
+
+/// An approver nobody answers: it counts the sampling requests it is holding, and a request
+/// leaves the count only when its future is dropped (cancelled).
+struct Unanswered(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+struct Held(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl switchboard_core::approvals::Approver for Unanswered {
+    fn sampling(
+        &self,
+        _origin: switchboard_core::approvals::Origin,
+        _params: rmcp::model::CreateMessageRequestParams,
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<rmcp::model::CreateMessageResult, rmcp::model::ErrorData>,
+    > {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let held = Held(self.0.clone());
+        Box::pin(async move {
+            let _held = held;
+            std::future::pending().await
+        })
+    }
+
+    fn elicitation(
+        &self,
+        _origin: switchboard_core::approvals::Origin,
+        _params: rmcp::model::ElicitRequestParams,
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<rmcp::model::ElicitResult, rmcp::model::ErrorData>,
+    > {
+        Box::pin(std::future::pending())
+    }
+}
+
+async fn report(live: &switchboard_core::connection::Live) -> serde_json::Value {
+    let r = live.connection.call_tool("report", None).await.unwrap();
+    serde_json::from_str(&first_text(&r)).unwrap()
+}
+
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn inbound_requests_beyond_the_bound_are_rejected_at_once() {
+    let held = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut h = Harness::new();
+    h.approver = std::sync::Arc::new(Unanswered(held.clone()));
+    let live = h.connect("greedy", faulty("ok")).await;
+    let r = live
+        .connection
+        .call_tool("sample", Some(json!({"count": 40})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "sent");
+    let bound = switchboard_core::handler::DEFAULT_MAX_INBOUND;
+    wait_until("the bound to fill", || {
+        held.load(std::sync::atomic::Ordering::SeqCst) == bound
+    })
+    .await;
+    // The rest were answered straight away with "too many concurrent requests"; the held ones
+    // are still waiting for a person and have no answer yet.
+    let mut seen = serde_json::Value::Null;
+    for _ in 0..100 {
+        seen = report(&live).await;
+        if seen["responses"] == json!(40 - bound) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let code = switchboard_core::handler::TOO_MANY_REQUESTS.to_string();
+    assert_eq!(seen["responses"], json!(40 - bound), "{seen}");
+    assert_eq!(seen["errors"][&code], json!(40 - bound), "{seen}");
+    // The connection still serves the user's own requests.
+    let r = live
+        .connection
+        .call_tool("echo", Some(json!({"text": "still fine"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "still fine");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_cancelling_its_request_withdraws_the_approval_and_gets_no_answer() {
+    let held = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut h = Harness::new();
+    h.approver = std::sync::Arc::new(Unanswered(held.clone()));
+    let live = h.connect("fickle", faulty("ok")).await;
+    live.connection
+        .call_tool("sample", Some(json!({"count": 3})))
+        .await
+        .unwrap();
+    wait_until("three approvals to wait for a person", || {
+        held.load(std::sync::atomic::Ordering::SeqCst) == 3
+    })
+    .await;
+    live.connection.call_tool("cancel", None).await.unwrap();
+    wait_until("the cancelled approvals to be withdrawn", || {
+        held.load(std::sync::atomic::Ordering::SeqCst) == 0
+    })
+    .await;
+    // The spec: a receiver of a cancellation SHOULD NOT answer the cancelled request.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let seen = report(&live).await;
+    assert_eq!(seen["responses"], json!(0), "{seen}");
+    live.shutdown().await;
+}

@@ -1,0 +1,15 @@
+//! End-to-end tests against real server processes: the npm reference servers, the Python SDK,
+//! rmcp's server side (the 2026-07-28 era) and deliberately broken servers.
+//! Fixtures are installed by `scripts/setup-fixtures.sh`.
+
+#![allow(deprecated)]
+
+mod support;
+
+mod everything;
+mod faults;
+mod filesystem;
+mod host;
+mod keychain;
+mod modern;
+mod python_sdk;

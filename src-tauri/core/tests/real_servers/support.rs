@@ -1,0 +1,150 @@
+//! Locating fixtures and connecting to them the way the app does.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use switchboard_core::approvals::{AcceptDefaults, Approver};
+use switchboard_core::config::ServerConfig;
+use switchboard_core::connection::{self, ConnectOptions, Live};
+use switchboard_core::events::{self, EventSender};
+use switchboard_core::handler::roots_from_paths;
+use switchboard_core::process::{BaseEnv, StderrRing};
+use switchboard_core::secrets::MemoryStore;
+use switchboard_core::servers::{HostContext, RestartPolicy};
+use tokio::sync::watch;
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn must_exist(p: PathBuf) -> PathBuf {
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/setup-fixtures.sh first",
+        p.display()
+    );
+    p
+}
+
+/// A bin from the npm fixtures (server-everything, server-filesystem).
+pub fn npm_bin(name: &str) -> String {
+    must_exist(
+        repo_root()
+            .join("tests/fixtures/node_modules/.bin")
+            .join(name),
+    )
+    .to_string_lossy()
+    .into_owned()
+}
+
+/// The fixtures' Python (a venv with the `mcp` SDK).
+pub fn python() -> String {
+    must_exist(repo_root().join("tests/fixtures/.venv/bin/python"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A Python fixture script.
+pub fn python_fixture(name: &str) -> String {
+    must_exist(repo_root().join("tests/fixtures/python").join(name))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The rmcp fixture server, built by `cargo test` as an example of this crate.
+pub fn rmcp_fixture() -> String {
+    let exe = std::env::current_exe().expect("test exe");
+    // target/<profile>/deps/real_servers-… → target/<profile>/examples/fixture_server
+    let p = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .map(|d| d.join("examples/fixture_server"))
+        .expect("target dir");
+    must_exist(p).to_string_lossy().into_owned()
+}
+
+pub fn stdio(command: &str, args: &[&str]) -> ServerConfig {
+    ServerConfig::stdio(command, args.iter().map(|s| s.to_string()).collect())
+}
+
+/// Options as the app builds them, with an in-memory secret store and the given approver.
+pub struct Harness {
+    pub events: EventSender,
+    pub roots: watch::Sender<Vec<rmcp::model::Root>>,
+    pub stderr: StderrRing,
+    pub approver: Arc<dyn Approver>,
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        Self {
+            events: events::channel(4096),
+            roots: watch::channel(Vec::new()).0,
+            stderr: StderrRing::new(1000),
+            approver: Arc::new(AcceptDefaults),
+        }
+    }
+
+    pub fn with_roots(self, roots: &[PathBuf]) -> Self {
+        self.roots.send_replace(roots_from_paths(roots));
+        self
+    }
+
+    pub fn options(&self, name: &str, config: ServerConfig) -> ConnectOptions {
+        ConnectOptions {
+            server: name.to_owned(),
+            config,
+            config_file: PathBuf::from("<test>"),
+            timeout: None,
+            roots: self.roots.subscribe(),
+            approver: self.approver.clone(),
+            events: self.events.clone(),
+            base_env: BaseEnv::from_current(),
+            secrets: Arc::new(MemoryStore::default()),
+            stderr: self.stderr.clone(),
+        }
+    }
+
+    pub async fn connect(&self, name: &str, config: ServerConfig) -> Live {
+        connection::connect(self.options(name, config))
+            .await
+            .unwrap_or_else(|e| panic!("connect {name}: {e}"))
+    }
+}
+
+/// A host context for supervisor tests, with fast restarts.
+pub fn host_context() -> HostContext {
+    HostContext {
+        config_file: PathBuf::from("<test>"),
+        approver: Arc::new(AcceptDefaults),
+        events: events::channel(4096),
+        base_env: BaseEnv::from_current(),
+        secrets: Arc::new(MemoryStore::default()),
+        restart: RestartPolicy {
+            initial: std::time::Duration::from_millis(200),
+            max: std::time::Duration::from_secs(2),
+            max_attempts: 5,
+            stable_after: std::time::Duration::from_secs(60),
+        },
+    }
+}
+
+/// The text of the first content block of a tool result.
+pub fn first_text(result: &rmcp::model::CallToolResult) -> String {
+    serde_json::to_value(&result.content)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/0/text")
+                .and_then(|t| t.as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default()
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
