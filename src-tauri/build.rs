@@ -1,0 +1,7 @@
+fn main() {
+    println!("cargo:rerun-if-changed=src-tauri/capabilities");
+    tauri_build::try_build(
+        tauri_build::Attributes::new().capabilities_path_pattern("./src-tauri/capabilities/**/*"),
+    )
+    .expect("failed to run tauri-build");
+}

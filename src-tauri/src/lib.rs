@@ -1,0 +1,104 @@
+//! The thin Tauri shell: commands are short adapters onto `switchboard-core`, and core events are
+//! forwarded to the window from one place. Nothing here knows MCP.
+
+mod commands;
+
+use std::sync::Arc;
+
+use switchboard_core::approvals::Deny;
+use switchboard_core::config::Config;
+use switchboard_core::events;
+use switchboard_core::host::Host;
+use switchboard_core::paths::Paths;
+use switchboard_core::process::BaseEnv;
+use switchboard_core::secrets::Keychain;
+use switchboard_core::servers::{HostContext, RestartPolicy};
+use tauri::{Emitter, Manager};
+
+/// What every command can reach.
+pub struct AppState {
+    pub host: Host,
+    pub paths: Paths,
+    /// Why the config could not be loaded, shown instead of an empty list.
+    pub config_error: Option<switchboard_core::Error>,
+}
+
+/// The event name the UI listens on for [`switchboard_core::events::HostEvent`]s.
+pub const HOST_EVENT: &str = "host-event";
+
+/// Starts the desktop app.
+pub fn run() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
+        )
+        .init();
+    let result = tauri::Builder::default()
+        // First: a second launch focuses the running window instead of starting another host
+        // that would spawn every server twice.
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+            if let Some(window) = app.get_webview_window("main") {
+                let _ = window.unminimize();
+                let _ = window.set_focus();
+            }
+        }))
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .setup(|app| {
+            let paths = Paths::resolve(None, None)?;
+            let (config, config_error) = match Config::load(&paths.config_file) {
+                Ok(c) => (c, None),
+                Err(e) => (Config::default(), Some(e)),
+            };
+            let events = events::channel(4096);
+            let ctx = HostContext {
+                config_file: paths.config_file.clone(),
+                // Approval dialogs arrive with the human-in-the-loop work; until then servers
+                // that ask for sampling or elicitation are refused, never silently approved.
+                approver: Arc::new(Deny),
+                events: events.clone(),
+                base_env: BaseEnv::detect(),
+                secrets: Arc::new(Keychain::default()),
+                restart: RestartPolicy::default(),
+            };
+            // Supervisors are tokio tasks; they live on Tauri's async runtime.
+            let host = tauri::async_runtime::block_on(async { Host::start(config, ctx) });
+            let handle = app.handle().clone();
+            let mut rx = events.subscribe();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    match rx.recv().await {
+                        Ok(event) => {
+                            let _ = handle.emit(HOST_EVENT, event);
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(_) => break,
+                    }
+                }
+            });
+            app.manage(AppState {
+                host,
+                paths,
+                config_error,
+            });
+            Ok(())
+        })
+        .invoke_handler(commands::handler())
+        .build(tauri::generate_context!());
+    let app = match result {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("Switchboard could not start: {e}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            // No server process may outlive the app.
+            let state = handle.state::<AppState>();
+            tauri::async_runtime::block_on(state.host.shutdown());
+        }
+    });
+}

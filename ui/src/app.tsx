@@ -1,0 +1,73 @@
+// The window: a sidebar of screens with a live server summary, and the chosen screen.
+import { useState } from "react";
+import type { Backend } from "./backend";
+import { useHost } from "./host";
+import { PromptsScreen } from "./screens/prompts";
+import { ResourcesScreen } from "./screens/resources";
+import { RootsScreen } from "./screens/roots";
+import { ServersScreen } from "./screens/servers";
+import { ToolsScreen } from "./screens/tools";
+
+const SCREENS = [
+  { id: "servers", label: "Servers" },
+  { id: "tools", label: "Tools" },
+  { id: "resources", label: "Resources" },
+  { id: "prompts", label: "Prompts" },
+  { id: "roots", label: "Roots" },
+] as const;
+
+type ScreenId = (typeof SCREENS)[number]["id"];
+
+export function App(props: { backend: Backend }) {
+  const host = useHost(props.backend);
+  const [screen, setScreen] = useState<ScreenId>("servers");
+  const up = host.servers.filter((s) => s.status.state === "running").length;
+  const failing = host.servers.filter((s) => s.status.state === "failed" || s.status.state === "restarting").length;
+  return (
+    <div className="app">
+      <nav className="sidebar" aria-label="Screens">
+        <div className="brand">Switchboard</div>
+        <ul
+          role="tablist"
+          aria-orientation="vertical"
+          onKeyDown={(e) => {
+            const i = SCREENS.findIndex((s) => s.id === screen);
+            const move = e.key === "ArrowDown" ? 1 : e.key === "ArrowUp" ? -1 : 0;
+            const next = SCREENS[i + move];
+            if (move && next) {
+              e.preventDefault();
+              setScreen(next.id);
+              document.querySelector<HTMLElement>(`[data-testid=nav-${next.id}]`)?.focus();
+            }
+          }}
+        >
+          {SCREENS.map((s) => (
+            <li key={s.id}>
+              <button
+                role="tab"
+                aria-selected={screen === s.id}
+                tabIndex={screen === s.id ? 0 : -1}
+                data-testid={`nav-${s.id}`}
+                className={screen === s.id ? "nav active" : "nav"}
+                onClick={() => setScreen(s.id)}
+              >
+                {s.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div className="summary muted" aria-live="polite">
+          {host.servers.length ? `${up} of ${host.servers.length} running` : "No servers"}
+          {failing ? <div className="warn-text">{failing} failing</div> : null}
+        </div>
+      </nav>
+      <main className="main">
+        {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
+        {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} /> : null}
+        {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
+        {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
+        {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+// The one interface the UI talks to. Only backend/tauri.ts implements it with Tauri; tests use a
+// fake. Every method rejects with a `{code, message}` BackendError, never a bare string.
+import type { Error as BackendError } from "./bindings/Error";
+import type { CallProgress } from "./bindings/CallProgress";
+import type { HostEvent } from "./bindings/HostEvent";
+import type { ImportPlan } from "./bindings/ImportPlan";
+import type { ImportReport } from "./bindings/ImportReport";
+import type { RootsView } from "./bindings/RootsView";
+import type { ServerConfig } from "./bindings/ServerConfig";
+import type { ServerView } from "./bindings/ServerView";
+import type {
+  CallToolResult,
+  Completion,
+  CompletionTarget,
+  GetPromptResult,
+  ListResourcesResult,
+  LogLevel,
+  Prompt,
+  ReadResourceResult,
+  ResourceTemplate,
+  Tool,
+} from "./mcp";
+
+export interface Backend {
+  // Servers
+  listServers(): Promise<ServerView[]>;
+  startServer(name: string): Promise<void>;
+  stopServer(name: string): Promise<void>;
+  restartServer(name: string): Promise<void>;
+  /** Adds a server, or replaces `previousName` (which may be a rename) with it; saved to the config file. */
+  saveServer(name: string, config: ServerConfig, previousName: string | null): Promise<void>;
+  removeServer(name: string): Promise<void>;
+  setServerEnabled(name: string, enabled: boolean): Promise<void>;
+  /** Reads a Claude Desktop or VS Code config and says what importing it would do (no secret values). */
+  importPreview(path: string): Promise<ImportPlan>;
+  /** Imports that file: secrets go to the keychain; `inputs` are values for the plan's inputs by id. */
+  importApply(path: string, inputs: Record<string, string>): Promise<ImportReport>;
+  setLogLevel(server: string, level: LogLevel): Promise<void>;
+  configPath(): Promise<string>;
+
+  // Tools (from the server's catalog, refreshed on list_changed)
+  listTools(server: string): Promise<Tool[]>;
+  /** Calls a tool; `callId` names the call so `cancelCall` can cancel it; progress streams to `onProgress`. */
+  callTool(
+    server: string,
+    name: string,
+    args: Record<string, unknown>,
+    callId: string,
+    onProgress: (progress: CallProgress) => void,
+  ): Promise<CallToolResult>;
+  /** Cancels a call in flight (the server is sent notifications/cancelled); its promise rejects with code "cancelled". */
+  cancelCall(callId: string): Promise<void>;
+
+  // Resources
+  /** One page of resources; pass the previous page's nextCursor to get the next. */
+  listResourcesPage(server: string, cursor: string | null): Promise<ListResourcesResult>;
+  listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
+  readResource(server: string, uri: string): Promise<ReadResourceResult>;
+  subscribeResource(server: string, uri: string): Promise<void>;
+  unsubscribeResource(server: string, uri: string): Promise<void>;
+
+  // Prompts
+  listPrompts(server: string): Promise<Prompt[]>;
+  getPrompt(server: string, name: string, args: Record<string, string>): Promise<GetPromptResult>;
+  complete(
+    server: string,
+    target: CompletionTarget,
+    argument: string,
+    value: string,
+    context: Record<string, string>,
+  ): Promise<Completion>;
+
+  // Roots
+  getRoots(): Promise<RootsView>;
+  /** Sets the global roots (`server` null) or a server's own (`paths` null: back to the global ones). */
+  setRoots(server: string | null, paths: string[] | null): Promise<void>;
+  /** The native folder picker; null when the user cancels. */
+  pickFolder(): Promise<string | null>;
+  /** The native file picker (for imports); null when the user cancels. */
+  pickFile(): Promise<string | null>;
+
+  // The desktop
+  /** Opens an https URL in the system browser (anything else is refused). */
+  openExternal(url: string): Promise<void>;
+  /** Asks where to save and writes the bytes there; null when the user cancels. */
+  saveBytes(suggestedName: string, base64: string): Promise<string | null>;
+
+  onHostEvent(listener: (event: HostEvent) => void): Promise<() => void>;
+}
+
+/** Errors from the backend always carry a stable code. */
+export function isBackendError(e: unknown): e is BackendError {
+  return typeof e === "object" && e !== null && "code" in e && "message" in e;
+}
+
+/** A message for any rejection, preferring the backend's own. */
+export function errorMessage(e: unknown): string {
+  if (isBackendError(e)) return e.message;
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

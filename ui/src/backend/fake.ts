@@ -1,0 +1,289 @@
+// An in-memory Backend for component tests and for working on the UI in a browser
+// (`?backend=fake`). It behaves like the real one where the UI can tell: pages with cursors,
+// `{code, message}` errors, events.
+import type { Backend } from "../backend";
+import type { CallProgress } from "../bindings/CallProgress";
+import type { HostEvent } from "../bindings/HostEvent";
+import type { ImportPlan } from "../bindings/ImportPlan";
+import type { RootsView } from "../bindings/RootsView";
+import type { ServerConfig } from "../bindings/ServerConfig";
+import type { ServerStatus } from "../bindings/ServerStatus";
+import type { ServerView } from "../bindings/ServerView";
+import type { CallToolResult, Completion, Prompt, Resource, ResourceTemplate, Tool } from "../mcp";
+
+export const PAGE = 100;
+
+function running(name: string): ServerStatus {
+  return {
+    state: "running",
+    summary: {
+      protocolVersion: "2025-11-25",
+      serverInfo: { name, version: "1.0.0" },
+      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} },
+      instructions: `Use ${name} for testing.`,
+    },
+  };
+}
+
+export interface FakeOptions {
+  resources?: number;
+}
+
+export class FakeBackend implements Backend {
+  servers: ServerView[] = [];
+  roots: RootsView = { global: [], servers: {} };
+  listeners = new Set<(e: HostEvent) => void>();
+  calls: { method: string; args: unknown[] }[] = [];
+  resourceCount: number;
+  /** Pending tool calls by id, so tests can finish or cancel them. */
+  pending = new Map<string, { resolve: (r: CallToolResult) => void; reject: (e: unknown) => void }>();
+  holdCalls = false;
+
+  constructor(options: FakeOptions = {}) {
+    this.resourceCount = options.resources ?? 250;
+  }
+
+  private log(method: string, ...args: unknown[]) {
+    this.calls.push({ method, args });
+  }
+
+  addServer(name: string, status: ServerStatus = running(name), config: ServerConfig = { command: "demo", args: [] }) {
+    this.servers.push({ name, status, stderrTail: [`${name} started`], config });
+    this.roots.servers[name] = null;
+    return this;
+  }
+
+  emit(event: HostEvent) {
+    if (event.type === "status") {
+      const s = this.servers.find((x) => x.name === event.server);
+      if (s) s.status = event.status;
+    }
+    for (const l of this.listeners) l(event);
+  }
+
+  private find(name: string): ServerView {
+    const s = this.servers.find((x) => x.name === name);
+    if (!s) throw { code: "server_not_found", message: `no server named "${name}"` };
+    return s;
+  }
+
+  async listServers() {
+    return structuredClone(this.servers);
+  }
+  async startServer(name: string) {
+    this.log("startServer", name);
+    this.emit({ type: "status", server: name, status: running(name) });
+  }
+  async stopServer(name: string) {
+    this.log("stopServer", name);
+    this.emit({ type: "status", server: name, status: { state: "stopped" } });
+  }
+  async restartServer(name: string) {
+    this.log("restartServer", name);
+  }
+  async saveServer(name: string, config: ServerConfig, previousName: string | null) {
+    this.log("saveServer", name, config, previousName);
+    if (!name) throw { code: "invalid_input", message: "a server needs a name" };
+    if (previousName) this.servers = this.servers.filter((s) => s.name !== previousName);
+    else if (this.servers.some((s) => s.name === name)) throw { code: "invalid_input", message: `a server named "${name}" already exists` };
+    this.addServer(name, { state: "starting", attempt: 0 }, config);
+  }
+  async removeServer(name: string) {
+    this.log("removeServer", name);
+    this.servers = this.servers.filter((s) => s.name !== name);
+  }
+  async setServerEnabled(name: string, enabled: boolean) {
+    this.log("setServerEnabled", name, enabled);
+    const s = this.find(name);
+    s.config = { ...s.config, enabled };
+    s.status = enabled ? running(name) : { state: "disabled" };
+  }
+  async importPreview(path: string): Promise<ImportPlan> {
+    this.log("importPreview", path);
+    return {
+      source: "claude-desktop",
+      servers: { github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"] } },
+      secretNames: ["github.GITHUB_TOKEN"],
+      inputs: [],
+    };
+  }
+  async importApply(path: string, inputs: Record<string, string>) {
+    this.log("importApply", path, inputs);
+    return { added: ["github"], secretsStored: ["github.GITHUB_TOKEN"], inputsMissing: [] };
+  }
+  async setLogLevel(server: string, level: string) {
+    this.log("setLogLevel", server, level);
+  }
+  async configPath() {
+    return "/home/you/.config/switchboard/switchboard.json";
+  }
+
+  async listTools(server: string): Promise<Tool[]> {
+    this.find(server);
+    return [
+      {
+        name: "echo",
+        title: "Echo",
+        description: "Echoes the message back",
+        inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
+        annotations: { readOnlyHint: true },
+      },
+      {
+        name: "weather",
+        description: "Structured weather",
+        inputSchema: {
+          type: "object",
+          properties: {
+            city: { type: "string", default: "Paris" },
+            units: { type: "string", enum: ["metric", "imperial"] },
+            days: { type: "integer" },
+            alerts: { type: "boolean" },
+          },
+        },
+        outputSchema: {
+          type: "object",
+          properties: { temperature: { type: "number" } },
+          required: ["temperature"],
+        },
+        annotations: { destructiveHint: true, openWorldHint: true },
+      },
+    ];
+  }
+  /** The progress listener of the latest call, so tests can report progress. */
+  onProgress: ((p: CallProgress) => void) | null = null;
+
+  async callTool(
+    server: string,
+    name: string,
+    args: Record<string, unknown>,
+    callId: string,
+    onProgress: (p: CallProgress) => void,
+  ): Promise<CallToolResult> {
+    this.log("callTool", server, name, args, callId);
+    this.onProgress = onProgress;
+    if (this.holdCalls) {
+      return new Promise((resolve, reject) => this.pending.set(callId, { resolve, reject }));
+    }
+    if (name === "weather") {
+      return { content: [{ type: "text", text: "22 °C" }], structuredContent: { temperature: 22 } };
+    }
+    return { content: [{ type: "text", text: `Echo: ${String(args["message"] ?? "")}` }] };
+  }
+  async cancelCall(callId: string) {
+    this.log("cancelCall", callId);
+    this.pending.get(callId)?.reject({ code: "cancelled", message: "the call was cancelled; the server was told" });
+    this.pending.delete(callId);
+  }
+
+  async listResourcesPage(server: string, cursor: string | null) {
+    this.log("listResourcesPage", server, cursor);
+    const start = cursor ? Number(cursor) : 0;
+    const end = Math.min(start + PAGE, this.resourceCount);
+    const resources: Resource[] = [];
+    for (let i = start; i < end; i++) {
+      resources.push(
+        i === 0
+          ? { uri: "demo://image.png", name: "image.png", mimeType: "image/png" }
+          : { uri: `demo://r/${i}`, name: `resource ${i}`, mimeType: "text/plain" },
+      );
+    }
+    return end < this.resourceCount ? { resources, nextCursor: String(end) } : { resources };
+  }
+  async listResourceTemplates(_server: string): Promise<ResourceTemplate[]> {
+    return [{ uriTemplate: "demo://city/{city}", name: "city" }];
+  }
+  async readResource(server: string, uri: string) {
+    this.log("readResource", server, uri);
+    if (uri === "demo://image.png") {
+      return {
+        contents: [
+          {
+            uri,
+            mimeType: "image/png",
+            blob: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+          },
+        ],
+      };
+    }
+    return { contents: [{ uri, mimeType: "text/plain", text: `contents of ${uri}` }] };
+  }
+  async subscribeResource(server: string, uri: string) {
+    this.log("subscribeResource", server, uri);
+  }
+  async unsubscribeResource(server: string, uri: string) {
+    this.log("unsubscribeResource", server, uri);
+  }
+
+  async listPrompts(_server: string): Promise<Prompt[]> {
+    return [
+      {
+        name: "team",
+        title: "Team Management",
+        arguments: [
+          { name: "department", required: true },
+          { name: "name", required: true },
+        ],
+      },
+    ];
+  }
+  async getPrompt(server: string, name: string, args: Record<string, string>) {
+    this.log("getPrompt", server, name, args);
+    return {
+      messages: [
+        { role: "user" as const, content: { type: "text" as const, text: `Promote ${args["name"]} to head of ${args["department"]}.` } },
+      ],
+    };
+  }
+  async complete(server: string, target: unknown, argument: string, value: string, context: Record<string, string>): Promise<Completion> {
+    this.log("complete", server, target, argument, value, context);
+    const all: Record<string, string[]> = {
+      department: ["Engineering", "Sales", "Marketing"],
+      name: context["department"] === "Engineering" ? ["Alice", "Bob"] : ["Dana"],
+      city: ["Paris", "Prague", "Lisbon"],
+    };
+    return { values: (all[argument] ?? []).filter((v) => v.startsWith(value)) };
+  }
+
+  async getRoots() {
+    return structuredClone(this.roots);
+  }
+  async setRoots(server: string | null, paths: string[] | null) {
+    this.log("setRoots", server, paths);
+    if (paths?.some((p) => !p.startsWith("/"))) throw { code: "invalid_input", message: `${paths.find((p) => !p.startsWith("/"))} is not a folder on this computer` };
+    if (server === null) this.roots.global = paths ?? [];
+    else this.roots.servers[server] = paths;
+  }
+  async pickFolder() {
+    return "/home/you/picked";
+  }
+  async pickFile() {
+    return "/home/you/claude_desktop_config.json";
+  }
+  async openExternal(url: string) {
+    this.log("openExternal", url);
+  }
+  async saveBytes(name: string, _base64: string) {
+    this.log("saveBytes", name);
+    return `/home/you/${name}`;
+  }
+  async onHostEvent(listener: (event: HostEvent) => void) {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+}
+
+/** A populated fake for the browser. */
+export function demoBackend(): FakeBackend {
+  const b = new FakeBackend({ resources: 100_000 });
+  b.addServer("everything");
+  b.addServer("filesystem", {
+    state: "restarting",
+    attempt: 2,
+    retryInMs: 4000,
+    error: { code: "transport_closed", message: 'server "filesystem" exited (exit status: 1)' },
+  });
+  b.addServer("github", { state: "failed", error: { code: "keychain", message: "the keychain entry github.TOKEN is missing" } });
+  return b;
+}

@@ -1,0 +1,63 @@
+// The only module that imports Tauri: it adapts the Backend interface onto the shell's commands.
+// `call` is typed by the generated command schema, so a renamed command or a changed argument is
+// a type error here; a Rust test checks that this file invokes exactly the registered commands.
+import { Channel, invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+import type { Backend } from "../backend";
+import type { CallProgress } from "../bindings/CallProgress";
+import type { Commands } from "../bindings/Commands";
+import type { HostEvent } from "../bindings/HostEvent";
+
+// `channels` are the command's channel arguments (a channel travels beside `args`, not in it).
+function call<K extends keyof Commands>(
+  name: K,
+  args: Commands[K]["args"],
+  channels: Record<string, Channel<never>> = {},
+): Promise<Commands[K]["result"]> {
+  return invoke<Commands[K]["result"]>(name, { args, ...channels });
+}
+
+const none = {};
+
+export const tauriBackend: Backend = {
+  listServers: () => call("list_servers", none),
+  startServer: async (server) => void (await call("start_server", { server })),
+  stopServer: async (server) => void (await call("stop_server", { server })),
+  restartServer: async (server) => void (await call("restart_server", { server })),
+  saveServer: async (name, config, previousName) => void (await call("save_server", { name, config, previousName })),
+  removeServer: async (server) => void (await call("remove_server", { server })),
+  setServerEnabled: async (server, enabled) => void (await call("set_server_enabled", { server, enabled })),
+  importPreview: (path) => call("import_preview", { path }),
+  importApply: (path, inputs) => call("import_apply", { path, inputs }),
+  setLogLevel: async (server, level) => void (await call("set_log_level", { server, level })),
+  configPath: () => call("config_path", none),
+
+  listTools: (server) => call("list_tools", { server }),
+  callTool: (server, name, args, callId, onProgress) => {
+    const channel = new Channel<CallProgress>();
+    channel.onmessage = onProgress;
+    return call("call_tool", { server, name, args, callId }, { onProgress: channel as Channel<never> });
+  },
+  cancelCall: async (callId) => void (await call("cancel_call", { callId })),
+
+  listResourcesPage: (server, cursor) => call("list_resources_page", { server, cursor }),
+  listResourceTemplates: (server) => call("list_resource_templates", { server }),
+  readResource: (server, uri) => call("read_resource", { server, uri }),
+  subscribeResource: async (server, uri) => void (await call("subscribe_resource", { server, uri })),
+  unsubscribeResource: async (server, uri) => void (await call("unsubscribe_resource", { server, uri })),
+
+  listPrompts: (server) => call("list_prompts", { server }),
+  getPrompt: (server, name, args) => call("get_prompt", { server, name, args }),
+  complete: async (server, target, argument, value, context) =>
+    (await call("complete", { server, target, argument, value, context })).completion,
+
+  getRoots: () => call("get_roots", none),
+  setRoots: async (server, paths) => void (await call("set_roots", { server, paths })),
+  pickFolder: () => call("pick_folder", none),
+  pickFile: () => call("pick_file", none),
+
+  openExternal: async (url) => void (await call("open_external", { url })),
+  saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
+
+  onHostEvent: (listener) => listen<HostEvent>("host-event", (e) => listener(e.payload)),
+};

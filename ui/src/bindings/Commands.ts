@@ -1,0 +1,86 @@
+// Generated from src-tauri/src/commands.rs by `cargo test`. Do not edit.
+import type * as Mcp from "../mcp";
+import type { CallId } from "./CallId";
+import type { CallTool } from "./CallTool";
+import type { Complete } from "./Complete";
+import type { FilePath } from "./FilePath";
+import type { GetPrompt } from "./GetPrompt";
+import type { ImportApply } from "./ImportApply";
+import type { ImportPlan } from "./ImportPlan";
+import type { ImportReport } from "./ImportReport";
+import type { NoArgs } from "./NoArgs";
+import type { ResourceUri } from "./ResourceUri";
+import type { ResourcesPage } from "./ResourcesPage";
+import type { RootsView } from "./RootsView";
+import type { SaveBytes } from "./SaveBytes";
+import type { SaveServer } from "./SaveServer";
+import type { ServerName } from "./ServerName";
+import type { ServerView } from "./ServerView";
+import type { SetEnabled } from "./SetEnabled";
+import type { SetLogLevel } from "./SetLogLevel";
+import type { SetRoots } from "./SetRoots";
+import type { Url } from "./Url";
+
+/** Every command the shell registers: its argument object and its result. */
+export type Commands = {
+  list_servers: { args: NoArgs; result: ServerView[] };
+  start_server: { args: ServerName; result: null };
+  stop_server: { args: ServerName; result: null };
+  restart_server: { args: ServerName; result: null };
+  save_server: { args: SaveServer; result: null };
+  remove_server: { args: ServerName; result: null };
+  set_server_enabled: { args: SetEnabled; result: null };
+  import_preview: { args: FilePath; result: ImportPlan };
+  import_apply: { args: ImportApply; result: ImportReport };
+  set_log_level: { args: SetLogLevel; result: null };
+  config_path: { args: NoArgs; result: string };
+  list_tools: { args: ServerName; result: Mcp.Tool[] };
+  call_tool: { args: CallTool; result: Mcp.CallToolResult };
+  cancel_call: { args: CallId; result: null };
+  list_resources_page: { args: ResourcesPage; result: Mcp.ListResourcesResult };
+  list_resource_templates: { args: ServerName; result: Mcp.ResourceTemplate[] };
+  read_resource: { args: ResourceUri; result: Mcp.ReadResourceResult };
+  subscribe_resource: { args: ResourceUri; result: null };
+  unsubscribe_resource: { args: ResourceUri; result: null };
+  list_prompts: { args: ServerName; result: Mcp.Prompt[] };
+  get_prompt: { args: GetPrompt; result: Mcp.GetPromptResult };
+  complete: { args: Complete; result: { completion: Mcp.Completion } };
+  get_roots: { args: NoArgs; result: RootsView };
+  set_roots: { args: SetRoots; result: null };
+  pick_folder: { args: NoArgs; result: string | null };
+  pick_file: { args: NoArgs; result: string | null };
+  open_external: { args: Url; result: null };
+  save_bytes: { args: SaveBytes; result: string | null };
+};
+
+/** The names, for runtime checks. */
+export const COMMAND_NAMES = [
+  "list_servers",
+  "start_server",
+  "stop_server",
+  "restart_server",
+  "save_server",
+  "remove_server",
+  "set_server_enabled",
+  "import_preview",
+  "import_apply",
+  "set_log_level",
+  "config_path",
+  "list_tools",
+  "call_tool",
+  "cancel_call",
+  "list_resources_page",
+  "list_resource_templates",
+  "read_resource",
+  "subscribe_resource",
+  "unsubscribe_resource",
+  "list_prompts",
+  "get_prompt",
+  "complete",
+  "get_roots",
+  "set_roots",
+  "pick_folder",
+  "pick_file",
+  "open_external",
+  "save_bytes",
+] as const satisfies readonly (keyof Commands)[];

@@ -1,0 +1,74 @@
+import { fireEvent, render, screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { FakeBackend } from "../backend/fake";
+import { ContentView, sanitizeMarkdown, ToolResultView, validateStructured } from "./content";
+
+describe("content rendering", () => {
+  it("never lets script through markdown", () => {
+    const html = sanitizeMarkdown(
+      '# Hi\n\n<script>alert(1)</script>\n\n<img src=x onerror="alert(2)">\n\n[x](javascript:alert(3)) **bold**',
+    );
+    expect(html).toContain("<h1>Hi</h1>");
+    expect(html).toContain("<strong>bold</strong>");
+    expect(html).not.toMatch(/<script|onerror|javascript:/i);
+  });
+
+  it("renders markdown text rendered, with a raw toggle", () => {
+    const b = new FakeBackend();
+    const { container } = render(<ContentView backend={b} block={{ type: "text", text: "# Title\n\n- one\n- two" }} />);
+    expect(container.querySelector("h1")?.textContent).toBe("Title");
+    fireEvent.click(screen.getByText("Raw"));
+    expect(container.querySelector("pre")?.textContent).toContain("# Title");
+  });
+
+  it("shows images and audio from base64 data", () => {
+    const b = new FakeBackend();
+    const { container } = render(
+      <>
+        <ContentView backend={b} block={{ type: "image", data: "AAAA", mimeType: "image/png" }} />
+        <ContentView backend={b} block={{ type: "audio", data: "BBBB", mimeType: "audio/wav" }} />
+      </>,
+    );
+    expect(container.querySelector("img")?.getAttribute("src")).toBe("data:image/png;base64,AAAA");
+    expect(container.querySelector("audio")?.getAttribute("src")).toBe("data:audio/wav;base64,BBBB");
+  });
+
+  it("opens only https resource links in the browser", () => {
+    const b = new FakeBackend();
+    render(
+      <>
+        <ContentView backend={b} block={{ type: "resource_link", uri: "https://example.com/doc", name: "doc" }} />
+        <ContentView backend={b} block={{ type: "resource_link", uri: "file:///etc/passwd", name: "passwd" }} />
+      </>,
+    );
+    fireEvent.click(screen.getByText("doc"));
+    expect(b.calls.filter((c) => c.method === "openExternal")).toEqual([{ method: "openExternal", args: ["https://example.com/doc"] }]);
+    expect(screen.getByText("file:///etc/passwd").tagName).toBe("CODE");
+    expect(screen.queryByRole("link", { name: "passwd" })).toBeNull();
+  });
+
+  it("renders embedded text resources", () => {
+    const b = new FakeBackend();
+    render(<ContentView backend={b} block={{ type: "resource", resource: { uri: "a://b", mimeType: "application/json", text: '{"a":1}' } }} />);
+    expect(screen.getByText(/"a": 1/)).toBeTruthy();
+  });
+
+  it("validates structured content against the output schema", () => {
+    const schema = { type: "object", properties: { temperature: { type: "number" } }, required: ["temperature"] };
+    expect(validateStructured(schema, { temperature: 3 })).toEqual({ valid: true, errors: [] });
+    const bad = validateStructured(schema, { temperature: "hot" });
+    expect(bad.valid).toBe(false);
+    expect(bad.errors.join()).toMatch(/temperature/);
+
+    const b = new FakeBackend();
+    render(<ToolResultView backend={b} result={{ content: [], structuredContent: { temperature: "hot" }, isError: false }} outputSchema={schema} />);
+    expect(screen.getByTestId("schema-verdict").textContent).toMatch(/Does not match outputSchema/);
+  });
+
+  it("marks tool errors", () => {
+    const b = new FakeBackend();
+    render(<ToolResultView backend={b} result={{ content: [{ type: "text", text: "boom" }], isError: true }} />);
+    expect(screen.getByTestId("tool-result").dataset["error"]).toBe("true");
+    expect(screen.getByText("The tool reported an error")).toBeTruthy();
+  });
+});

@@ -1,0 +1,222 @@
+// Renders what servers return — text, sanitized markdown, images, audio, resource links and
+// embedded resources — and checks structured output against the tool's outputSchema. Nothing a
+// server sends is trusted: markdown goes through DOMPurify, links open only over https.
+import { Validator } from "@cfworker/json-schema";
+import DOMPurify from "dompurify";
+import { marked } from "marked";
+import { useState } from "react";
+import type { Backend } from "../backend";
+import { errorMessage } from "../backend";
+import type { CallToolResult, ContentBlock, JsonSchema, ResourceContents } from "../mcp";
+
+export function sanitizeMarkdown(text: string): string {
+  const html = marked.parse(text, { async: false, gfm: true });
+  return DOMPurify.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ["style", "form", "input"] });
+}
+
+/** Heuristic: text that uses markdown structure is shown rendered (with a toggle for raw). */
+export function looksLikeMarkdown(text: string): boolean {
+  return /(^|\n)(#{1,6} |[-*] |\d+\. |```|> )|\*\*[^*]+\*\*|\[[^\]]+\]\([^)]+\)/.test(text);
+}
+
+export function Markdown(props: { text: string }) {
+  return <div className="markdown" dangerouslySetInnerHTML={{ __html: sanitizeMarkdown(props.text) }} />;
+}
+
+export function TextBlock(props: { text: string; markdown?: boolean | undefined }) {
+  const md = props.markdown ?? looksLikeMarkdown(props.text);
+  const [raw, setRaw] = useState(false);
+  if (!md) return <pre className="text-block">{props.text}</pre>;
+  return (
+    <div className="md-block">
+      <button className="link small" onClick={() => setRaw(!raw)}>
+        {raw ? "Rendered" : "Raw"}
+      </button>
+      {raw ? <pre className="text-block">{props.text}</pre> : <Markdown text={props.text} />}
+    </div>
+  );
+}
+
+export function isHttps(url: string): boolean {
+  try {
+    return new URL(url).protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+function LinkOut(props: { backend: Backend; uri: string; label: string }) {
+  const [error, setError] = useState<string | null>(null);
+  if (!isHttps(props.uri)) {
+    return (
+      <span className="uri">
+        {props.label} <code>{props.uri}</code> <CopyButton text={props.uri} />
+      </span>
+    );
+  }
+  return (
+    <span>
+      <a
+        href={props.uri}
+        onClick={(e) => {
+          e.preventDefault();
+          props.backend.openExternal(props.uri).catch((err: unknown) => setError(errorMessage(err)));
+        }}
+      >
+        {props.label}
+      </a>{" "}
+      <small className="muted">{props.uri}</small>
+      {error ? <span className="form-error"> {error}</span> : null}
+    </span>
+  );
+}
+
+export function CopyButton(props: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      className="small"
+      onClick={() => {
+        void navigator.clipboard?.writeText(props.text).then(() => {
+          setDone(true);
+          setTimeout(() => setDone(false), 1200);
+        });
+      }}
+    >
+      {done ? "Copied" : (props.label ?? "Copy")}
+    </button>
+  );
+}
+
+export function base64Size(b64: string): number {
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  return Math.floor((b64.length * 3) / 4) - pad;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** One resource's contents: text, JSON, markdown, image, audio or other binary. */
+export function ResourceBody(props: { backend: Backend; contents: ResourceContents }) {
+  const c = props.contents;
+  const mime = c.mimeType ?? "";
+  if ("text" in c) {
+    if (mime.includes("json") || /\.json$/.test(c.uri)) {
+      try {
+        return <pre className="text-block">{JSON.stringify(JSON.parse(c.text), null, 2)}</pre>;
+      } catch {
+        return <pre className="text-block">{c.text}</pre>;
+      }
+    }
+    return <TextBlock text={c.text} markdown={mime === "text/markdown" || /\.md$/.test(c.uri) || undefined} />;
+  }
+  if (mime.startsWith("image/")) return <img className="media" alt={c.uri} src={`data:${mime};base64,${c.blob}`} />;
+  if (mime.startsWith("audio/")) return <audio controls src={`data:${mime};base64,${c.blob}`} />;
+  return <Binary backend={props.backend} uri={c.uri} mime={mime} blob={c.blob} />;
+}
+
+function Binary(props: { backend: Backend; uri: string; mime: string; blob: string }) {
+  const [note, setNote] = useState<string | null>(null);
+  const name = props.uri.split(/[/:]/).filter(Boolean).pop() ?? "resource.bin";
+  return (
+    <div className="binary">
+      <span>
+        Binary {props.mime ? <code>{props.mime}</code> : null} · {formatBytes(base64Size(props.blob))}
+      </span>{" "}
+      <button
+        onClick={() =>
+          props.backend
+            .saveBytes(name, props.blob)
+            .then((p) => setNote(p ? `Saved to ${p}` : null))
+            .catch((e: unknown) => setNote(errorMessage(e)))
+        }
+      >
+        Save…
+      </button>
+      {note ? <small className="muted"> {note}</small> : null}
+    </div>
+  );
+}
+
+export function ContentView(props: { backend: Backend; block: ContentBlock }) {
+  const b = props.block;
+  switch (b.type) {
+    case "text":
+      return <TextBlock text={b.text} />;
+    case "image":
+      return <img className="media" alt="image from the server" src={`data:${b.mimeType};base64,${b.data}`} />;
+    case "audio":
+      return <audio controls src={`data:${b.mimeType};base64,${b.data}`} />;
+    case "resource_link":
+      return (
+        <div className="resource-link">
+          <span className="badge">link</span> <LinkOut backend={props.backend} uri={b.uri} label={b.title ?? b.name} />
+          {b.description ? <div className="muted">{b.description}</div> : null}
+        </div>
+      );
+    case "resource":
+      return (
+        <div className="embedded">
+          <div className="muted">
+            Embedded resource <code>{b.resource.uri}</code>
+          </div>
+          <ResourceBody backend={props.backend} contents={b.resource} />
+        </div>
+      );
+    default:
+      return <pre className="text-block">{JSON.stringify(b, null, 2)}</pre>;
+  }
+}
+
+export interface Verdict {
+  valid: boolean;
+  errors: string[];
+}
+
+export function validateStructured(schema: JsonSchema, value: unknown): Verdict {
+  try {
+    const v = new Validator(schema as ConstructorParameters<typeof Validator>[0], "2020-12", false);
+    const r = v.validate(value);
+    return {
+      valid: r.valid,
+      errors: r.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`),
+    };
+  } catch (e) {
+    return { valid: false, errors: [`outputSchema could not be used: ${e instanceof Error ? e.message : String(e)}`] };
+  }
+}
+
+export function ToolResultView(props: { backend: Backend; result: CallToolResult; outputSchema?: JsonSchema | undefined }) {
+  const r = props.result;
+  const verdict =
+    r.structuredContent !== undefined && props.outputSchema ? validateStructured(props.outputSchema, r.structuredContent) : null;
+  return (
+    <div className="tool-result" data-testid="tool-result" data-error={r.isError ? "true" : "false"}>
+      {r.isError ? <div className="banner error">The tool reported an error</div> : null}
+      {(r.content ?? []).map((b, i) => (
+        <ContentView key={i} backend={props.backend} block={b} />
+      ))}
+      {r.structuredContent !== undefined ? (
+        <div className="structured">
+          <h4>Structured content</h4>
+          {verdict ? (
+            <div className={verdict.valid ? "verdict ok" : "verdict bad"} data-testid="schema-verdict">
+              {verdict.valid ? "Matches outputSchema" : "Does not match outputSchema:"}
+              {verdict.valid ? null : (
+                <ul>
+                  {verdict.errors.map((e) => (
+                    <li key={e}>{e}</li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          ) : null}
+          <pre className="text-block">{JSON.stringify(r.structuredContent, null, 2)}</pre>
+        </div>
+      ) : null}
+    </div>
+  );
+}

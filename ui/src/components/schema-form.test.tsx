@@ -1,0 +1,68 @@
+import { fireEvent, render, screen } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import type { JsonSchema } from "../mcp";
+import { SchemaForm } from "./schema-form";
+
+const schema: JsonSchema = {
+  type: "object",
+  properties: {
+    city: { type: "string", default: "Paris", description: "Where" },
+    units: { type: "string", enum: ["metric", "imperial"] },
+    days: { type: "integer" },
+    alerts: { type: "boolean", default: true },
+    tags: { type: "array", items: { type: "string" } },
+  },
+  required: ["days"],
+};
+
+function last(fn: ReturnType<typeof vi.fn>) {
+  return fn.mock.calls[fn.mock.calls.length - 1] as [Record<string, unknown> | null, string | null];
+}
+
+describe("SchemaForm", () => {
+  it("builds typed fields with defaults and requires what the schema requires", () => {
+    const onChange = vi.fn();
+    render(<SchemaForm schema={schema} onChange={onChange} />);
+    expect((screen.getByTestId("arg-city") as HTMLInputElement).value).toBe("Paris");
+    expect(screen.getByTestId("arg-units").tagName).toBe("SELECT");
+    expect((screen.getByTestId("arg-days") as HTMLInputElement).type).toBe("number");
+    expect((screen.getByTestId("arg-alerts") as HTMLInputElement).checked).toBe(true);
+    expect(last(onChange)).toEqual([null, "days is required"]);
+
+    fireEvent.change(screen.getByTestId("arg-days"), { target: { value: "2.5" } });
+    expect(last(onChange)[1]).toBe("days must be a whole number");
+    fireEvent.change(screen.getByTestId("arg-days"), { target: { value: "3" } });
+    fireEvent.change(screen.getByTestId("arg-units"), { target: { value: "imperial" } });
+    fireEvent.change(screen.getByTestId("arg-tags"), { target: { value: "a\nb\n" } });
+    expect(last(onChange)).toEqual([{ city: "Paris", units: "imperial", days: 3, alerts: true, tags: ["a", "b"] }, null]);
+  });
+
+  it("falls back to raw JSON for nested schemas and reports parse errors", () => {
+    const onChange = vi.fn();
+    render(
+      <SchemaForm
+        schema={{ type: "object", properties: { filter: { type: "object", properties: { q: { type: "string" } } } } }}
+        onChange={onChange}
+      />,
+    );
+    const raw = screen.getByTestId("args-raw") as HTMLTextAreaElement;
+    expect((screen.getByTestId("args-raw-toggle") as HTMLInputElement).disabled).toBe(true);
+    fireEvent.change(raw, { target: { value: "{ nope" } });
+    expect(last(onChange)[0]).toBeNull();
+    expect(last(onChange)[1]).toMatch(/^Invalid JSON/);
+    expect(screen.getByRole("alert").textContent).toMatch(/Invalid JSON/);
+    fireEvent.change(raw, { target: { value: "[1]" } });
+    expect(last(onChange)[1]).toBe("Arguments must be a JSON object");
+    fireEvent.change(raw, { target: { value: '{"filter": {"q": "x"}}' } });
+    expect(last(onChange)).toEqual([{ filter: { q: "x" } }, null]);
+  });
+
+  it("switches a flat form to raw JSON carrying the values over", () => {
+    const onChange = vi.fn();
+    render(<SchemaForm schema={schema} onChange={onChange} />);
+    fireEvent.change(screen.getByTestId("arg-days"), { target: { value: "4" } });
+    fireEvent.click(screen.getByTestId("args-raw-toggle"));
+    const raw = screen.getByTestId("args-raw") as HTMLTextAreaElement;
+    expect(JSON.parse(raw.value)).toEqual({ city: "Paris", days: 4, alerts: true });
+  });
+});

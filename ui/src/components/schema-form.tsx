@@ -1,0 +1,280 @@
+// An argument form generated from a tool's input JSON Schema: text, number, boolean, enum and
+// string-list fields for flat schemas, a raw JSON editor for anything else (or on request).
+import { useEffect, useMemo, useState } from "react";
+import type { JsonSchema } from "../mcp";
+
+type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "strings" | "json";
+
+interface Field {
+  name: string;
+  kind: FieldKind;
+  schema: JsonSchema;
+  required: boolean;
+}
+
+function typeOf(s: JsonSchema): string | undefined {
+  if (Array.isArray(s.type)) return s.type.find((t) => t !== "null");
+  return s.type;
+}
+
+export function fieldsOf(schema: JsonSchema): Field[] {
+  const props = schema.properties ?? {};
+  const required = new Set(schema.required ?? []);
+  return Object.entries(props).map(([name, s]) => {
+    const t = typeOf(s);
+    let kind: FieldKind = "json";
+    if (Array.isArray(s.enum) && s.enum.every((v) => typeof v === "string")) kind = "enum";
+    else if (t === "string") kind = "string";
+    else if (t === "number") kind = "number";
+    else if (t === "integer") kind = "integer";
+    else if (t === "boolean") kind = "boolean";
+    else if (t === "array" && s.items && typeOf(s.items) === "string") kind = "strings";
+    return { name, kind, schema: s, required: required.has(name) };
+  });
+}
+
+/** Whether the schema is simple enough for fields (otherwise raw JSON is the only editor). */
+export function isFlat(schema: JsonSchema): boolean {
+  return fieldsOf(schema).every((f) => f.kind !== "json");
+}
+
+type Values = Record<string, string | boolean>;
+
+function initialValues(fields: Field[]): Values {
+  const v: Values = {};
+  for (const f of fields) {
+    const d = f.schema.default;
+    if (f.kind === "boolean") v[f.name] = typeof d === "boolean" ? d : false;
+    else if (f.kind === "strings") v[f.name] = Array.isArray(d) ? d.map(String).join("\n") : "";
+    else if (f.kind === "json") v[f.name] = d === undefined ? "" : JSON.stringify(d);
+    else v[f.name] = d === undefined || d === null ? "" : String(d);
+  }
+  return v;
+}
+
+/** Builds the arguments object; throws a message naming the field on bad input. */
+export function argumentsOf(fields: Field[], values: Values): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = values[f.name];
+    if (f.kind === "boolean") {
+      out[f.name] = v === true;
+      continue;
+    }
+    const text = typeof v === "string" ? v : "";
+    if (text.trim() === "") {
+      if (f.required) throw new Error(`${f.name} is required`);
+      continue;
+    }
+    switch (f.kind) {
+      case "number":
+      case "integer": {
+        const n = Number(text);
+        if (!Number.isFinite(n) || (f.kind === "integer" && !Number.isInteger(n)))
+          throw new Error(`${f.name} must be ${f.kind === "integer" ? "a whole number" : "a number"}`);
+        out[f.name] = n;
+        break;
+      }
+      case "strings":
+        out[f.name] = text.split("\n").filter((l) => l !== "");
+        break;
+      case "json":
+        try {
+          out[f.name] = JSON.parse(text);
+        } catch {
+          throw new Error(`${f.name} is not valid JSON`);
+        }
+        break;
+      default:
+        out[f.name] = text;
+    }
+  }
+  return out;
+}
+
+export function SchemaForm(props: {
+  schema: JsonSchema;
+  /** Called with the arguments, or with an error message when they are invalid. */
+  onChange: (args: Record<string, unknown> | null, error: string | null) => void;
+  onSubmit?: () => void;
+}) {
+  const fields = useMemo(() => fieldsOf(props.schema), [props.schema]);
+  const flat = fields.every((f) => f.kind !== "json");
+  const [raw, setRaw] = useState(!flat);
+  const [values, setValues] = useState<Values>(() => initialValues(fields));
+  const [rawText, setRawText] = useState(() => JSON.stringify(argumentsSafe(fields, initialValues(fields)), null, 2));
+
+  useEffect(() => {
+    const v = initialValues(fields);
+    setValues(v);
+    setRawText(JSON.stringify(argumentsSafe(fields, v), null, 2));
+    setRaw(!fields.every((f) => f.kind !== "json"));
+  }, [fields]);
+
+  const rawError = raw ? parseRaw(rawText).error : null;
+  let fieldError: string | null = null;
+  let args: Record<string, unknown> | null = null;
+  if (raw) {
+    const r = parseRaw(rawText);
+    args = r.value;
+  } else {
+    try {
+      args = argumentsOf(fields, values);
+    } catch (e) {
+      fieldError = e instanceof Error ? e.message : String(e);
+    }
+  }
+  const error = raw ? rawError : fieldError;
+  const { onChange } = props;
+  const key = JSON.stringify(args) + String(error);
+  useEffect(() => {
+    onChange(error ? null : args, error);
+    // Only when the result changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+
+  const set = (name: string, v: string | boolean) => setValues((old) => ({ ...old, [name]: v }));
+  const submitOnEnter = (e: React.KeyboardEvent) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) props.onSubmit?.();
+  };
+
+  return (
+    <div className="schema-form" onKeyDown={submitOnEnter}>
+      <div className="form-toolbar">
+        <label className="toggle">
+          <input
+            type="checkbox"
+            data-testid="args-raw-toggle"
+            checked={raw}
+            disabled={!flat}
+            onChange={(e) => {
+              const toRaw = e.currentTarget.checked;
+              if (toRaw) setRawText(JSON.stringify(argumentsSafe(fields, values), null, 2));
+              setRaw(toRaw);
+            }}
+          />
+          Raw JSON
+        </label>
+      </div>
+      {raw ? (
+        <label className="field">
+          <span>Arguments (JSON object)</span>
+          <textarea
+            data-testid="args-raw"
+            className="mono"
+            rows={8}
+            spellCheck={false}
+            value={rawText}
+            aria-invalid={rawError !== null}
+            onChange={(e) => setRawText(e.currentTarget.value)}
+          />
+        </label>
+      ) : fields.length === 0 ? (
+        <p className="muted">This tool takes no arguments.</p>
+      ) : (
+        fields.map((f) => <FieldInput key={f.name} field={f} value={values[f.name]} onChange={(v) => set(f.name, v)} />)
+      )}
+      <p className="form-error" role={error ? "alert" : undefined}>
+        {error ?? "\u00a0"}
+      </p>
+    </div>
+  );
+}
+
+function argumentsSafe(fields: Field[], values: Values): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    try {
+      Object.assign(out, argumentsOf([{ ...f, required: false }], values));
+    } catch {
+      // Leave invalid fields out of the raw view.
+    }
+  }
+  return out;
+}
+
+function parseRaw(text: string): { value: Record<string, unknown> | null; error: string | null } {
+  if (text.trim() === "") return { value: {}, error: null };
+  try {
+    const v: unknown = JSON.parse(text);
+    if (typeof v !== "object" || v === null || Array.isArray(v)) {
+      return { value: null, error: "Arguments must be a JSON object" };
+    }
+    return { value: v as Record<string, unknown>, error: null };
+  } catch (e) {
+    return { value: null, error: `Invalid JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+function FieldInput(props: { field: Field; value: string | boolean | undefined; onChange: (v: string | boolean) => void }) {
+  const { field } = props;
+  const id = `arg-${field.name}`;
+  const label = (
+    <span>
+      {field.schema.title ?? field.name}
+      {field.required ? <abbr title="required"> *</abbr> : null}
+    </span>
+  );
+  const help = field.schema.description ? <small className="muted">{field.schema.description}</small> : null;
+  const text = typeof props.value === "string" ? props.value : "";
+  switch (field.kind) {
+    case "boolean":
+      return (
+        <label className="field check">
+          <input
+            type="checkbox"
+            data-testid={id}
+            checked={props.value === true}
+            onChange={(e) => props.onChange(e.currentTarget.checked)}
+          />
+          {label}
+          {help}
+        </label>
+      );
+    case "enum":
+      return (
+        <label className="field">
+          {label}
+          <select data-testid={id} value={text} onChange={(e) => props.onChange(e.currentTarget.value)}>
+            {field.required ? null : <option value="">—</option>}
+            {(field.schema.enum ?? []).map((v, i) => (
+              <option key={String(v)} value={String(v)}>
+                {field.schema.enumNames?.[i] ?? String(v)}
+              </option>
+            ))}
+          </select>
+          {help}
+        </label>
+      );
+    case "strings":
+    case "json":
+      return (
+        <label className="field">
+          {label}
+          <textarea
+            data-testid={id}
+            className="mono"
+            rows={3}
+            value={text}
+            placeholder={field.kind === "strings" ? "one per line" : "JSON"}
+            onChange={(e) => props.onChange(e.currentTarget.value)}
+          />
+          {help}
+        </label>
+      );
+    default:
+      return (
+        <label className="field">
+          {label}
+          <input
+            data-testid={id}
+            type={field.kind === "string" ? "text" : "number"}
+            step={field.kind === "integer" ? 1 : "any"}
+            value={text}
+            onChange={(e) => props.onChange(e.currentTarget.value)}
+          />
+          {help}
+        </label>
+      );
+  }
+}

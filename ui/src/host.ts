@@ -1,0 +1,141 @@
+// Live host state for the screens: the server list kept current from host events, per-server MCP
+// log messages (bounded), and revisions that tell screens to reload.
+import { useEffect, useRef, useState } from "react";
+import type { Backend } from "./backend";
+import { errorMessage } from "./backend";
+import type { HostEvent } from "./bindings/HostEvent";
+import type { ServerView } from "./bindings/ServerView";
+
+export const LOG_LIMIT = 500;
+
+export interface LogEntry {
+  at: number;
+  level: string;
+  logger: string | null;
+  data: unknown;
+}
+
+export interface HostState {
+  servers: ServerView[];
+  loaded: boolean;
+  error: string | null;
+  logs: Record<string, LogEntry[]>;
+  /** Bumped per server when its tools/prompts/templates were re-fetched. */
+  catalog: Record<string, number>;
+  /** Bumped per server when it says its resource list changed. */
+  resourceList: Record<string, number>;
+  /** The last resource each server said was updated, with a counter. */
+  resourceUpdated: { server: string; uri: string; n: number } | null;
+  reload: () => Promise<void>;
+}
+
+export function useHost(backend: Backend): HostState {
+  const [servers, setServers] = useState<ServerView[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [logs, setLogs] = useState<Record<string, LogEntry[]>>({});
+  const [catalog, setCatalog] = useState<Record<string, number>>({});
+  const [resourceList, setResourceList] = useState<Record<string, number>>({});
+  const [resourceUpdated, setResourceUpdated] = useState<HostState["resourceUpdated"]>(null);
+  const reloading = useRef<Promise<void> | null>(null);
+
+  const reload = async () => {
+    // Coalesce bursts of status events into one request.
+    if (reloading.current) return reloading.current;
+    const p = backend
+      .listServers()
+      .then((list) => {
+        setServers(list);
+        setError(null);
+      })
+      .catch((e: unknown) => setError(errorMessage(e)))
+      .finally(() => {
+        setLoaded(true);
+        reloading.current = null;
+      });
+    reloading.current = p;
+    return p;
+  };
+
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let gone = false;
+    const onEvent = (event: HostEvent) => {
+      switch (event.type) {
+        case "status":
+          setServers((list) => {
+            const i = list.findIndex((s) => s.name === event.server);
+            if (i < 0) return list;
+            const next = list.slice();
+            next[i] = { ...list[i]!, status: event.status };
+            return next;
+          });
+          if (event.status.state === "running" || event.status.state === "failed" || event.status.state === "restarting") {
+            // Fresh stderr tail and config.
+            void reload();
+          }
+          break;
+        case "log":
+          setLogs((all) => {
+            const list = all[event.server] ?? [];
+            const entry: LogEntry = { at: Date.now(), level: event.level, logger: event.logger, data: event.data };
+            const next = list.length >= LOG_LIMIT ? [...list.slice(list.length - LOG_LIMIT + 1), entry] : [...list, entry];
+            return { ...all, [event.server]: next };
+          });
+          break;
+        case "progress":
+          // Each call streams its own progress (Backend.callTool's onProgress).
+          break;
+        case "catalogUpdated":
+          setCatalog((c) => ({ ...c, [event.server]: (c[event.server] ?? 0) + 1 }));
+          break;
+        case "listChanged":
+          if (event.list === "resources") {
+            setResourceList((c) => ({ ...c, [event.server]: (c[event.server] ?? 0) + 1 }));
+          }
+          break;
+        case "resourceUpdated":
+          setResourceUpdated((u) => ({ server: event.server, uri: event.uri, n: (u?.n ?? 0) + 1 }));
+          break;
+      }
+    };
+    void backend.onHostEvent(onEvent).then((unlisten) => {
+      if (gone) unlisten();
+      else stop = unlisten;
+    });
+    void reload();
+    return () => {
+      gone = true;
+      stop?.();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [backend]);
+
+  return { servers, loaded, error, logs, catalog, resourceList, resourceUpdated, reload };
+}
+
+/** Servers that can take requests. */
+export function running(servers: ServerView[]): ServerView[] {
+  return servers.filter((s) => s.status.state === "running");
+}
+
+/** A short human status line. */
+export function statusText(view: ServerView, now: number, since: number): string {
+  const s = view.status;
+  switch (s.state) {
+    case "disabled":
+      return "Disabled";
+    case "stopped":
+      return "Stopped";
+    case "starting":
+      return s.attempt > 0 ? `Starting (attempt ${s.attempt + 1})…` : "Starting…";
+    case "running":
+      return `Running · ${s.summary.protocolVersion}`;
+    case "restarting": {
+      const left = Math.max(0, Math.ceil((s.retryInMs - Math.max(0, now - since)) / 1000));
+      return `Restarting in ${left} s (attempt ${s.attempt}) — ${s.error.message}`;
+    }
+    case "failed":
+      return `Failed — ${s.error.message}`;
+  }
+}

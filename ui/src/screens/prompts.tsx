@@ -1,0 +1,153 @@
+// The Prompts screen: a server's prompts with their arguments, a form whose fields complete as
+// you type, and a preview of the messages the prompt produces.
+import { useEffect, useState } from "react";
+import type { Backend } from "../backend";
+import { errorMessage } from "../backend";
+import { CompletionInput } from "../components/completion-input";
+import { ContentView } from "../components/content";
+import { pickDefault, ServerPicker } from "../components/server-picker";
+import type { HostState } from "../host";
+import type { GetPromptResult, Prompt } from "../mcp";
+
+export function PromptsScreen(props: { backend: Backend; host: HostState }) {
+  const { backend, host } = props;
+  const [server, setServer] = useState<string | null>(null);
+  const picked = pickDefault(host.servers, server, "prompts");
+  const [prompts, setPrompts] = useState<Prompt[]>([]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const revision = picked ? (host.catalog[picked] ?? 0) : 0;
+
+  useEffect(() => {
+    if (!picked) return setPrompts([]);
+    backend.listPrompts(picked).then(
+      (p) => {
+        setPrompts(p);
+        setError(null);
+      },
+      (e: unknown) => setError(errorMessage(e)),
+    );
+  }, [backend, picked, revision]);
+
+  const prompt = prompts.find((p) => p.name === selected) ?? null;
+  return (
+    <div className="split">
+      <section className="list-pane" aria-label="Prompts">
+        <header className="pane-header">
+          <h2>Prompts</h2>
+        </header>
+        <ServerPicker servers={host.servers} value={picked} need="prompts" onChange={(s) => (setServer(s), setSelected(null))} />
+        {error ? (
+          <div className="banner error" data-testid="error-banner">
+            {error}
+          </div>
+        ) : null}
+        {!picked ? <div className="empty muted">Start a server that offers prompts to see them here.</div> : null}
+        <ul className="item-list" role="listbox" aria-label="Prompts">
+          {prompts.map((p) => (
+            <li
+              key={p.name}
+              role="option"
+              tabIndex={0}
+              aria-selected={p.name === selected}
+              className={p.name === selected ? "selected" : undefined}
+              data-testid="prompt-item"
+              data-name={p.name}
+              onClick={() => setSelected(p.name)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" || e.key === " ") {
+                  e.preventDefault();
+                  setSelected(p.name);
+                }
+              }}
+            >
+              <div className="item-title">
+                <strong>{p.title ?? p.name}</strong>
+                {(p.arguments ?? []).length ? <span className="muted"> ({(p.arguments ?? []).map((a) => a.name).join(", ")})</span> : null}
+              </div>
+              {p.description ? <div className="muted clamp">{p.description}</div> : null}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section className="detail-pane" aria-label="Prompt">
+        {prompt && picked ? (
+          <PromptPanel key={`${picked}/${prompt.name}`} backend={backend} server={picked} prompt={prompt} />
+        ) : (
+          <div className="empty muted">{prompts.length ? "Choose a prompt." : ""}</div>
+        )}
+      </section>
+    </div>
+  );
+}
+
+export function PromptPanel(props: { backend: Backend; server: string; prompt: Prompt }) {
+  const { backend, server, prompt } = props;
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [result, setResult] = useState<GetPromptResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const args = prompt.arguments ?? [];
+  const missing = args.filter((a) => a.required && !values[a.name]?.trim()).map((a) => a.name);
+  const get = () => {
+    setBusy(true);
+    setError(null);
+    const filled = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ""));
+    backend
+      .getPrompt(server, prompt.name, filled)
+      .then(setResult, (e: unknown) => setError(errorMessage(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <div className="detail">
+      <header className="pane-header">
+        <h2>{prompt.title ?? prompt.name}</h2>
+      </header>
+      {prompt.description ? <p className="description">{prompt.description}</p> : null}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          get();
+        }}
+      >
+        {args.map((a) => (
+          <CompletionInput
+            key={a.name}
+            label={a.title ?? a.name}
+            description={a.description}
+            required={a.required ?? false}
+            testId={`prompt-arg-${a.name}`}
+            value={values[a.name] ?? ""}
+            onChange={(v) => setValues((old) => ({ ...old, [a.name]: v }))}
+            complete={(value) => {
+              const context = Object.fromEntries(Object.entries(values).filter(([k, v]) => k !== a.name && v));
+              return backend.complete(server, { type: "ref/prompt", name: prompt.name }, a.name, value, context);
+            }}
+          />
+        ))}
+        <div className="actions">
+          <button type="submit" className="primary" data-testid="get-prompt" disabled={busy || missing.length > 0}>
+            Get prompt
+          </button>
+          {missing.length ? <span className="muted">Needs {missing.join(", ")}</span> : null}
+        </div>
+      </form>
+      {error ? (
+        <div className="banner error" data-testid="error-banner">
+          {error}
+        </div>
+      ) : null}
+      {result ? (
+        <div className="prompt-preview" data-testid="prompt-preview">
+          {result.description ? <p className="muted">{result.description}</p> : null}
+          {result.messages.map((m, i) => (
+            <div key={i} className={`message ${m.role}`}>
+              <div className="role">{m.role}</div>
+              <ContentView backend={backend} block={m.content} />
+            </div>
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,193 @@
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { FakeBackend } from "../backend/fake";
+import { useHost } from "../host";
+import { PromptPanel } from "./prompts";
+import { expandTemplate, ResourcesScreen, templateVars } from "./resources";
+import { RootsScreen } from "./roots";
+import { ServersScreen } from "./servers";
+import { ToolsScreen } from "./tools";
+
+function WithHost(props: { backend: FakeBackend; screen: "servers" | "resources" | "roots" | "tools" }) {
+  const host = useHost(props.backend);
+  if (props.screen === "servers") return <ServersScreen backend={props.backend} host={host} />;
+  if (props.screen === "tools") return <ToolsScreen backend={props.backend} host={host} />;
+  if (props.screen === "roots") return <RootsScreen backend={props.backend} host={host} />;
+  return <ResourcesScreen backend={props.backend} host={host} listHeight={440} />;
+}
+
+describe("Servers screen", () => {
+  it("shows live status: running details, a restart countdown and the failure reason", async () => {
+    const b = new FakeBackend().addServer("alpha").addServer("beta", {
+      state: "restarting",
+      attempt: 2,
+      retryInMs: 5000,
+      error: { code: "transport_closed", message: "server exited (exit status: 1)" },
+    });
+    b.addServer("gamma", { state: "failed", error: { code: "spawn_failed", message: "no such program: nope" } });
+    render(<WithHost backend={b} screen="servers" />);
+    await screen.findByText("alpha", { selector: ".name" });
+    expect(screen.getByTestId("server-status-text").textContent).toBe("Running · 2025-11-25");
+    expect(screen.getByText("Use alpha for testing.")).toBeTruthy();
+
+    fireEvent.click(screen.getByText("beta", { selector: ".name" }));
+    expect(screen.getByTestId("server-status-text").textContent).toMatch(/^Restarting in 5 s \(attempt 2\) — server exited/);
+    fireEvent.click(screen.getByText("gamma", { selector: ".name" }));
+    expect(screen.getByTestId("server-status-text").textContent).toBe("Failed — no such program: nope");
+
+    // A status event updates the row without a reload.
+    act(() => b.emit({ type: "status", server: "gamma", status: { state: "starting", attempt: 0 } }));
+    const row = screen.getAllByTestId("server-row").find((r) => r.dataset["name"] === "gamma");
+    expect(row?.dataset["state"]).toBe("starting");
+  });
+
+  it("adds a server from the form with the config the user typed", async () => {
+    const b = new FakeBackend();
+    render(<WithHost backend={b} screen="servers" />);
+    await screen.findByText("No servers yet.");
+    fireEvent.click(screen.getByTestId("add-server"));
+    fireEvent.change(screen.getByTestId("server-name"), { target: { value: "files" } });
+    fireEvent.change(screen.getByTestId("server-command"), { target: { value: "npx" } });
+    fireEvent.change(screen.getByTestId("server-args"), { target: { value: "-y\n@modelcontextprotocol/server-filesystem\n" } });
+    fireEvent.change(screen.getByTestId("server-env"), { target: { value: "TOKEN=${secret:files.TOKEN}\nDEBUG=1" } });
+    fireEvent.click(screen.getByTestId("server-save"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "saveServer")).toBe(true));
+    const call = b.calls.find((c) => c.method === "saveServer");
+    expect(call?.args[0]).toBe("files");
+    expect(call?.args[1]).toMatchObject({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-filesystem"],
+      env: { TOKEN: "${secret:files.TOKEN}", DEBUG: "1" },
+      enabled: true,
+      url: null,
+    });
+    expect(call?.args[2]).toBeNull();
+    await screen.findByText("files", { selector: ".name" });
+  });
+
+  it("keeps the form and shows the backend's message when saving fails", async () => {
+    const b = new FakeBackend().addServer("files");
+    render(<WithHost backend={b} screen="servers" />);
+    await screen.findByText("files", { selector: ".name" });
+    fireEvent.click(screen.getByTestId("add-server"));
+    fireEvent.change(screen.getByTestId("server-name"), { target: { value: "files" } });
+    fireEvent.click(screen.getByTestId("server-save"));
+    expect((await screen.findByTestId("error-banner")).textContent).toBe('a server named "files" already exists');
+    expect((screen.getByTestId("server-name") as HTMLInputElement).value).toBe("files");
+  });
+});
+
+describe("Tools screen", () => {
+  it("calls a tool and can cancel a call in flight", async () => {
+    const b = new FakeBackend().addServer("everything");
+    render(<WithHost backend={b} screen="tools" />);
+    fireEvent.click(await screen.findByText("Echo"));
+    expect(screen.getByText("read-only")).toBeTruthy();
+    fireEvent.change(screen.getByTestId("arg-message"), { target: { value: "hi" } });
+    fireEvent.click(screen.getByTestId("call-tool"));
+    expect((await screen.findByTestId("tool-result")).textContent).toContain("Echo: hi");
+
+    b.holdCalls = true;
+    fireEvent.click(screen.getByTestId("call-tool"));
+    const cancel = await screen.findByTestId("cancel-call");
+    act(() => b.onProgress?.({ progress: 1, total: 4, message: "step 1 of 4" }));
+    expect(screen.getByText(/step 1 of 4/)).toBeTruthy();
+    expect((document.querySelector("progress") as HTMLProgressElement).value).toBe(1);
+    fireEvent.click(cancel);
+    expect((await screen.findByTestId("error-banner")).textContent).toBe("Cancelled; the server was told.");
+    expect(b.calls.some((c) => c.method === "cancelCall")).toBe(true);
+  });
+});
+
+describe("Resources screen", () => {
+  it("pages through 100,000 resources with a bounded DOM and searches what is loaded", async () => {
+    const b = new FakeBackend({ resources: 100_000 }).addServer("big");
+    render(<WithHost backend={b} screen="resources" />);
+    await waitFor(() => expect(screen.getByTestId("resource-count").textContent).toMatch(/^100 loaded/));
+    const list = screen.getByTestId("resource-list");
+    // 440 px of 44 px rows plus overscan: a few dozen rows, never thousands.
+    expect(screen.getAllByTestId("resource-row").length).toBeLessThanOrEqual(30);
+    for (let page = 2; page <= 5; page++) {
+      fireEvent.scroll(list, { target: { scrollTop: (page - 1) * 100 * 44 } });
+      await waitFor(() => expect(screen.getByTestId("resource-count").textContent).toMatch(new RegExp(`^${page * 100} loaded`)));
+    }
+    expect(screen.getAllByTestId("resource-row").length).toBeLessThanOrEqual(40);
+    expect(screen.getByTestId("resource-count").textContent).toContain("more available");
+    fireEvent.change(screen.getByTestId("resource-search"), { target: { value: "resource 42" } });
+    const rows = screen.getAllByTestId("resource-row").map((r) => r.dataset["uri"]);
+    expect(rows).toEqual(["demo://r/42", "demo://r/420", "demo://r/421", "demo://r/422", "demo://r/423", "demo://r/424", "demo://r/425", "demo://r/426", "demo://r/427", "demo://r/428", "demo://r/429"]);
+  });
+
+  it("reads an image resource into the viewer", async () => {
+    const b = new FakeBackend().addServer("media");
+    render(<WithHost backend={b} screen="resources" />);
+    fireEvent.click(await screen.findByText("image.png"));
+    const viewer = await screen.findByTestId("resource-viewer");
+    await waitFor(() => expect(viewer.querySelector("img")?.getAttribute("src")).toMatch(/^data:image\/png;base64,/));
+    expect(screen.getByTestId("resource-subscribe")).toBeTruthy();
+  });
+
+  it("completes template variables as the user types", async () => {
+    const b = new FakeBackend().addServer("geo");
+    render(<WithHost backend={b} screen="resources" />);
+    const input = await screen.findByTestId("template-var-city");
+    fireEvent.change(input, { target: { value: "P" } });
+    const options = await screen.findAllByTestId("completion-option");
+    expect(options.map((o) => o.textContent)).toEqual(["Paris", "Prague"]);
+    fireEvent.keyDown(input, { key: "ArrowDown" });
+    fireEvent.keyDown(input, { key: "ArrowDown" });
+    fireEvent.keyDown(input, { key: "Enter" });
+    expect((input as HTMLInputElement).value).toBe("Prague");
+    fireEvent.click(screen.getByTestId("template-read"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "readResource" && c.args[1] === "demo://city/Prague")).toBe(true));
+  });
+
+  it("expands URI templates", () => {
+    expect(templateVars("demo://{a}/x{?b,c}")).toEqual(["a", "b", "c"]);
+    expect(expandTemplate("demo://{a}/x{?b,c}", { a: "a b", b: "1" })).toBe("demo://a%20b/x?b=1");
+    expect(expandTemplate("file://{+path}", { path: "/tmp/a b" })).toBe("file:///tmp/a%20b");
+  });
+});
+
+describe("Prompts", () => {
+  it("completes an argument with the other arguments as context and previews the messages", async () => {
+    const b = new FakeBackend().addServer("everything");
+    const prompt = (await b.listPrompts("everything"))[0]!;
+    render(<PromptPanel backend={b} server="everything" prompt={prompt} />);
+    expect((screen.getByTestId("get-prompt") as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByTestId("prompt-arg-department"), { target: { value: "Eng" } });
+    fireEvent.mouseDown(await screen.findByText("Engineering"));
+    fireEvent.change(screen.getByTestId("prompt-arg-name"), { target: { value: "A" } });
+    expect((await screen.findAllByTestId("completion-option")).map((o) => o.textContent)).toEqual(["Alice"]);
+    const call = b.calls.filter((c) => c.method === "complete").pop();
+    expect(call?.args[4]).toEqual({ department: "Engineering" });
+    fireEvent.mouseDown(screen.getByText("Alice"));
+    fireEvent.click(screen.getByTestId("get-prompt"));
+    expect((await screen.findByTestId("prompt-preview")).textContent).toContain("Promote Alice to head of Engineering.");
+  });
+});
+
+describe("Roots screen", () => {
+  it("adds, rejects, removes and overrides roots", async () => {
+    const b = new FakeBackend().addServer("files");
+    render(<WithHost backend={b} screen="roots" />);
+    fireEvent.change(await screen.findByTestId("root-path"), { target: { value: "/work/project" } });
+    fireEvent.click(screen.getByTestId("root-add"));
+    await screen.findByText("/work/project");
+    expect(b.roots.global).toEqual(["/work/project"]);
+
+    fireEvent.change(screen.getByTestId("root-path"), { target: { value: "relative/path" } });
+    fireEvent.click(screen.getByTestId("root-add"));
+    expect((await screen.findByTestId("error-banner")).textContent).toBe("relative/path is not a folder on this computer");
+    expect((screen.getByTestId("root-path") as HTMLInputElement).value).toBe("relative/path");
+
+    fireEvent.click(screen.getByTestId("root-pick"));
+    await screen.findByText("/home/you/picked");
+
+    fireEvent.click(screen.getByLabelText(/uses its own roots/));
+    await waitFor(() => expect(b.roots.servers["files"]).toEqual(["/work/project", "/home/you/picked"]));
+
+    fireEvent.click(screen.getByLabelText("Remove /work/project", { selector: "[data-testid=roots-global] button" }));
+    await waitFor(() => expect(b.roots.global).toEqual(["/home/you/picked"]));
+  });
+});

@@ -1,0 +1,186 @@
+// The Tools screen: a server's tools with their annotations (shown as the server's claims), an
+// argument form from the input schema, calls with progress and cancel, and every kind of result.
+import { useEffect, useState } from "react";
+import type { Backend } from "../backend";
+import { errorMessage, isBackendError } from "../backend";
+import { ToolResultView } from "../components/content";
+import { SchemaForm } from "../components/schema-form";
+import { pickDefault, ServerPicker } from "../components/server-picker";
+import type { CallProgress } from "../bindings/CallProgress";
+import type { HostState } from "../host";
+import type { CallToolResult, Tool } from "../mcp";
+
+function claims(t: Tool): string[] {
+  const a = t.annotations ?? {};
+  const out: string[] = [];
+  if (a.readOnlyHint) out.push("read-only");
+  if (a.destructiveHint) out.push("destructive");
+  if (a.idempotentHint) out.push("idempotent");
+  if (a.openWorldHint) out.push("open-world");
+  return out;
+}
+
+export function ToolsScreen(props: { backend: Backend; host: HostState }) {
+  const { backend, host } = props;
+  const [server, setServer] = useState<string | null>(null);
+  const [tools, setTools] = useState<Tool[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const picked = pickDefault(host.servers, server, "tools");
+  const revision = picked ? (host.catalog[picked] ?? 0) : 0;
+
+  useEffect(() => {
+    if (!picked) {
+      setTools([]);
+      return;
+    }
+    let live = true;
+    backend.listTools(picked).then(
+      (t) => {
+        if (!live) return;
+        setTools(t);
+        setError(null);
+      },
+      (e: unknown) => live && setError(errorMessage(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, picked, revision]);
+
+  const tool = tools.find((t) => t.name === selected) ?? null;
+  return (
+    <div className="split">
+      <section className="list-pane" aria-label="Tools">
+        <header className="pane-header">
+          <h2>Tools</h2>
+        </header>
+        <ServerPicker servers={host.servers} value={picked} need="tools" onChange={(s) => (setServer(s), setSelected(null))} />
+        {error ? (
+          <div className="banner error" data-testid="error-banner">
+            {error}
+          </div>
+        ) : null}
+        {!picked ? <div className="empty muted">Start a server that offers tools to see them here.</div> : null}
+        <ul className="item-list" role="listbox" aria-label="Tools">
+          {tools.map((t) => (
+            <li
+              key={t.name}
+              role="option"
+              tabIndex={0}
+              aria-selected={t.name === selected}
+              className={t.name === selected ? "selected" : undefined}
+              data-testid="tool-item"
+              data-name={t.name}
+              onClick={() => setSelected(t.name)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" || e.key === " ") {
+                  e.preventDefault();
+                  setSelected(t.name);
+                }
+              }}
+            >
+              <div className="item-title">
+                {t.icons?.[0] && /^(https:|data:)/.test(t.icons[0].src) ? <img className="icon" alt="" src={t.icons[0].src} /> : null}
+                <strong>{t.title ?? t.annotations?.title ?? t.name}</strong>
+                {t.title ? <code className="muted">{t.name}</code> : null}
+              </div>
+              {t.description ? <div className="muted clamp">{t.description}</div> : null}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section className="detail-pane" aria-label="Tool">
+        {tool && picked ? (
+          <ToolPanel key={`${picked}/${tool.name}`} backend={backend} host={host} server={picked} tool={tool} />
+        ) : (
+          <div className="empty muted">{tools.length ? "Choose a tool." : ""}</div>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function ToolPanel(props: { backend: Backend; host: HostState; server: string; tool: Tool }) {
+  const { backend, tool, server } = props;
+  const [args, setArgs] = useState<Record<string, unknown> | null>({});
+  const [argError, setArgError] = useState<string | null>(null);
+  const [callId, setCallId] = useState<string | null>(null);
+  const [result, setResult] = useState<CallToolResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<CallProgress | null>(null);
+
+  const call = () => {
+    if (!args || callId) return;
+    const id = crypto.randomUUID();
+    setCallId(id);
+    setError(null);
+    setProgress(null);
+    backend
+      .callTool(server, tool.name, args, id, setProgress)
+      .then(setResult, (e: unknown) => {
+        setResult(null);
+        setError(isBackendError(e) && e.code === "cancelled" ? "Cancelled; the server was told." : errorMessage(e));
+      })
+      .finally(() => setCallId(null));
+  };
+  const claimed = claims(tool);
+  return (
+    <div className="detail">
+      <header className="pane-header">
+        <div>
+          <h2>{tool.title ?? tool.name}</h2>
+          {claimed.length ? (
+            <p className="claims" title="Annotations are what the server says about its tool; Switchboard cannot check them.">
+              The server claims:{" "}
+              {claimed.map((c) => (
+                <span key={c} className={`chip ${c === "destructive" ? "warn" : ""}`}>
+                  {c}
+                </span>
+              ))}
+            </p>
+          ) : null}
+        </div>
+      </header>
+      {tool.description ? <p className="description">{tool.description}</p> : null}
+      <SchemaForm
+        schema={tool.inputSchema}
+        onChange={(a, e) => {
+          setArgs(a);
+          setArgError(e);
+        }}
+        onSubmit={call}
+      />
+      <div className="actions">
+        <button className="primary" data-testid="call-tool" disabled={!args || !!argError || !!callId} onClick={call}>
+          Call
+        </button>
+        {callId ? (
+          <button data-testid="cancel-call" onClick={() => void backend.cancelCall(callId)}>
+            Cancel
+          </button>
+        ) : null}
+        <span className="call-status" aria-live="polite">
+          {callId ? (
+            <>
+              <span className="spinner" aria-hidden="true" /> Calling…
+              {callId && progress ? (
+                <>
+                  {" "}
+                  <progress value={progress.progress} max={progress.total ?? undefined} />
+                  {progress.message ? ` ${progress.message}` : ""}
+                </>
+              ) : null}
+            </>
+          ) : null}
+        </span>
+      </div>
+      {error ? (
+        <div className="banner error" data-testid="error-banner">
+          {error}
+        </div>
+      ) : null}
+      {result ? <ToolResultView backend={backend} result={result} outputSchema={tool.outputSchema} /> : null}
+    </div>
+  );
+}
