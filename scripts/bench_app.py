@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Desktop figures, printed (not a timed test): cold start to first paint, and idle memory (PSS of
+the whole process tree: the app, its WebKit processes and its servers) with 10 servers running.
+
+Usage: scripts/bench-app.sh [--debug]   (which builds the app and calls this script)
+  python3 scripts/bench_app.py APP FIXTURE_SERVER [RUNS]
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+APP, FIXTURE = sys.argv[1], sys.argv[2]
+RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+SERVERS = 10
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wd(method, url, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.loads(r.read() or b"{}").get("value")
+
+
+def boot_time():
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("btime"):
+                return int(line.split()[1])
+    raise SystemExit("no btime")
+
+
+def start_epoch(pid):
+    """Wall-clock start of a process, in seconds, from /proc (jiffies since boot)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return boot_time() + int(fields[19]) / CLK
+
+
+def children():
+    tree = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                tree.setdefault(ppid, []).append(int(d))
+            except OSError:
+                pass
+    return tree
+
+
+def descendants(pid, tree):
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(tree.get(p, []))
+    return out
+
+
+def pss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
+
+
+def app_pid():
+    name = os.path.basename(APP)[:15]
+    pids = [int(d) for d in os.listdir("/proc") if d.isdigit() and comm(int(d)) == name]
+    return max(pids) if pids else None
+
+
+def run_once(display, driver, servers):
+    home = tempfile.mkdtemp(prefix="switchboard-bench-")
+    try:
+        config = os.path.join(home, "switchboard.json")
+        mcp = {f"fixture-{i}": {"command": FIXTURE, "env": {"FIXTURE_RESOURCES": "100"}} for i in range(servers)}
+        with open(config, "w") as f:
+            json.dump({"mcpServers": mcp}, f)
+        env = dict(os.environ, DISPLAY=f":{display}", SWITCHBOARD_CONFIG=config,
+                   SWITCHBOARD_DATA_DIR=os.path.join(home, "data"),
+                   XDG_CONFIG_HOME=os.path.join(home, "cfg"), XDG_CACHE_HOME=os.path.join(home, "cache"),
+                   XDG_DATA_HOME=os.path.join(home, "xdg-data"))
+        port, native = free_port(), free_port()
+        drv = subprocess.Popen([driver, "--port", str(port), "--native-port", str(native),
+                                "--native-driver", shutil.which("WebKitWebDriver")],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            for _ in range(100):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": APP}}}}
+            sid = None
+            for _ in range(60):
+                try:
+                    sid = wd("POST", f"{base}/session", caps)["sessionId"]
+                    break
+                except (OSError, KeyError, TypeError):
+                    time.sleep(0.5)
+            if sid is None:
+                raise SystemExit("no WebDriver session")
+            s = f"{base}/session/{sid}"
+            pid = app_pid()
+            # First contentful paint, in wall-clock ms, as the page itself recorded it.
+            paint = None
+            for _ in range(200):
+                paint = wd("POST", f"{s}/execute/sync", {"script":
+                    "const p = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint') "
+                    "|| performance.getEntriesByType('paint')[0]; return p ? performance.timeOrigin + p.startTime : null;",
+                    "args": []})
+                if paint:
+                    break
+                time.sleep(0.05)
+            first_paint_ms = paint - start_epoch(pid) * 1000 if paint and pid else float("nan")
+            # Idle: every server running, then a few quiet seconds.
+            deadline = time.time() + 120
+            while time.time() < deadline:
+                n = wd("POST", f"{s}/execute/sync", {"script":
+                    "return document.querySelectorAll('[data-testid=server-row][data-state=running]').length", "args": []})
+                if n == servers:
+                    break
+                time.sleep(0.25)
+            time.sleep(5)
+            tree = children()
+            procs = descendants(pid, tree)
+            server_pids = [p for p in procs if comm(p).startswith("fixture_server")]
+            host = sum(pss_kb(p) for p in procs if p not in server_pids)
+            srv = sum(pss_kb(p) for p in server_pids)
+            wd("DELETE", s)
+            return first_paint_ms, host, srv, len(server_pids)
+        finally:
+            drv.kill()
+            drv.wait()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def main():
+    display = next(n for n in range(150, 400)
+                   if not os.path.exists(f"/tmp/.X11-unix/X{n}") and not os.path.exists(f"/tmp/.X{n}-lock"))
+    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(f"/tmp/.X11-unix/X{display}"):
+                break
+            time.sleep(0.1)
+        driver = os.environ.get("TAURI_DRIVER") or os.path.expanduser("~/.cache/switchboard/tools/bin/tauri-driver")
+        paints, mems = [], []
+        for i in range(RUNS):
+            fp, host, srv, n = run_once(display, driver, SERVERS)
+            paints.append(fp)
+            mems.append((host, srv, n))
+            print(f"run {i + 1}: first paint {fp:.0f} ms; idle PSS host {host / 1024:.1f} MiB + {n} servers {srv / 1024:.1f} MiB", flush=True)
+        paints.sort()
+        host = sorted(m[0] for m in mems)[len(mems) // 2]
+        srv = sorted(m[1] for m in mems)[len(mems) // 2]
+        print(f"cold start to first paint (median of {RUNS}): {paints[len(paints) // 2]:.0f} ms")
+        print(f"idle memory with {SERVERS} servers (median PSS): host {host / 1024:.1f} MiB "
+              f"(app + WebKit), servers {srv / 1024:.1f} MiB, whole tree {(host + srv) / 1024:.1f} MiB")
+    finally:
+        xvfb.kill()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The whole test suite, exactly as CI runs it, from a fresh clone: installs what it needs, checks
+# formatting, lints, type-checks the UI, runs every Rust test (against real servers, inside a
+# D-Bus session with an unlocked gnome-keyring for the real Secret Service; the app itself in a
+# real window under Xvfb through tauri-driver), the UI's component tests, and fails when the
+# generated TypeScript bindings drift from the Rust types.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+# Reuse a build directory outside the clone when there is one (CI keeps it between runs);
+# a fresh machine simply builds from scratch.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
+mkdir -p "$CARGO_TARGET_DIR"
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "system packages"
+bash scripts/setup-system.sh
+step "UI dependencies and build"
+bash scripts/setup-ui.sh
+step "test fixtures (npm servers, conformance, Python SDK)"
+bash scripts/setup-fixtures.sh
+step "tauri-driver for the real-window tests"
+bash scripts/setup-e2e.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test (in a D-Bus session with gnome-keyring)"
+# A keyring of its own for each run: an existing login keyring with another password would stay
+# locked, and the tests must never touch the user's real one.
+keyring_home=$(mktemp -d)
+trap 'rm -rf "$keyring_home"' EXIT
+XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c '
+  set -euo pipefail
+  echo -n switchboard-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+  cargo test --workspace --locked --no-fail-fast
+'
+
+step "generated bindings are committed"
+if [ -n "$(git -C "$root" status --porcelain -- ui/src/bindings)" ]; then
+  git -C "$root" status --porcelain -- ui/src/bindings
+  echo "ui/src/bindings drifted from the Rust types: run the tests and commit the result" >&2
+  exit 1
+fi
+step "UI type check"
+npm --prefix ui run --silent typecheck
+step "UI component tests"
+npm --prefix ui run --silent test
+echo "all checks passed"

@@ -1,0 +1,226 @@
+//! The desktop under test: a private X display (Xvfb), tauri-driver in front of WebKitWebDriver,
+//! and the app binary started by them with its own config, data and window-state directories.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::{Child, Command};
+
+use crate::webdriver::Session;
+
+pub struct Desktop {
+    pub session: Session,
+    /// Where this run's screenshots go.
+    pub screenshots: PathBuf,
+    /// The server-everything launcher.
+    pub everything: String,
+    /// A folder to add as a root.
+    pub workspace: PathBuf,
+    _home: tempfile::TempDir,
+    driver: Child,
+    xvfb: Child,
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn must_exist(p: PathBuf, hint: &str) -> PathBuf {
+    assert!(p.exists(), "{} is missing: {hint}", p.display());
+    p
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+fn tauri_driver() -> PathBuf {
+    if let Some(p) = std::env::var_os("TAURI_DRIVER") {
+        return PathBuf::from(p);
+    }
+    let cached = directories::BaseDirs::new().map(|d| {
+        d.home_dir()
+            .join(".cache/switchboard/tools/bin/tauri-driver")
+    });
+    cached
+        .filter(|p| p.is_file())
+        .or_else(|| on_path("tauri-driver"))
+        .expect("tauri-driver is missing: run scripts/setup-e2e.sh")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+async fn wait_port(port: u16) {
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("nothing listens on {port}");
+}
+
+impl Desktop {
+    pub async fn start() -> Self {
+        let app = PathBuf::from(env!("CARGO_BIN_EXE_switchboard"));
+        // target/<profile>/switchboard → target/<profile>/examples/fixture_server (built by
+        // `cargo test --workspace`, as the core's example).
+        let profile_dir = app.parent().expect("target dir").to_path_buf();
+        let fixture = must_exist(
+            profile_dir.join("examples/fixture_server"),
+            "build it with `cargo test --workspace` (or `cargo build -p switchboard-core --example fixture_server`)",
+        );
+        let bin = repo().join("tests/fixtures/node_modules/.bin");
+        let everything = must_exist(
+            bin.join("mcp-server-everything"),
+            "run scripts/setup-fixtures.sh",
+        );
+        let filesystem = must_exist(
+            bin.join("mcp-server-filesystem"),
+            "run scripts/setup-fixtures.sh",
+        );
+        must_exist(repo().join("ui/dist/index.html"), "run scripts/setup-ui.sh");
+        let webkit_driver = on_path("WebKitWebDriver")
+            .expect("WebKitWebDriver is missing: run scripts/setup-system.sh");
+        let xvfb_bin = on_path("Xvfb").expect("Xvfb is missing: run scripts/setup-system.sh");
+
+        let home = tempfile::tempdir().expect("temp dir");
+        let workspace = home.path().join("workspace");
+        std::fs::create_dir_all(&workspace).expect("workspace");
+        let config_file = home.path().join("config/switchboard.json");
+        std::fs::create_dir_all(config_file.parent().expect("parent")).expect("config dir");
+        let config = serde_json::json!({
+            "mcpServers": {
+                "fixture": {
+                    "command": fixture,
+                    "env": {"FIXTURE_RESOURCES": "1000"}
+                },
+                "files": {"command": filesystem}
+            }
+        });
+        std::fs::write(
+            &config_file,
+            serde_json::to_string_pretty(&config).expect("json"),
+        )
+        .expect("write config");
+
+        let display = free_display();
+        let xvfb = Command::new(xvfb_bin)
+            .args([
+                format!(":{display}"),
+                "-screen".into(),
+                "0".into(),
+                "1280x800x24".into(),
+                "-nolisten".into(),
+                "tcp".into(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start Xvfb");
+        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{display}"));
+        for _ in 0..100 {
+            if socket.exists() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(socket.exists(), "Xvfb did not start on :{display}");
+
+        let port = free_port();
+        let native_port = free_port();
+        let driver = Command::new(tauri_driver())
+            .args([
+                "--port".to_owned(),
+                port.to_string(),
+                "--native-port".to_owned(),
+                native_port.to_string(),
+                "--native-driver".to_owned(),
+                webkit_driver.display().to_string(),
+            ])
+            .env("DISPLAY", format!(":{display}"))
+            .env("SWITCHBOARD_CONFIG", &config_file)
+            .env("SWITCHBOARD_DATA_DIR", home.path().join("data"))
+            // Window state and WebKit caches stay in this run's directory.
+            .env("XDG_CONFIG_HOME", home.path().join("xdg-config"))
+            .env("XDG_CACHE_HOME", home.path().join("xdg-cache"))
+            .env("XDG_DATA_HOME", home.path().join("xdg-data"))
+            .env("SWITCHBOARD_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start tauri-driver");
+        wait_port(port).await;
+        let session = Session::start(port, &app.display().to_string()).await;
+        Self {
+            session,
+            screenshots: profile_dir
+                .parent()
+                .unwrap_or(&profile_dir)
+                .join("e2e-screenshots"),
+            everything: everything.display().to_string(),
+            workspace,
+            _home: home,
+            driver,
+            xvfb,
+        }
+    }
+
+    /// Closes the app (its servers shut down with it) and the display.
+    pub async fn finish(mut self) {
+        self.session.end().await;
+        let _ = self.driver.kill().await;
+        let _ = self.xvfb.kill().await;
+    }
+}
+
+/// A display number no other X server (or test) uses.
+fn free_display() -> u32 {
+    let start = 90 + std::process::id() % 100;
+    (start..start + 200)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        })
+        .expect("a free X display")
+}
+
+/// The process whose environment has `key=value`.
+pub fn pid_with_env(key: &str, value: &str) -> Option<i32> {
+    let needle = format!("{key}={value}");
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            environ
+                .split(|b| *b == 0)
+                .any(|kv| kv == needle.as_bytes())
+                .then_some(pid)
+        })
+}
+
+/// SIGKILL, as a crash would.
+pub fn kill9(pid: i32) {
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill -9 {pid} failed");
+}

@@ -1,0 +1,169 @@
+//! End to end in a real window: the built app under Xvfb, driven by `tauri-driver` and
+//! `WebKitWebDriver`, against real `server-everything`, `server-filesystem` and the rmcp fixture
+//! server. Saves a screenshot of each screen to `<target>/e2e-screenshots/`
+//! (`scripts/screenshots.sh` copies them to `assets/screenshots/`).
+//!
+//! Needs Xvfb, WebKitWebDriver and tauri-driver (`scripts/setup-e2e.sh`), the built UI
+//! (`scripts/setup-ui.sh`) and the fixtures (`scripts/setup-fixtures.sh`); `scripts/test.sh` runs
+//! all of that first.
+
+mod desktop;
+mod webdriver;
+
+use std::time::Duration;
+
+use desktop::Desktop;
+
+const LONG: Duration = Duration::from_secs(60);
+const SHORT: Duration = Duration::from_secs(20);
+
+fn row(name: &str, state: &str) -> String {
+    format!("[data-testid=server-row][data-name=\"{name}\"][data-state=\"{state}\"]")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_uses_every_screen() {
+    let desktop = Desktop::start().await;
+    let s = &desktop.session;
+    let shots = desktop.screenshots.clone();
+    let mark = format!("switchboard-e2e-{}", std::process::id());
+
+    // Servers from the config file come up on their own.
+    s.wait_for(&row("fixture", "running"), LONG).await;
+
+    // Add a server through the form and see it running.
+    s.click_css("[data-testid=add-server]").await;
+    s.type_into("[data-testid=server-name]", "everything").await;
+    s.select("[data-testid=server-kind]", "stdio").await;
+    s.type_into("[data-testid=server-command]", &desktop.everything)
+        .await;
+    s.type_into("[data-testid=server-args]", "stdio").await;
+    s.type_into("[data-testid=server-env]", &format!("E2E_MARK={mark}"))
+        .await;
+    s.click_css("[data-testid=server-save]").await;
+    s.wait_for(&row("everything", "running"), LONG).await;
+    s.click_css("[data-testid=server-row][data-name=\"everything\"]")
+        .await;
+    s.wait_text("[data-testid=server-status-text]", SHORT, |t| {
+        t.to_lowercase().contains("running")
+    })
+    .await;
+    s.screenshot(&shots.join("servers.png")).await;
+
+    // Tools: call echo.
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "everything").await;
+    s.click_css("[data-testid=tool-item][data-name=echo]").await;
+    s.type_into("[data-testid=arg-message]", "hello from the window")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("Echo: hello from the window")
+    })
+    .await;
+    s.screenshot(&shots.join("tools.png")).await;
+
+    // Resources: page through the fixture's 1000 resources by scrolling, then read its image.
+    s.click_css("[data-testid=nav-resources]").await;
+    s.select("[data-testid=server-picker]", "fixture").await;
+    s.wait_for("[data-testid=resource-row]", SHORT).await;
+    let list = s.wait_for("[data-testid=resource-list]", SHORT).await;
+    let mut loaded = 0;
+    for _ in 0..100 {
+        s.script_on("arguments[0].scrollTop = arguments[0].scrollHeight", &list)
+            .await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let count = s.all("[data-testid=resource-count]").await;
+        if let Some(c) = count.first() {
+            let text = s.text(c).await.replace([',', '.', ' '], "");
+            loaded = text
+                .split(|ch: char| !ch.is_ascii_digit())
+                .find(|p| !p.is_empty())
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
+        }
+        if loaded >= 300 {
+            break;
+        }
+    }
+    assert!(loaded >= 300, "scrolling loaded only {loaded} resources");
+    let rows = s.all("[data-testid=resource-row]").await.len();
+    assert!(
+        rows < 200,
+        "{rows} rows in the DOM: the list is not virtualized"
+    );
+    s.type_into("[data-testid=resource-search]", "image").await;
+    s.click_css("[data-testid=resource-row][data-uri=\"fixture://image.png\"]")
+        .await;
+    let img = s.wait_for("[data-testid=resource-viewer] img", SHORT).await;
+    let mut width = serde_json::Value::Null;
+    for _ in 0..50 {
+        width = s.script_on("return arguments[0].naturalWidth", &img).await;
+        if width == serde_json::json!(48) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(width, serde_json::json!(48), "the image did not render");
+    s.screenshot(&shots.join("resources.png")).await;
+
+    // Prompts: fill an argument from completion and preview the messages.
+    s.click_css("[data-testid=nav-prompts]").await;
+    s.select("[data-testid=server-picker]", "everything").await;
+    s.click_css("[data-testid=prompt-item][data-name=completable-prompt]")
+        .await;
+    s.type_into("[data-testid=prompt-arg-department]", "Eng")
+        .await;
+    let option = s.wait_for("[data-testid=completion-option]", SHORT).await;
+    assert_eq!(s.text(&option).await.trim(), "Engineering");
+    s.click(&option).await;
+    s.type_into("[data-testid=prompt-arg-name]", "Alice").await;
+    s.click_css("[data-testid=get-prompt]").await;
+    s.wait_text("[data-testid=prompt-preview]", SHORT, |t| {
+        t.contains("Please promote Alice to the head of the Engineering team")
+    })
+    .await;
+    s.screenshot(&shots.join("prompts.png")).await;
+
+    // Roots: add a folder; the filesystem server's allowed directories follow.
+    s.click_css("[data-testid=nav-roots]").await;
+    let folder = desktop.workspace.display().to_string();
+    s.type_into("[data-testid=root-path]", &folder).await;
+    s.click_css("[data-testid=root-add]").await;
+    s.wait_for(
+        &format!("[data-testid=root-item][data-path=\"{folder}\"]"),
+        SHORT,
+    )
+    .await;
+    s.screenshot(&shots.join("roots.png")).await;
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "files").await;
+    s.click_css("[data-testid=tool-item][data-name=list_allowed_directories]")
+        .await;
+    let mut seen = false;
+    for _ in 0..20 {
+        s.click_css("[data-testid=call-tool]").await;
+        let text = s
+            .wait_text("[data-testid=tool-result]", SHORT, |_| true)
+            .await;
+        if text.contains(&folder) {
+            seen = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(seen, "server-filesystem never listed {folder}");
+
+    // Kill the server's process behind the app's back: it restarts on its own.
+    s.click_css("[data-testid=nav-servers]").await;
+    let pid = desktop::pid_with_env("E2E_MARK", &mark).expect("the everything server's process");
+    desktop::kill9(pid);
+    let not_running =
+        "[data-testid=server-row][data-name=\"everything\"]:not([data-state=\"running\"])";
+    s.wait_for(not_running, SHORT).await;
+    s.wait_for(&row("everything", "running"), LONG).await;
+    let new_pid = desktop::pid_with_env("E2E_MARK", &mark).expect("a restarted process");
+    assert_ne!(pid, new_pid, "the server was not restarted");
+
+    desktop.finish().await;
+}

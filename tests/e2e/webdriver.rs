@@ -1,0 +1,222 @@
+//! A small W3C WebDriver client over HTTP: just what the end-to-end tests use (sessions, finding
+//! elements by CSS, clicking, typing, reading text and attributes, running a script, screenshots).
+
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+/// The key WebDriver knows as the element reference in JSON.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+pub struct Session {
+    http: reqwest::Client,
+    base: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Element(String);
+
+impl Session {
+    /// Starts the app at `application` through tauri-driver on `port`.
+    pub async fn start(port: u16, application: &str) -> Self {
+        // No WebDriver call may hang the test run.
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(90))
+            .build()
+            .expect("http client");
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "wry",
+            "tauri:options": {"application": application}
+        }}});
+        let mut last = String::new();
+        for _ in 0..60 {
+            match http
+                .post(format!("http://127.0.0.1:{port}/session"))
+                .json(&caps)
+                .send()
+                .await
+            {
+                Ok(r) => {
+                    let body: Value = r.json().await.unwrap_or_default();
+                    if let Some(id) = body["value"]["sessionId"].as_str() {
+                        return Self {
+                            http,
+                            base: format!("http://127.0.0.1:{port}/session/{id}"),
+                        };
+                    }
+                    last = body.to_string();
+                }
+                Err(e) => last = e.to_string(),
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        panic!("no WebDriver session: {last}");
+    }
+
+    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.expect("webdriver request");
+        let v: Value = resp.json().await.expect("webdriver json");
+        v["value"].clone()
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Value {
+        self.send(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        self.send(reqwest::Method::GET, path, None).await
+    }
+
+    /// All elements matching `css` right now (through the page's own querySelectorAll, which
+    /// handles every selector the UI's tests use).
+    pub async fn all(&self, css: &str) -> Vec<Element> {
+        let v = self
+            .script(
+                "return Array.from(document.querySelectorAll(arguments[0]))",
+                json!([css]),
+            )
+            .await;
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| e[ELEMENT].as_str().map(|s| Element(s.to_owned())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Waits up to `timeout` for an element matching `css`.
+    pub async fn wait_for(&self, css: &str, timeout: Duration) -> Element {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(e) = self.all(css).await.into_iter().next() {
+                return e;
+            }
+            if Instant::now() > deadline {
+                let body = self
+                    .script("return document.body.innerText.slice(0, 2000)", json!([]))
+                    .await;
+                panic!("no element {css} after {timeout:?}; the page says:\n{body}");
+            }
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    }
+
+    /// Waits until `check` holds for the text of the first element matching `css`.
+    pub async fn wait_text(
+        &self,
+        css: &str,
+        timeout: Duration,
+        check: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = Instant::now() + timeout;
+        let mut last = String::new();
+        loop {
+            if let Some(e) = self.all(css).await.into_iter().next() {
+                last = self.text(&e).await;
+                if check(&last) {
+                    return last;
+                }
+            }
+            if Instant::now() > deadline {
+                panic!("{css} never had the expected text; last: {last:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    }
+
+    pub async fn click(&self, e: &Element) {
+        self.post(&format!("/element/{}/click", e.0), json!({}))
+            .await;
+    }
+
+    /// Clicks the first element matching `css`, waiting for it.
+    pub async fn click_css(&self, css: &str) {
+        let e = self.wait_for(css, Duration::from_secs(20)).await;
+        self.click(&e).await;
+    }
+
+    /// Replaces the value of an input or textarea as a person typing would.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let e = self.wait_for(css, Duration::from_secs(20)).await;
+        self.post(&format!("/element/{}/clear", e.0), json!({}))
+            .await;
+        self.post(&format!("/element/{}/value", e.0), json!({ "text": text }))
+            .await;
+    }
+
+    /// Chooses an option of a <select> by value, firing the change event React listens to.
+    pub async fn select(&self, css: &str, value: &str) {
+        let e = self.wait_for(css, Duration::from_secs(20)).await;
+        let script = "const [el, v] = arguments; \
+            const deadline = Date.now() + 15000; \
+            while (![...el.options].some(o => o.value === v)) { \
+              if (Date.now() > deadline) return false; \
+              await new Promise(r => setTimeout(r, 100)); } \
+            const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set; \
+            set.call(el, v); el.dispatchEvent(new Event('change', {bubbles: true})); return true;";
+        let ok = self.script_async_el(script, &e, json!(value)).await;
+        assert_eq!(ok, json!(true), "{css} never offered {value:?}");
+    }
+
+    async fn script_async_el(&self, body: &str, e: &Element, arg: Value) -> Value {
+        // execute/async with a promise-returning function body.
+        let script = format!(
+            "const done = arguments[arguments.length - 1]; (async function() {{ {body} }}).apply(null, [arguments[0], arguments[1]]).then(done, e => done(String(e)));"
+        );
+        self.post(
+            "/execute/async",
+            json!({"script": script, "args": [{ELEMENT: e.0}, arg]}),
+        )
+        .await
+    }
+
+    pub async fn text(&self, e: &Element) -> String {
+        self.get(&format!("/element/{}/text", e.0))
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Runs a synchronous script in the page.
+    pub async fn script(&self, script: &str, args: Value) -> Value {
+        self.post("/execute/sync", json!({"script": script, "args": args}))
+            .await
+    }
+
+    /// Runs a script with an element as `arguments[0]`.
+    pub async fn script_on(&self, script: &str, e: &Element) -> Value {
+        self.post(
+            "/execute/sync",
+            json!({"script": script, "args": [{ELEMENT: e.0}]}),
+        )
+        .await
+    }
+
+    /// Saves a PNG of the window, once the page has painted its latest state.
+    pub async fn screenshot(&self, path: &std::path::Path) {
+        self.post(
+            "/execute/async",
+            json!({"script": "const done = arguments[arguments.length - 1]; setTimeout(done, 300);", "args": []}),
+        )
+        .await;
+        let v = self.get("/screenshot").await;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(v.as_str().unwrap_or_default())
+            .expect("screenshot base64");
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("screenshot dir");
+        }
+        std::fs::write(path, png).expect("write screenshot");
+    }
+
+    pub async fn end(self) {
+        let _ = self.http.delete(&self.base).send().await;
+    }
+}
