@@ -36,7 +36,8 @@ Exit codes:
   5  the server answered with an error, or does not support the request
   6  timeout (the request was cancelled)
   7  the connection closed (crash, oversize message)
-  8  denied
+  8  denied (by you, by policy, or a changed tool definition)
+  9  an LLM provider failed or a sampling limit was hit
  10  internal error
 
 Errors are printed to stderr as one line: `error: <code>: <message>`.";
@@ -214,8 +215,9 @@ fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::ServerError | ErrorCode::NotSupported => 5,
         ErrorCode::Timeout | ErrorCode::Cancelled => 6,
         ErrorCode::TransportClosed | ErrorCode::MessageTooLarge => 7,
-        ErrorCode::Denied => 8,
-        ErrorCode::Io | ErrorCode::Internal => 10,
+        ErrorCode::Denied | ErrorCode::PinChanged | ErrorCode::ApprovalMismatch => 8,
+        ErrorCode::LimitExceeded | ErrorCode::Provider => 9,
+        ErrorCode::Io | ErrorCode::Storage | ErrorCode::Internal => 10,
     }
 }
 

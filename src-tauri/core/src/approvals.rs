@@ -1,6 +1,16 @@
-//! The approval door: every server→client request that needs a person (sampling and elicitation,
-//! in both protocol eras) is decided through one injected [`Approver`]. The desktop implements it
-//! with dialogs, the CLI with the terminal; [`Deny`] and [`AcceptDefaults`] serve scripts.
+//! The approval door. Every server→client request that needs a person (sampling and elicitation,
+//! in both protocol eras) reaches the connection handler's one [`Approver`]; the real one is
+//! [`Door`], which applies the user's standing rules ([`policy`]), writes every step to the audit
+//! log, and puts what needs a decision in front of a [`Reviewer`] — dialogs in the desktop app
+//! ([`queue`]), the terminal in the CLI. Model-initiated tool calls go through the same door with
+//! tool pinning ([`crate::pins`]). A review is bound to exactly the content shown: its digest
+//! travels with the decision. [`Deny`] and [`AcceptDefaults`] remain for scripts and tests.
+
+pub mod door;
+pub mod policy;
+pub mod queue;
+
+pub use door::{Door, Review, ReviewKind, Reviewer, Verdict};
 
 use futures::future::BoxFuture;
 use rmcp::model::{

@@ -101,6 +101,9 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "number | null")]
     pub max_message_bytes: Option<u64>,
+    /// Limits on this server's sampling requests; defaults apply when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<crate::sampling::SamplingLimits>,
     /// Roots for this server; when absent the global roots apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "Array<string> | null")]

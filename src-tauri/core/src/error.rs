@@ -41,6 +41,17 @@ pub enum ErrorCode {
     Denied,
     /// An I/O error unrelated to configuration.
     Io,
+    /// The database could not be opened, migrated, read or written.
+    Storage,
+    /// A server changed a tool definition or its instructions since the user approved them; the
+    /// tool is blocked until the user reviews the difference.
+    PinChanged,
+    /// A per-server sampling limit (requests per minute, tokens per request or per day) was hit.
+    LimitExceeded,
+    /// An LLM provider failed: unreachable, rejected the key, or answered with an error.
+    Provider,
+    /// An approval did not match the request that was shown, or no such request is pending.
+    ApprovalMismatch,
     /// An invariant broke inside Switchboard.
     Internal,
 }
@@ -65,6 +76,11 @@ impl ErrorCode {
             ErrorCode::Keychain => "keychain",
             ErrorCode::Denied => "denied",
             ErrorCode::Io => "io",
+            ErrorCode::Storage => "storage",
+            ErrorCode::PinChanged => "pin_changed",
+            ErrorCode::LimitExceeded => "limit_exceeded",
+            ErrorCode::Provider => "provider",
+            ErrorCode::ApprovalMismatch => "approval_mismatch",
             ErrorCode::Internal => "internal",
         }
     }

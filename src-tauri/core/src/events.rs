@@ -62,6 +62,10 @@ pub enum HostEvent {
         #[ts(type = "number")]
         revision: u64,
     },
+    /// The number of reviews waiting for the user changed (sampling, elicitation, tool calls).
+    ReviewsChanged { pending: u32 },
+    /// A piece of a sampling completion as it streams from the provider.
+    SamplingText { flow: String, text: String },
 }
 
 /// The sending side, cloned into every server's handler.

@@ -1,6 +1,7 @@
 //! `switchboard-core`: everything Switchboard does that is not a window. Configuration and import,
 //! secrets in the OS keychain, supervised MCP connections over rmcp (stdio and HTTP, both protocol
-//! eras), the approval door for server→client requests, and the events the UI shows.
+//! eras), the approval door with its policies, pins, sampling providers and audit log in SQLite, and
+//! the events the UI shows.
 //! This crate never depends on Tauri.
 
 // Sampling, roots and logging are deprecated by SEP-2577 for 2026-07-28 and later, but
@@ -8,17 +9,24 @@
 #![allow(deprecated)]
 
 pub mod approvals;
+pub mod audit;
 pub mod catalog;
 pub mod config;
 pub mod connection;
+pub mod elicitation;
 pub mod error;
 pub mod events;
 pub mod handler;
 pub mod host;
 pub mod paths;
+pub mod pins;
 pub mod process;
+pub mod providers;
+pub mod sampling;
 pub mod secrets;
 pub mod servers;
+pub mod store;
 pub mod transport;
+pub mod visible;
 
 pub use error::{Error, ErrorCode, Result};

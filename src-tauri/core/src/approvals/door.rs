@@ -1,0 +1,678 @@
+//! [`Door`]: the one place where sampling, elicitation and model-initiated tool calls are
+//! decided. For each request it writes the arrival to the audit log, applies the standing rule,
+//! asks the [`Reviewer`] when a person must decide (with a timeout that counts as a denial),
+//! records the decision and exactly what was shown, sends approved sampling to the chosen
+//! provider, asks again about the completion, and records what went back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorData as McpError,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use ts_rs::TS;
+
+use super::policy::{Policies, PolicyEntry, PolicyKind, Rule};
+use super::{Approver, Origin, rejected_sampling};
+use crate::audit::{Audit, Flow, FlowKind, Record, Step};
+use crate::elicitation;
+use crate::error::{Error, ErrorCode, Result};
+use crate::pins::{self, PinState, Pins};
+use crate::sampling::{Sampling, invalid_params};
+use crate::visible;
+
+/// How long a review waits for a person before it counts as denied.
+pub const DEFAULT_REVIEW_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How often a form with invalid values is shown again before the elicitation is cancelled.
+const FORM_ATTEMPTS: usize = 3;
+
+/// What a review is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ReviewKind {
+    /// A server's sampling request, before it is sent: `{provider, model, request}`, editable.
+    SamplingRequest,
+    /// The model's answer, before it goes back to the server: the `CreateMessageResult`, editable.
+    SamplingCompletion,
+    /// A server asking the user: `{message, requestedSchema | url, values, error}`.
+    Elicitation,
+    /// A model calling a tool: `{tool, arguments}`, arguments editable.
+    ToolCall,
+}
+
+/// Something put in front of a person.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Review {
+    /// Identifies this review among the pending ones.
+    pub id: String,
+    /// The audit flow it belongs to.
+    pub flow: String,
+    pub server: String,
+    pub kind: ReviewKind,
+    /// The editable content. Approving returns it (edited or not).
+    #[ts(type = "unknown")]
+    pub content: Value,
+    /// Read-only context: the request a completion answers, a tool's definition and pin state.
+    #[ts(type = "unknown")]
+    pub context: Value,
+    /// Whether content or context hide characters (zero-width, bidi, tags, terminal escapes);
+    /// show them through [`visible::reveal`].
+    pub hidden_characters: bool,
+    /// SHA-256 of exactly what is shown (kind, content, context). A decision must carry it.
+    pub digest: String,
+}
+
+impl Review {
+    #[cfg(test)]
+    pub(crate) fn for_test(flow: &Flow, content: Value) -> Self {
+        Self::new(flow, ReviewKind::SamplingRequest, content, Value::Null)
+    }
+
+    fn new(flow: &Flow, kind: ReviewKind, content: Value, context: Value) -> Self {
+        let digest = pins::digest(&json!({"kind": kind, "content": content, "context": context}));
+        Self {
+            id: crate::audit::new_id(),
+            flow: flow.id.clone(),
+            server: flow.server.clone(),
+            kind,
+            hidden_characters: visible::json_has_hidden(&content)
+                || visible::json_has_hidden(&context),
+            content,
+            context,
+            digest,
+        }
+    }
+}
+
+/// A person's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+#[ts(export)]
+pub enum Verdict {
+    /// Go ahead with `content` (the shown content, possibly edited); optionally remember a rule
+    /// for this server (or this tool) from now on.
+    Approve {
+        #[ts(type = "unknown")]
+        content: Value,
+        #[serde(default)]
+        remember: Option<Rule>,
+    },
+    /// No (sampling: error -1; elicitation: decline; tool call: not made).
+    Deny,
+    /// Dismissed without an answer (elicitation: cancel).
+    Cancel,
+    /// Nobody answered in time; treated as a denial.
+    TimedOut,
+}
+
+/// The person behind the door: dialogs in the app, the terminal in the CLI.
+pub trait Reviewer: Send + Sync + 'static {
+    /// Shows `review` and resolves with the decision. Dropping the future withdraws the review.
+    fn review(&self, review: Review) -> BoxFuture<'static, Verdict>;
+
+    /// Text of a completion as it streams from the provider, before the completion review.
+    fn streamed(&self, _flow: &str, _text: &str) {}
+}
+
+struct Inner {
+    reviewer: Arc<dyn Reviewer>,
+    policies: Policies,
+    pins: Pins,
+    audit: Audit,
+    sampling: Sampling,
+    timeout: Duration,
+}
+
+/// The approval door. Cheap to clone.
+#[derive(Clone)]
+pub struct Door(Arc<Inner>);
+
+impl std::fmt::Debug for Door {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Door")
+            .field("timeout", &self.0.timeout)
+            .finish()
+    }
+}
+
+fn value<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+impl Door {
+    /// A door asking `reviewer`, applying `policies` and `pins`, logging to `audit` and sending
+    /// sampling through `sampling`.
+    pub fn new(
+        reviewer: Arc<dyn Reviewer>,
+        policies: Policies,
+        pins: Pins,
+        audit: Audit,
+        sampling: Sampling,
+    ) -> Self {
+        Self(Arc::new(Inner {
+            reviewer,
+            policies,
+            pins,
+            audit,
+            sampling,
+            timeout: DEFAULT_REVIEW_TIMEOUT,
+        }))
+    }
+
+    /// The same door with another review timeout.
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        match Arc::try_unwrap(self.0) {
+            Ok(mut inner) => {
+                inner.timeout = timeout;
+                Self(Arc::new(inner))
+            }
+            Err(shared) => Self(shared),
+        }
+    }
+
+    /// The standing rules.
+    pub fn policies(&self) -> &Policies {
+        &self.0.policies
+    }
+
+    /// The pins.
+    pub fn pins(&self) -> &Pins {
+        &self.0.pins
+    }
+
+    /// The audit log.
+    pub fn audit(&self) -> &Audit {
+        &self.0.audit
+    }
+
+    fn note(&self, flow: &Flow, step: Step, actor: &str, decision: Option<&str>, detail: Value) {
+        self.0.audit.note(Record {
+            flow,
+            step,
+            actor,
+            decision,
+            detail,
+        });
+    }
+
+    fn rule(&self, server: &str, kind: PolicyKind, tool: Option<&str>) -> Rule {
+        self.0
+            .policies
+            .rule(server, kind, tool)
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "could not read approval rules; asking");
+                Rule::Ask
+            })
+    }
+
+    fn remember(&self, server: &str, kind: PolicyKind, tool: Option<&str>, rule: Option<Rule>) {
+        if let Some(rule) = rule {
+            let entry = PolicyEntry {
+                server: server.to_owned(),
+                kind,
+                tool: tool.map(str::to_owned),
+                rule,
+            };
+            if let Err(e) = self.0.policies.set(&entry) {
+                tracing::error!(error = %e, "could not save the approval rule");
+            }
+        }
+    }
+
+    /// Shows a review and waits (bounded) for the decision; records what was shown.
+    async fn ask(&self, flow: &Flow, kind: ReviewKind, content: Value, context: Value) -> Verdict {
+        let review = Review::new(flow, kind, content, context);
+        self.note(
+            flow,
+            Step::Shown,
+            "host",
+            None,
+            json!({"review": review.kind, "content": review.content, "context": review.context, "digest": review.digest}),
+        );
+        match tokio::time::timeout(self.0.timeout, self.0.reviewer.review(review)).await {
+            Ok(v) => v,
+            Err(_) => Verdict::TimedOut,
+        }
+    }
+
+    fn refused(&self, flow: &Flow, verdict: &Verdict) {
+        let (actor, decision) = match verdict {
+            Verdict::TimedOut => ("timeout", "timed_out"),
+            Verdict::Cancel => ("user", "cancelled"),
+            _ => ("user", "denied"),
+        };
+        self.note(flow, Step::Decided, actor, Some(decision), Value::Null);
+    }
+
+    async fn sample(
+        &self,
+        origin: Origin,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, McpError> {
+        let server = origin.server.as_str();
+        let flow = Flow::new(FlowKind::Sampling, server, None);
+        let request = value(&params);
+        self.note(&flow, Step::Requested, "server", None, request.clone());
+        let fail = |e: McpError| {
+            self.note(
+                &flow,
+                Step::Failed,
+                "host",
+                None,
+                json!({"code": e.code.0, "message": e.message}),
+            );
+            e
+        };
+        let sampling = &self.0.sampling;
+        sampling.admit(server, &params).map_err(fail)?;
+        let rule = self.rule(server, PolicyKind::Sampling, None);
+        if rule == Rule::Deny {
+            self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null);
+            return Err(rejected_sampling());
+        }
+        let prefs = params.model_preferences.as_ref().map(value);
+        let Some((provider, model)) = sampling.models.choose(prefs.as_ref()) else {
+            return Err(fail(McpError::new(
+                rmcp::model::ErrorCode(super::USER_REJECTED),
+                "User rejected sampling request: no LLM provider is configured",
+                None,
+            )));
+        };
+        let shown = json!({"provider": provider, "model": model, "request": request});
+        let approved = if rule.allows() {
+            self.note(
+                &flow,
+                Step::Decided,
+                "policy",
+                Some("approved"),
+                Value::Null,
+            );
+            shown
+        } else {
+            match self
+                .ask(
+                    &flow,
+                    ReviewKind::SamplingRequest,
+                    shown.clone(),
+                    Value::Null,
+                )
+                .await
+            {
+                Verdict::Approve { content, remember } => {
+                    let decision = if content == shown {
+                        "approved"
+                    } else {
+                        "edited"
+                    };
+                    self.note(
+                        &flow,
+                        Step::Decided,
+                        "user",
+                        Some(decision),
+                        content.clone(),
+                    );
+                    self.remember(server, PolicyKind::Sampling, None, remember);
+                    content
+                }
+                other => {
+                    self.refused(&flow, &other);
+                    return Err(rejected_sampling());
+                }
+            }
+        };
+        let provider = approved
+            .get("provider")
+            .and_then(Value::as_str)
+            .unwrap_or(&provider)
+            .to_owned();
+        let model = approved
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or(&model)
+            .to_owned();
+        let request_value = approved.get("request").cloned().unwrap_or(Value::Null);
+        let edited: CreateMessageRequestParams = serde_json::from_value(request_value.clone())
+            .map_err(|e| {
+                fail(invalid_params(format!(
+                    "the edited request is invalid: {e}"
+                )))
+            })?;
+        crate::sampling::validate(&edited).map_err(fail)?;
+        if edited.max_tokens > sampling.limits(server).max_tokens {
+            return Err(fail(invalid_params(format!(
+                "maxTokens {} is over this server's limit",
+                edited.max_tokens
+            ))));
+        }
+
+        let manual = sampling.is_manual(&provider);
+        let completion = if manual {
+            json!({"role": "assistant", "content": {"type": "text", "text": ""}, "model": model, "stopReason": "endTurn"})
+        } else {
+            let p = sampling
+                .provider(&provider)
+                .map_err(|e| fail(McpError::internal_error(e.message, None)))?;
+            self.note(
+                &flow,
+                Step::Sent,
+                "host",
+                None,
+                json!({"provider": provider, "model": model}),
+            );
+            let reviewer = self.0.reviewer.clone();
+            let flow_id = flow.id.clone();
+            let mut on_text = move |t: &str| reviewer.streamed(&flow_id, t);
+            match p.complete(&model, &value(&edited), &mut on_text).await {
+                Ok(c) => {
+                    if let Err(e) = sampling.record(server, c.usage) {
+                        tracing::error!(error = %e, "could not record sampling usage");
+                    }
+                    self.note(
+                        &flow,
+                        Step::Sent,
+                        "provider",
+                        None,
+                        json!({"completion": c.result, "usage": c.usage}),
+                    );
+                    c.result
+                }
+                Err(e) => {
+                    return Err(fail(McpError::internal_error(e.message, None)));
+                }
+            }
+        };
+
+        let (returned, actor) = if rule.allows() && !manual {
+            (completion, "policy")
+        } else {
+            let context = json!({"provider": provider, "model": model, "request": value(&edited)});
+            match self
+                .ask(
+                    &flow,
+                    ReviewKind::SamplingCompletion,
+                    completion.clone(),
+                    context,
+                )
+                .await
+            {
+                Verdict::Approve { content, .. } => {
+                    let decision = if content == completion {
+                        "approved"
+                    } else {
+                        "edited"
+                    };
+                    self.note(
+                        &flow,
+                        Step::Decided,
+                        "user",
+                        Some(decision),
+                        content.clone(),
+                    );
+                    (content, "user")
+                }
+                other => {
+                    self.refused(&flow, &other);
+                    return Err(rejected_sampling());
+                }
+            }
+        };
+        let result: CreateMessageResult =
+            serde_json::from_value(returned.clone()).map_err(|e| {
+                fail(invalid_params(format!(
+                    "the edited completion is invalid: {e}"
+                )))
+            })?;
+        self.note(&flow, Step::Returned, actor, None, returned);
+        Ok(result)
+    }
+
+    async fn elicit(
+        &self,
+        origin: Origin,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, McpError> {
+        let server = origin.server.as_str();
+        let flow = Flow::new(FlowKind::Elicitation, server, None);
+        let request = value(&params);
+        self.note(&flow, Step::Requested, "server", None, request.clone());
+        let answer = |action: ElicitationAction, content: Option<Value>, actor: &str| {
+            let mut r = ElicitResult::new(action);
+            if let Some(c) = content {
+                r = r.with_content(c);
+            }
+            self.note(&flow, Step::Returned, actor, None, value(&r));
+            Ok(r)
+        };
+        let rule = self.rule(server, PolicyKind::Elicitation, None);
+        if rule == Rule::Deny {
+            self.note(
+                &flow,
+                Step::Decided,
+                "policy",
+                Some("declined"),
+                Value::Null,
+            );
+            return answer(ElicitationAction::Decline, None, "policy");
+        }
+        let url = request
+            .get("url")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let schema = request
+            .get("requestedSchema")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let message = request.get("message").cloned().unwrap_or(Value::Null);
+        if url.is_none() && rule.allows() && elicitation::defaults_cover_required(&schema) {
+            let values = Value::Object(elicitation::defaults(&schema));
+            self.note(
+                &flow,
+                Step::Decided,
+                "policy",
+                Some("approved"),
+                values.clone(),
+            );
+            return answer(ElicitationAction::Accept, Some(values), "policy");
+        }
+        let mut values = Value::Object(elicitation::defaults(&schema));
+        let mut error = Value::Null;
+        for _ in 0..FORM_ATTEMPTS {
+            let content = match &url {
+                Some(u) => json!({"message": message, "url": u}),
+                None => {
+                    json!({"message": message, "requestedSchema": schema, "values": values, "error": error})
+                }
+            };
+            match self
+                .ask(&flow, ReviewKind::Elicitation, content, Value::Null)
+                .await
+            {
+                Verdict::Approve { content, remember } => {
+                    if url.is_some() {
+                        self.note(&flow, Step::Decided, "user", Some("approved"), Value::Null);
+                        return answer(ElicitationAction::Accept, None, "user");
+                    }
+                    values = content.get("values").cloned().unwrap_or(Value::Null);
+                    match elicitation::validate(&schema, &values) {
+                        Ok(valid) => {
+                            self.note(
+                                &flow,
+                                Step::Decided,
+                                "user",
+                                Some("approved"),
+                                values.clone(),
+                            );
+                            self.remember(server, PolicyKind::Elicitation, None, remember);
+                            return answer(
+                                ElicitationAction::Accept,
+                                Some(Value::Object(valid)),
+                                "user",
+                            );
+                        }
+                        Err(problem) => {
+                            self.note(
+                                &flow,
+                                Step::Decided,
+                                "user",
+                                Some("invalid"),
+                                json!({"values": values, "error": problem}),
+                            );
+                            error = problem.into();
+                        }
+                    }
+                }
+                Verdict::Deny => {
+                    self.note(&flow, Step::Decided, "user", Some("declined"), Value::Null);
+                    return answer(ElicitationAction::Decline, None, "user");
+                }
+                other => {
+                    self.refused(&flow, &other);
+                    return answer(ElicitationAction::Cancel, None, "user");
+                }
+            }
+        }
+        answer(ElicitationAction::Cancel, None, "host")
+    }
+
+    /// Decides a model's call of `tool` (its full definition) on `server` with `arguments`.
+    /// Refuses changed (pinned) definitions, applies the rule, asks when needed, pins definitions
+    /// approved for the first time. Returns the flow (pass it to [`Door::tool_call_finished`])
+    /// and the arguments to send, as the user left them.
+    pub async fn authorize_tool_call(
+        &self,
+        server: &str,
+        tool: &Value,
+        instructions: Option<&str>,
+        arguments: Value,
+    ) -> Result<(Flow, Value)> {
+        let name = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let flow = Flow::new(FlowKind::ToolCall, server, Some(name.clone()));
+        self.note(
+            &flow,
+            Step::Requested,
+            "model",
+            None,
+            json!({"arguments": arguments}),
+        );
+        let review = match self.0.pins.check_call(server, tool, instructions) {
+            Ok(r) => r,
+            Err(e) => {
+                self.note(
+                    &flow,
+                    Step::Failed,
+                    "host",
+                    None,
+                    json!({"code": e.code, "message": e.message}),
+                );
+                return Err(e);
+            }
+        };
+        let rule = self.rule(server, PolicyKind::ToolCall, Some(&name));
+        if rule == Rule::Deny {
+            self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null);
+            return Err(Error::new(
+                ErrorCode::Denied,
+                format!("calls to {name} on {server} are denied by your rules"),
+            ));
+        }
+        let unpinned: Vec<(String, Value)> = review
+            .iter()
+            .filter(|i| i.state == PinState::New)
+            .map(|i| (i.item.clone(), i.current.clone()))
+            .collect();
+        if rule.allows() && unpinned.is_empty() {
+            self.note(
+                &flow,
+                Step::Decided,
+                "policy",
+                Some("approved"),
+                Value::Null,
+            );
+            return Ok((flow, arguments));
+        }
+        let shown = json!({"tool": name, "arguments": arguments});
+        let context = json!({"definition": tool, "instructions": instructions, "pins": review});
+        match self
+            .ask(&flow, ReviewKind::ToolCall, shown.clone(), context)
+            .await
+        {
+            Verdict::Approve { content, remember } => {
+                let decision = if content == shown {
+                    "approved"
+                } else {
+                    "edited"
+                };
+                self.note(
+                    &flow,
+                    Step::Decided,
+                    "user",
+                    Some(decision),
+                    content.clone(),
+                );
+                self.0.pins.approve(server, &unpinned)?;
+                self.remember(server, PolicyKind::ToolCall, Some(&name), remember);
+                Ok((
+                    flow,
+                    content.get("arguments").cloned().unwrap_or(Value::Null),
+                ))
+            }
+            other => {
+                self.refused(&flow, &other);
+                Err(Error::new(
+                    ErrorCode::Denied,
+                    if other == Verdict::TimedOut {
+                        format!("nobody approved the call to {name} in time")
+                    } else {
+                        format!("you denied the call to {name}")
+                    },
+                ))
+            }
+        }
+    }
+
+    /// Records how an approved tool call ended.
+    pub fn tool_call_finished(&self, flow: &Flow, outcome: std::result::Result<&Value, &Error>) {
+        match outcome {
+            Ok(result) => self.note(flow, Step::Returned, "server", None, result.clone()),
+            Err(e) => self.note(
+                flow,
+                Step::Failed,
+                "server",
+                None,
+                json!({"code": e.code, "message": e.message}),
+            ),
+        }
+    }
+}
+
+impl Approver for Door {
+    fn sampling(
+        &self,
+        origin: Origin,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, McpError>> {
+        let door = self.clone();
+        Box::pin(async move { door.sample(origin, params).await })
+    }
+
+    fn elicitation(
+        &self,
+        origin: Origin,
+        params: ElicitRequestParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, McpError>> {
+        let door = self.clone();
+        Box::pin(async move { door.elicit(origin, params).await })
+    }
+}

@@ -1,0 +1,374 @@
+//! The audit log: every tool call, sampling request and response, elicitation and approval
+//! decision, step by step — who asked, what was shown, what was decided, what was sent back, and
+//! how long it took. Each step is its own committed row, written *before* the flow moves on, so
+//! killing the app mid-flow loses nothing that already happened. Searchable and exportable as
+//! JSON Lines.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::{Store, now_ms};
+
+/// What a flow is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum FlowKind {
+    /// A model (in the chat) or the user calling a server's tool.
+    ToolCall,
+    /// A server's `sampling/createMessage`.
+    Sampling,
+    /// A server's `elicitation/create`.
+    Elicitation,
+    /// Reviewing a server's changed tool definitions or instructions.
+    Pin,
+}
+
+impl FlowKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            FlowKind::ToolCall => "tool_call",
+            FlowKind::Sampling => "sampling",
+            FlowKind::Elicitation => "elicitation",
+            FlowKind::Pin => "pin",
+        }
+    }
+}
+
+/// One step of a flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Step {
+    /// The request arrived (detail: the request as received).
+    Requested,
+    /// It was put in front of the user (detail: exactly what was shown).
+    Shown,
+    /// A decision was made (by the user, a standing rule, or a timeout).
+    Decided,
+    /// Something was sent on (to an LLM provider or to a server).
+    Sent,
+    /// The answer that went back to whoever asked.
+    Returned,
+    /// The flow ended in an error.
+    Failed,
+}
+
+impl Step {
+    fn as_str(self) -> &'static str {
+        match self {
+            Step::Requested => "requested",
+            Step::Shown => "shown",
+            Step::Decided => "decided",
+            Step::Sent => "sent",
+            Step::Returned => "returned",
+            Step::Failed => "failed",
+        }
+    }
+}
+
+/// A row of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AuditEntry {
+    #[ts(type = "number")]
+    pub id: i64,
+    /// Groups the steps of one request.
+    pub flow: String,
+    /// When, in milliseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub at_ms: i64,
+    pub kind: FlowKind,
+    pub step: Step,
+    /// The server involved.
+    pub server: String,
+    /// The tool, model or item concerned.
+    pub subject: Option<String>,
+    /// Who acted: `server`, `model`, `user`, `policy`, `timeout`, `provider`, `host`.
+    pub actor: String,
+    /// For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`.
+    pub decision: Option<String>,
+    /// The content of the step.
+    #[ts(type = "unknown")]
+    pub detail: Value,
+    /// Time since the flow started.
+    #[ts(type = "number | null")]
+    pub duration_ms: Option<i64>,
+}
+
+/// A step about to be written.
+#[derive(Debug, Clone)]
+pub struct Record<'a> {
+    pub flow: &'a Flow,
+    pub step: Step,
+    pub actor: &'a str,
+    pub decision: Option<&'a str>,
+    pub detail: Value,
+}
+
+/// One request being followed through its steps.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub id: String,
+    pub kind: FlowKind,
+    pub server: String,
+    pub subject: Option<String>,
+    started: std::time::Instant,
+}
+
+impl Flow {
+    /// A new flow with a fresh id.
+    pub fn new(kind: FlowKind, server: impl Into<String>, subject: Option<String>) -> Self {
+        Self {
+            id: new_id(),
+            kind,
+            server: server.into(),
+            subject,
+            started: std::time::Instant::now(),
+        }
+    }
+}
+
+/// A random 128-bit id as hex.
+pub fn new_id() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// Filters for [`Audit::search`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+#[ts(export)]
+pub struct AuditQuery {
+    /// Words that must all appear somewhere in the row (server, subject, decision or detail).
+    pub text: Option<String>,
+    pub server: Option<String>,
+    pub kind: Option<FlowKind>,
+    pub flow: Option<String>,
+    /// Newest first, at most this many (default 200).
+    #[ts(type = "number | null")]
+    pub limit: Option<u32>,
+    /// Only rows with an id below this (paging backwards).
+    #[ts(type = "number | null")]
+    pub before_id: Option<i64>,
+}
+
+/// The audit log in the store.
+#[derive(Debug, Clone)]
+pub struct Audit {
+    store: Arc<Store>,
+}
+
+impl Audit {
+    /// The audit log kept in `store`.
+    pub fn new(store: Arc<Store>) -> Self {
+        Self { store }
+    }
+
+    /// Appends one step and commits it before returning.
+    pub fn record(&self, r: Record<'_>) -> Result<i64> {
+        let detail = serde_json::to_string(&r.detail)
+            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        let duration = r.flow.started.elapsed().as_millis() as i64;
+        self.store.with(|c| {
+            c.execute(
+                "INSERT INTO audit (flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    r.flow.id,
+                    now_ms(),
+                    r.flow.kind.as_str(),
+                    r.step.as_str(),
+                    r.flow.server,
+                    r.flow.subject,
+                    r.actor,
+                    r.decision,
+                    detail,
+                    duration
+                ],
+            )?;
+            Ok(c.last_insert_rowid())
+        })
+    }
+
+    /// Records a step, logging instead of failing: an audit write error must not turn an answer
+    /// the user approved into a failure, but it must be visible.
+    pub fn note(&self, r: Record<'_>) {
+        if let Err(e) = self.record(r) {
+            tracing::error!(error = %e, "could not write the audit log");
+        }
+    }
+
+    /// Rows matching `q`, newest first.
+    pub fn search(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>> {
+        let mut sql = String::from(
+            "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit WHERE 1=1",
+        );
+        let mut args: Vec<rusqlite::types::Value> = Vec::new();
+        // Each condition names its parameter by number; `{}` in a clause is that number.
+        let mut push = |clause: &str, v: rusqlite::types::Value| {
+            args.push(v);
+            sql.push_str(&clause.replace("{}", &args.len().to_string()));
+        };
+        if let Some(s) = &q.server {
+            push(" AND server = ?{}", s.clone().into());
+        }
+        if let Some(k) = q.kind {
+            push(" AND kind = ?{}", k.as_str().to_owned().into());
+        }
+        if let Some(f) = &q.flow {
+            push(" AND flow = ?{}", f.clone().into());
+        }
+        if let Some(b) = q.before_id {
+            push(" AND id < ?{}", b.into());
+        }
+        for word in q.text.as_deref().unwrap_or("").split_whitespace() {
+            let escaped = word
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            push(
+                " AND (server LIKE ?{} ESCAPE '\\' OR coalesce(subject,'') LIKE ?{} ESCAPE '\\' \
+                 OR coalesce(decision,'') LIKE ?{} ESCAPE '\\' OR detail LIKE ?{} ESCAPE '\\' \
+                 OR step LIKE ?{} ESCAPE '\\')",
+                format!("%{escaped}%").into(),
+            );
+        }
+        let sql = format!(
+            "{sql} ORDER BY id DESC LIMIT {}",
+            q.limit.unwrap_or(200).min(10_000)
+        );
+        self.store.with(|c| {
+            let mut stmt = c.prepare(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), row_to_entry)?;
+            rows.collect()
+        })
+    }
+
+    /// Writes every row, oldest first, as JSON Lines. Returns how many were written.
+    pub fn export_jsonl(&self, out: &mut dyn Write) -> Result<usize> {
+        let rows = self.store.with(|c| {
+            let mut stmt = c.prepare(
+                "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit ORDER BY id",
+            )?;
+            let rows = stmt.query_map([], row_to_entry)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        for row in &rows {
+            let line = serde_json::to_string(row)
+                .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+            writeln!(out, "{line}")?;
+        }
+        Ok(rows.len())
+    }
+}
+
+fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {
+    let text = |i: usize| -> rusqlite::Result<String> { r.get(i) };
+    let parse = |s: String| -> Value { serde_json::from_str(&s).unwrap_or(Value::String(s)) };
+    Ok(AuditEntry {
+        id: r.get(0)?,
+        flow: text(1)?,
+        at_ms: r.get(2)?,
+        kind: serde_json::from_value(Value::String(text(3)?)).unwrap_or(FlowKind::ToolCall),
+        step: serde_json::from_value(Value::String(text(4)?)).unwrap_or(Step::Failed),
+        server: text(5)?,
+        subject: r.get(6)?,
+        actor: text(7)?,
+        decision: r.get(8)?,
+        detail: parse(text(9)?),
+        duration_ms: r.get(10)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn audit() -> Audit {
+        Audit::new(Arc::new(Store::in_memory().unwrap()))
+    }
+
+    #[test]
+    fn records_search_and_export() {
+        let a = audit();
+        let flow = Flow::new(FlowKind::Sampling, "everything", Some("gpt".into()));
+        a.record(Record {
+            flow: &flow,
+            step: Step::Requested,
+            actor: "server",
+            decision: None,
+            detail: json!({"messages": [{"text": "write a haiku"}]}),
+        })
+        .unwrap();
+        a.record(Record {
+            flow: &flow,
+            step: Step::Decided,
+            actor: "user",
+            decision: Some("edited"),
+            detail: json!({"text": "write a limerick"}),
+        })
+        .unwrap();
+        let other = Flow::new(FlowKind::ToolCall, "fs", Some("read_file".into()));
+        a.record(Record {
+            flow: &other,
+            step: Step::Requested,
+            actor: "model",
+            decision: None,
+            detail: json!({"path": "/tmp/x_y"}),
+        })
+        .unwrap();
+
+        let all = a.search(&AuditQuery::default()).unwrap();
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].server, "fs", "newest first");
+
+        let hits = a
+            .search(&AuditQuery {
+                text: Some("limerick edited".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].decision.as_deref(), Some("edited"));
+
+        let by_flow = a
+            .search(&AuditQuery {
+                flow: Some(flow.id.clone()),
+                kind: Some(FlowKind::Sampling),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(by_flow.len(), 2);
+
+        // LIKE wildcards in the search text are taken literally, not as patterns.
+        let literal = |t: &str| {
+            a.search(&AuditQuery {
+                text: Some(t.into()),
+                ..Default::default()
+            })
+            .unwrap()
+            .len()
+        };
+        assert_eq!(literal("x_y"), 1);
+        assert_eq!(literal("x%y"), 0);
+        assert_eq!(literal("w_ite"), 0);
+
+        let mut out = Vec::new();
+        assert_eq!(a.export_jsonl(&mut out).unwrap(), 3);
+        let lines: Vec<AuditEntry> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0].step, Step::Requested);
+        assert_eq!(lines[1].detail, json!({"text": "write a limerick"}));
+    }
+}

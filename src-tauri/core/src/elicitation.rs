@@ -1,0 +1,207 @@
+//! Elicitation forms: the flat JSON Schema a server sends (strings with formats and lengths,
+//! numbers and integers with bounds, booleans, single-select enums — plain or titled — and
+//! multi-select arrays of enums), its defaults, and validation of what the user filled in.
+
+use serde_json::{Map, Value};
+
+/// The `default` of every property that has one.
+pub fn defaults(schema: &Value) -> Map<String, Value> {
+    crate::approvals::schema_defaults(schema)
+}
+
+/// Whether every required property has a default (so a standing "allow" can answer alone).
+pub fn defaults_cover_required(schema: &Value) -> bool {
+    let d = defaults(schema);
+    required(schema).iter().all(|r| d.contains_key(*r))
+}
+
+fn required(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// The allowed values of a single-select enum property (`enum`, or titled `oneOf`/`anyOf` consts).
+pub fn choices(prop: &Value) -> Option<Vec<Value>> {
+    if let Some(e) = prop.get("enum").and_then(Value::as_array) {
+        return Some(e.clone());
+    }
+    let list = prop
+        .get("oneOf")
+        .or_else(|| prop.get("anyOf"))
+        .and_then(Value::as_array)?;
+    Some(
+        list.iter()
+            .filter_map(|o| o.get("const").cloned())
+            .collect(),
+    )
+}
+
+/// Checks `values` against the schema; returns the first problem in words.
+pub fn validate(schema: &Value, values: &Value) -> Result<Map<String, Value>, String> {
+    let Some(values) = values.as_object() else {
+        return Err("the answer must be an object of field values".into());
+    };
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for r in required(schema) {
+        if values.get(r).is_none_or(Value::is_null) {
+            return Err(format!("{} is required", title(&props, r)));
+        }
+    }
+    for (key, v) in values {
+        let Some(prop) = props.get(key) else {
+            return Err(format!("{key:?} is not a field of this form"));
+        };
+        let name = title(&props, key);
+        if v.is_null() {
+            continue;
+        }
+        match prop.get("type").and_then(Value::as_str).unwrap_or("string") {
+            "string" => {
+                let Some(s) = v.as_str() else {
+                    return Err(format!("{name} must be text"));
+                };
+                let len = s.chars().count() as u64;
+                if let Some(min) = prop.get("minLength").and_then(Value::as_u64)
+                    && len < min
+                {
+                    return Err(format!("{name} needs at least {min} characters"));
+                }
+                if let Some(max) = prop.get("maxLength").and_then(Value::as_u64)
+                    && len > max
+                {
+                    return Err(format!("{name} takes at most {max} characters"));
+                }
+                if let Some(c) = choices(prop)
+                    && !c.contains(v)
+                {
+                    return Err(format!("{name} must be one of the listed choices"));
+                }
+                match prop.get("format").and_then(Value::as_str) {
+                    Some("email") if !s.contains('@') => {
+                        return Err(format!("{name} must be an email address"));
+                    }
+                    Some("uri") if url::Url::parse(s).is_err() => {
+                        return Err(format!("{name} must be a URL"));
+                    }
+                    _ => {}
+                }
+            }
+            t @ ("number" | "integer") => {
+                let Some(n) = v.as_f64() else {
+                    return Err(format!("{name} must be a number"));
+                };
+                if t == "integer" && n.fract() != 0.0 {
+                    return Err(format!("{name} must be a whole number"));
+                }
+                if let Some(min) = prop.get("minimum").and_then(Value::as_f64)
+                    && n < min
+                {
+                    return Err(format!("{name} must be at least {min}"));
+                }
+                if let Some(max) = prop.get("maximum").and_then(Value::as_f64)
+                    && n > max
+                {
+                    return Err(format!("{name} must be at most {max}"));
+                }
+            }
+            "boolean" if !v.is_boolean() => return Err(format!("{name} must be yes or no")),
+            "array" => {
+                let Some(items) = v.as_array() else {
+                    return Err(format!("{name} must be a list of choices"));
+                };
+                let allowed = prop.get("items").and_then(choices);
+                if let Some(allowed) = allowed
+                    && items.iter().any(|i| !allowed.contains(i))
+                {
+                    return Err(format!("{name} must only contain the listed choices"));
+                }
+                let n = items.len() as u64;
+                if let Some(min) = prop.get("minItems").and_then(Value::as_u64)
+                    && n < min
+                {
+                    return Err(format!("{name} needs at least {min} choices"));
+                }
+                if let Some(max) = prop.get("maxItems").and_then(Value::as_u64)
+                    && n > max
+                {
+                    return Err(format!("{name} takes at most {max} choices"));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(values
+        .iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect())
+}
+
+fn title(props: &Map<String, Value>, key: &str) -> String {
+    props
+        .get(key)
+        .and_then(|p| p.get("title"))
+        .and_then(Value::as_str)
+        .unwrap_or(key)
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({"type": "object", "required": ["name", "size"], "properties": {
+            "name": {"type": "string", "title": "Name", "minLength": 2, "default": "Ada"},
+            "email": {"type": "string", "format": "email"},
+            "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
+            "age": {"type": "integer", "minimum": 0, "maximum": 150},
+            "ok": {"type": "boolean", "default": true},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 2}
+        }})
+    }
+
+    #[test]
+    fn defaults_and_required() {
+        assert!(!defaults_cover_required(&schema()));
+        assert_eq!(
+            Value::Object(defaults(&schema())),
+            json!({"name": "Ada", "ok": true})
+        );
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let s = schema();
+        assert!(
+            validate(
+                &s,
+                &json!({"name": "Ada", "size": "s", "age": 36, "tags": ["a"]})
+            )
+            .is_ok()
+        );
+        let e = |v: Value| validate(&s, &v).unwrap_err();
+        assert_eq!(e(json!({"size": "s"})), "Name is required");
+        assert_eq!(
+            e(json!({"name": "A", "size": "s"})),
+            "Name needs at least 2 characters"
+        );
+        assert!(e(json!({"name": "Ada", "size": "m"})).contains("listed choices"));
+        assert!(e(json!({"name": "Ada", "size": "s", "age": 1.5})).contains("whole number"));
+        assert!(e(json!({"name": "Ada", "size": "s", "age": 200})).contains("at most 150"));
+        assert!(e(json!({"name": "Ada", "size": "s", "email": "nope"})).contains("email"));
+        assert!(e(json!({"name": "Ada", "size": "s", "tags": ["c"]})).contains("listed choices"));
+        assert!(e(json!({"name": "Ada", "size": "s", "extra": 1})).contains("not a field"));
+        assert!(e(json!({"name": "Ada", "size": "s", "ok": "yes"})).contains("yes or no"));
+    }
+}

@@ -1,0 +1,480 @@
+//! LLM providers that approved sampling requests (and the chat) are sent to: Anthropic Messages,
+//! OpenAI Chat Completions and every OpenAI-compatible base URL (Ollama, LM Studio, vLLM,
+//! OpenRouter), Google Gemini, and "manual" (the user writes the completion). Requests and results
+//! are MCP sampling JSON (`sampling/createMessage` params and `CreateMessageResult`); each provider
+//! module maps them to its wire format — text, images, audio where supported, tools and
+//! tool choice — and streams the answer back. API keys come from the OS keychain (or, for the CLI,
+//! the provider's usual environment variable) and are never logged or stored elsewhere.
+
+pub mod anthropic;
+pub mod gemini;
+pub mod openai;
+pub mod sse;
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::SecretStore;
+
+/// The wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ProviderKind {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// OpenAI Chat Completions, and any compatible base URL.
+    Openai,
+    /// Google Gemini `generateContent`.
+    Gemini,
+    /// No network: the user writes the completion.
+    Manual,
+}
+
+impl ProviderKind {
+    /// The base URL used when none is configured.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::Openai => "https://api.openai.com/v1",
+            ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+            ProviderKind::Manual => "",
+        }
+    }
+
+    /// The environment variable the provider's own tools read the key from.
+    pub fn key_env(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
+            ProviderKind::Openai => Some("OPENAI_API_KEY"),
+            ProviderKind::Gemini => Some("GEMINI_API_KEY"),
+            ProviderKind::Manual => None,
+        }
+    }
+
+    /// The keychain entry holding the key of provider `id`.
+    pub fn key_entry(id: &str) -> String {
+        format!("provider:{id}")
+    }
+}
+
+/// A string that never shows up in `Debug` output or logs.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Sensitive(String);
+
+impl Sensitive {
+    /// Wraps a secret.
+    pub fn new(s: impl Into<String>) -> Self {
+        Self(s.into())
+    }
+    /// The secret itself, for the one place that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Sensitive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sensitive(…)")
+    }
+}
+
+/// Token counts a provider reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Usage {
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+}
+
+/// A finished completion: an MCP `CreateMessageResult` plus usage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// `{role: "assistant", content, model, stopReason}`.
+    pub result: Value,
+    pub usage: Usage,
+}
+
+/// A configured provider, ready to send.
+#[derive(Debug, Clone)]
+pub struct Provider {
+    /// The user's name for it (`openai`, `ollama`, …).
+    pub id: String,
+    pub kind: ProviderKind,
+    base_url: String,
+    key: Option<Sensitive>,
+    http: reqwest::Client,
+}
+
+/// How long to wait for the provider to accept a connection and for each streamed chunk.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// The largest non-streamed response body read from a provider (model lists, errors).
+const MAX_BODY: usize = 8 * 1024 * 1024;
+
+impl Provider {
+    /// A provider at `base_url` (or the kind's default) with an optional API key.
+    pub fn new(
+        id: impl Into<String>,
+        kind: ProviderKind,
+        base_url: Option<&str>,
+        key: Option<Sensitive>,
+    ) -> Result<Self> {
+        let base_url = base_url
+            .unwrap_or(kind.default_base_url())
+            .trim_end_matches('/')
+            .to_owned();
+        if kind != ProviderKind::Manual {
+            url::Url::parse(&base_url).map_err(|e| {
+                Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("invalid provider base URL {base_url:?}: {e}"),
+                )
+            })?;
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(IDLE_TIMEOUT)
+            .build()
+            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        Ok(Self {
+            id: id.into(),
+            kind,
+            base_url,
+            key,
+            http,
+        })
+    }
+
+    /// Looks the key up: the keychain entry `provider:<id>`, then the kind's environment
+    /// variable. Compatible servers such as Ollama need none.
+    pub fn find_key(id: &str, kind: ProviderKind, secrets: &dyn SecretStore) -> Option<Sensitive> {
+        if kind == ProviderKind::Manual {
+            return None;
+        }
+        match secrets.get(&ProviderKind::key_entry(id)) {
+            Ok(Some(k)) if !k.is_empty() => return Some(Sensitive::new(k)),
+            Ok(_) => {}
+            Err(e) => tracing::debug!(error = %e, "no provider key in the keychain"),
+        }
+        kind.key_env()
+            .and_then(|v| std::env::var(v).ok())
+            .filter(|k| !k.is_empty())
+            .map(Sensitive::new)
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Sends an MCP sampling request to `model` and streams the answer: `on_text` receives each
+    /// piece of text as it arrives. The manual provider cannot be sent to.
+    pub async fn complete(
+        &self,
+        model: &str,
+        request: &Value,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Completion> {
+        match self.kind {
+            ProviderKind::Anthropic => anthropic::complete(self, model, request, on_text).await,
+            ProviderKind::Openai => openai::complete(self, model, request, on_text).await,
+            ProviderKind::Gemini => gemini::complete(self, model, request, on_text).await,
+            ProviderKind::Manual => Err(Error::new(
+                ErrorCode::Provider,
+                "the manual provider has no model to send to: write the completion yourself",
+            )),
+        }
+    }
+
+    /// The models the provider offers.
+    pub async fn models(&self) -> Result<Vec<String>> {
+        match self.kind {
+            ProviderKind::Anthropic => anthropic::models(self).await,
+            ProviderKind::Openai => openai::models(self).await,
+            ProviderKind::Gemini => gemini::models(self).await,
+            ProviderKind::Manual => Ok(vec!["manual".into()]),
+        }
+    }
+
+    fn post(&self, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .post(format!("{}{path}", self.base_url))
+            .header("content-type", "application/json")
+    }
+
+    fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        self.http.get(format!("{}{path}", self.base_url))
+    }
+
+    fn key(&self) -> Option<&str> {
+        self.key.as_ref().map(Sensitive::expose)
+    }
+
+    fn error(&self, what: impl std::fmt::Display) -> Error {
+        Error::new(
+            ErrorCode::Provider,
+            format!("{} ({}): {what}", self.id, self.base_url),
+        )
+    }
+}
+
+/// Sends `req` and returns the response if it succeeded, or the provider's error message.
+async fn send(p: &Provider, req: reqwest::RequestBuilder) -> Result<reqwest::Response> {
+    let resp = req.send().await.map_err(|e| p.error(without_url(&e)))?;
+    if resp.status().is_success() {
+        return Ok(resp);
+    }
+    let status = resp.status();
+    let body = read_body(p, resp).await.unwrap_or_default();
+    let detail = serde_json::from_str::<Value>(&body)
+        .ok()
+        .and_then(|v| {
+            let e = v.get("error").cloned().unwrap_or(v);
+            e.get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| e.as_str().map(str::to_owned))
+        })
+        .unwrap_or_else(|| body.chars().take(300).collect());
+    Err(p.error(format_args!("HTTP {status}: {detail}")))
+}
+
+fn without_url(e: &reqwest::Error) -> String {
+    // reqwest puts the URL in its messages; Gemini keys can travel in query strings elsewhere,
+    // so errors never echo URLs.
+    let mut s = e.to_string();
+    if let Some(u) = e.url() {
+        s = s.replace(u.as_str(), "<url>");
+    }
+    s
+}
+
+async fn read_body(p: &Provider, resp: reqwest::Response) -> Result<String> {
+    let mut body = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| p.error(without_url(&e)))?;
+        if body.len() + chunk.len() > MAX_BODY {
+            return Err(p.error(format_args!("response larger than {MAX_BODY} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+async fn get_json(p: &Provider, req: reqwest::RequestBuilder) -> Result<Value> {
+    let resp = send(p, req).await?;
+    let body = read_body(p, resp).await?;
+    serde_json::from_str(&body).map_err(|e| p.error(format_args!("invalid JSON: {e}")))
+}
+
+/// Reads a streamed response as SSE events, handing each to `on_event`.
+async fn read_sse(
+    p: &Provider,
+    resp: reqwest::Response,
+    mut on_event: impl FnMut(sse::SseEvent) -> Result<()>,
+) -> Result<()> {
+    let mut reader = sse::SseReader::default();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| p.error(without_url(&e)))?;
+        for ev in reader.feed(&chunk).map_err(|e| p.error(e))? {
+            on_event(ev)?;
+        }
+    }
+    if let Some(ev) = reader.finish() {
+        on_event(ev)?;
+    }
+    Ok(())
+}
+
+/// The content blocks of an MCP sampling message (a single block or an array).
+pub fn blocks(content: &Value) -> Vec<&Value> {
+    match content {
+        Value::Array(a) => a.iter().collect(),
+        Value::Null => Vec::new(),
+        other => vec![other],
+    }
+}
+
+/// The `type` of a content block.
+pub fn block_type(b: &Value) -> &str {
+    b.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+/// Joins the text of tool-result content for providers that only take strings.
+pub fn result_text(result: &Value) -> String {
+    let mut parts: Vec<String> = blocks(result.get("content").unwrap_or(&Value::Null))
+        .into_iter()
+        .map(|b| match block_type(b) {
+            "text" => b
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            _ => b.to_string(),
+        })
+        .collect();
+    if parts.is_empty()
+        && let Some(s) = result.get("structuredContent")
+    {
+        parts.push(s.to_string());
+    }
+    parts.join("\n")
+}
+
+/// The MCP result with `content` as one block when there is exactly one, as most servers expect.
+fn result_json(content: Vec<Value>, model: &str, stop: &str) -> Value {
+    let content = if content.len() == 1 {
+        content.into_iter().next().unwrap_or(Value::Null)
+    } else {
+        Value::Array(content)
+    };
+    serde_json::json!({
+        "role": "assistant",
+        "content": content,
+        "model": model,
+        "stopReason": stop,
+    })
+}
+
+/// A model the user configured, with ratings for matching `modelPreferences` priorities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ModelRating {
+    /// The provider id.
+    pub provider: String,
+    /// The model name as the provider knows it.
+    pub model: String,
+    /// 0 = cheap … 1 = expensive.
+    pub cost: f64,
+    /// 0 = slow … 1 = fast.
+    pub speed: f64,
+    /// 0 = basic … 1 = most capable.
+    pub intelligence: f64,
+}
+
+/// Maps a request's `modelPreferences` onto the configured models: the first hint that is a
+/// substring of a model name wins (hints are tried in order, across every provider); otherwise
+/// the model scoring best on the requested priorities; ties go to the first configured model.
+pub fn choose_model<'a>(
+    prefs: Option<&Value>,
+    models: &'a [ModelRating],
+) -> Option<&'a ModelRating> {
+    let prefs = prefs.unwrap_or(&Value::Null);
+    if let Some(hints) = prefs.get("hints").and_then(Value::as_array) {
+        for hint in hints {
+            let Some(name) = hint.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let name = name.to_lowercase();
+            if name.is_empty() {
+                continue;
+            }
+            if let Some(m) = models
+                .iter()
+                .find(|m| m.model.to_lowercase().contains(&name))
+            {
+                return Some(m);
+            }
+        }
+    }
+    let p = |k: &str| {
+        prefs
+            .get(k)
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0)
+    };
+    let (cost, speed, intel) = (
+        p("costPriority"),
+        p("speedPriority"),
+        p("intelligencePriority"),
+    );
+    let score = |m: &ModelRating| cost * (1.0 - m.cost) + speed * m.speed + intel * m.intelligence;
+    let mut best: Option<&ModelRating> = None;
+    for m in models {
+        if best.is_none_or(|b| score(m) > score(b) + 1e-9) {
+            best = Some(m);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rating(
+        provider: &str,
+        model: &str,
+        cost: f64,
+        speed: f64,
+        intelligence: f64,
+    ) -> ModelRating {
+        ModelRating {
+            provider: provider.into(),
+            model: model.into(),
+            cost,
+            speed,
+            intelligence,
+        }
+    }
+
+    #[test]
+    fn hints_in_order_then_priorities() {
+        let models = vec![
+            rating("anthropic", "claude-sonnet-4-5", 0.6, 0.5, 0.9),
+            rating("openai", "gpt-4.1-mini", 0.2, 0.9, 0.6),
+            rating("ollama", "llama3.2", 0.0, 0.6, 0.3),
+        ];
+        // The first hint that matches anything wins, across providers.
+        let p = json!({"hints": [{"name": "gemini"}, {"name": "GPT"}, {"name": "claude"}]});
+        assert_eq!(
+            choose_model(Some(&p), &models).unwrap().model,
+            "gpt-4.1-mini"
+        );
+        // A hint naming another vendor's family maps by substring only: "sonnet" → Claude.
+        let p = json!({"hints": [{"name": "sonnet"}]});
+        assert_eq!(
+            choose_model(Some(&p), &models).unwrap().provider,
+            "anthropic"
+        );
+        // No hint matches: priorities decide.
+        let p = json!({"hints": [{"name": "o3"}], "costPriority": 1.0});
+        assert_eq!(choose_model(Some(&p), &models).unwrap().model, "llama3.2");
+        let p = json!({"intelligencePriority": 0.9, "speedPriority": 0.1});
+        assert_eq!(
+            choose_model(Some(&p), &models).unwrap().model,
+            "claude-sonnet-4-5"
+        );
+        let p = json!({"speedPriority": 1.0, "costPriority": 0.3});
+        assert_eq!(
+            choose_model(Some(&p), &models).unwrap().model,
+            "gpt-4.1-mini"
+        );
+        // No preferences: the first configured model.
+        assert_eq!(
+            choose_model(None, &models).unwrap().model,
+            "claude-sonnet-4-5"
+        );
+        assert!(choose_model(None, &[]).is_none());
+    }
+
+    #[test]
+    fn sensitive_never_prints() {
+        let s = Sensitive::new("sk-secret");
+        assert!(!format!("{s:?}").contains("sk-"));
+        let p = Provider::new("o", ProviderKind::Openai, None, Some(s)).unwrap();
+        assert!(!format!("{p:?}").contains("sk-secret"));
+    }
+}

@@ -1,0 +1,120 @@
+//! A small Server-Sent Events reader for provider streams: `event:` and `data:` fields, multi-line
+//! data, comments, CRLF. Lines are capped so a misbehaving endpoint cannot grow memory without
+//! bound.
+
+use bytes::{Buf, BytesMut};
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` field, empty when absent.
+    pub event: String,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+}
+
+/// Incremental parser: feed bytes, take complete events.
+#[derive(Debug, Default)]
+pub struct SseReader {
+    buf: BytesMut,
+    event: String,
+    data: Vec<String>,
+}
+
+/// The longest line accepted from a provider stream.
+pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
+impl SseReader {
+    /// Adds bytes and returns the events they completed.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, String> {
+        self.buf.extend_from_slice(chunk);
+        let mut out = Vec::new();
+        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+            let mut line = self.buf.split_to(pos + 1);
+            line.truncate(pos);
+            if line.last() == Some(&b'\r') {
+                line.truncate(pos - 1);
+            }
+            let line = String::from_utf8_lossy(&line).into_owned();
+            if let Some(ev) = self.line(&line) {
+                out.push(ev);
+            }
+        }
+        if self.buf.len() > MAX_LINE {
+            self.buf.advance(self.buf.len());
+            return Err(format!("a stream line exceeded {MAX_LINE} bytes"));
+        }
+        Ok(out)
+    }
+
+    /// Dispatches what is left at the end of the stream.
+    pub fn finish(&mut self) -> Option<SseEvent> {
+        if !self.buf.is_empty() {
+            let rest = String::from_utf8_lossy(&self.buf).into_owned();
+            self.buf.clear();
+            self.line(&rest);
+        }
+        self.dispatch()
+    }
+
+    fn line(&mut self, line: &str) -> Option<SseEvent> {
+        if line.is_empty() {
+            return self.dispatch();
+        }
+        if line.starts_with(':') {
+            return None;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "event" => self.event = value.to_owned(),
+            "data" => self.data.push(value.to_owned()),
+            _ => {}
+        }
+        None
+    }
+
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        if self.data.is_empty() {
+            self.event.clear();
+            return None;
+        }
+        Some(SseEvent {
+            event: std::mem::take(&mut self.event),
+            data: std::mem::take(&mut self.data).join("\n"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_across_chunks_with_crlf_and_comments() {
+        let mut r = SseReader::default();
+        let mut evs = r.feed(b": ping\r\nevent: message_start\r\nda").unwrap();
+        assert!(evs.is_empty());
+        evs.extend(
+            r.feed(b"ta: {\"a\":1}\r\n\r\ndata: x\ndata: y\n\n")
+                .unwrap(),
+        );
+        assert_eq!(
+            evs,
+            vec![
+                SseEvent {
+                    event: "message_start".into(),
+                    data: "{\"a\":1}".into()
+                },
+                SseEvent {
+                    event: String::new(),
+                    data: "x\ny".into()
+                },
+            ]
+        );
+        assert!(r.feed(b"data: tail").unwrap().is_empty());
+        assert_eq!(r.finish().unwrap().data, "tail");
+    }
+}

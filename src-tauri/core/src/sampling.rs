@@ -1,0 +1,305 @@
+//! Sampling as Switchboard does it: a server's `sampling/createMessage` is validated (tool
+//! use/result balance, no mixing: -32602 otherwise), held to the server's limits (requests per
+//! minute, tokens per request, tokens per day), mapped onto one of the user's configured models
+//! and sent to that provider. The approval door ([`crate::approvals::Door`]) wraps this with the
+//! two reviews: the request before it is sent, the completion before it goes back.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CreateMessageRequestParams, ErrorCode as McpErrorCode, ErrorData as McpError};
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::providers::{ModelRating, Provider, ProviderKind, Usage, choose_model};
+use crate::store::{Store, now_ms};
+
+/// Per-server sampling limits, set in the server's configuration (`sampling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+#[ts(export)]
+pub struct SamplingLimits {
+    /// Requests accepted per rolling minute.
+    pub requests_per_minute: u32,
+    /// The largest `maxTokens` one request may ask for.
+    pub max_tokens: u32,
+    /// Tokens (prompt and completion) per UTC day.
+    #[ts(type = "number")]
+    pub tokens_per_day: u64,
+}
+
+impl Default for SamplingLimits {
+    fn default() -> Self {
+        Self {
+            requests_per_minute: 10,
+            max_tokens: 8192,
+            tokens_per_day: 200_000,
+        }
+    }
+}
+
+/// Where sampling goes: the user's providers and rated models.
+#[derive(Debug, Clone, Default)]
+pub struct Models {
+    pub providers: Vec<Provider>,
+    pub ratings: Vec<ModelRating>,
+}
+
+impl Models {
+    /// One provider and one model (the CLI's `--provider`/`--model`).
+    pub fn single(provider: Provider, model: &str) -> Self {
+        let rating = ModelRating {
+            provider: provider.id.clone(),
+            model: model.to_owned(),
+            cost: 0.5,
+            speed: 0.5,
+            intelligence: 0.5,
+        };
+        Self {
+            providers: vec![provider],
+            ratings: vec![rating],
+        }
+    }
+
+    /// The provider with this id.
+    pub fn provider(&self, id: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.id == id)
+    }
+
+    /// The model for a request's preferences, as `(provider id, model)`.
+    pub fn choose(&self, prefs: Option<&Value>) -> Option<(String, String)> {
+        choose_model(prefs, &self.ratings).map(|m| (m.provider.clone(), m.model.clone()))
+    }
+}
+
+/// Limits looked up per server (the configuration can change while running).
+pub type LimitsFor = Arc<dyn Fn(&str) -> SamplingLimits + Send + Sync>;
+
+/// Rate and budget accounting for sampling.
+pub struct Sampling {
+    /// Providers and models.
+    pub models: Models,
+    limits: LimitsFor,
+    store: Arc<Store>,
+    recent: Mutex<HashMap<String, VecDeque<Instant>>>,
+}
+
+impl std::fmt::Debug for Sampling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sampling")
+            .field("models", &self.models)
+            .finish()
+    }
+}
+
+/// `-32602` with a message.
+pub fn invalid_params(message: impl Into<String>) -> McpError {
+    McpError::new(McpErrorCode::INVALID_PARAMS, message.into(), None)
+}
+
+/// Validates a sampling request the way the spec requires: tool use only from the assistant,
+/// tool results only from the user and never mixed with other content, and every tool use
+/// answered by a result.
+pub fn validate(params: &CreateMessageRequestParams) -> Result<(), McpError> {
+    params.validate().map_err(invalid_params)?;
+    if params.max_tokens == 0 {
+        return Err(invalid_params("maxTokens must be positive"));
+    }
+    Ok(())
+}
+
+fn limit_error(message: String) -> McpError {
+    McpError::new(McpErrorCode(-32000), message, None)
+}
+
+impl Sampling {
+    /// Sampling through `models`, with limits from `limits` and usage kept in `store`.
+    pub fn new(models: Models, limits: LimitsFor, store: Arc<Store>) -> Self {
+        Self {
+            models,
+            limits,
+            store,
+            recent: Mutex::default(),
+        }
+    }
+
+    /// The limits of `server`.
+    pub fn limits(&self, server: &str) -> SamplingLimits {
+        (self.limits)(server)
+    }
+
+    /// Admits a request or refuses it with a clear error: invalid content, too many requests
+    /// this minute, too many tokens asked for, or the day's budget spent.
+    pub fn admit(&self, server: &str, params: &CreateMessageRequestParams) -> Result<(), McpError> {
+        validate(params)?;
+        let limits = self.limits(server);
+        if params.max_tokens > limits.max_tokens {
+            return Err(limit_error(format!(
+                "maxTokens {} is over this server's limit of {} tokens per request",
+                params.max_tokens, limits.max_tokens
+            )));
+        }
+        let used = self
+            .used_today(server)
+            .map_err(|e| limit_error(e.message))?;
+        if used >= limits.tokens_per_day {
+            return Err(limit_error(format!(
+                "this server has used its sampling budget for today ({used} of {} tokens)",
+                limits.tokens_per_day
+            )));
+        }
+        let mut recent = self
+            .recent
+            .lock()
+            .map_err(|_| limit_error("internal error: rate lock poisoned".into()))?;
+        let window = recent.entry(server.to_owned()).or_default();
+        let now = Instant::now();
+        while window
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
+        {
+            window.pop_front();
+        }
+        if window.len() >= limits.requests_per_minute as usize {
+            return Err(limit_error(format!(
+                "too many sampling requests: this server may send {} per minute",
+                limits.requests_per_minute
+            )));
+        }
+        window.push_back(now);
+        Ok(())
+    }
+
+    /// Tokens `server` used today (UTC).
+    pub fn used_today(&self, server: &str) -> Result<u64> {
+        let day = now_ms() / 86_400_000;
+        self.store.with(|c| {
+            c.query_row(
+                "SELECT coalesce(sum(tokens), 0) FROM sampling_usage WHERE server = ?1 AND day = ?2",
+                params![server, day],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n.max(0) as u64)
+        })
+    }
+
+    /// Adds `usage` to today's total for `server`.
+    pub fn record(&self, server: &str, usage: Usage) -> Result<()> {
+        let day = now_ms() / 86_400_000;
+        let tokens = i64::from(usage.input_tokens) + i64::from(usage.output_tokens);
+        self.store.with(|c| {
+            c.execute(
+                "INSERT INTO sampling_usage (server, day, tokens) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (server, day) DO UPDATE SET tokens = tokens + excluded.tokens",
+                params![server, day, tokens],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// The provider to send to, by id.
+    pub fn provider(&self, id: &str) -> Result<&Provider> {
+        self.models.provider(id).ok_or_else(|| {
+            Error::new(
+                ErrorCode::Provider,
+                format!("no LLM provider {id:?} is configured"),
+            )
+        })
+    }
+
+    /// Whether the chosen provider is the manual one (the user writes the completion).
+    pub fn is_manual(&self, id: &str) -> bool {
+        self.models
+            .provider(id)
+            .is_some_and(|p| p.kind == ProviderKind::Manual)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params(v: Value) -> CreateMessageRequestParams {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn sampling(limits: SamplingLimits) -> Sampling {
+        Sampling::new(
+            Models::default(),
+            Arc::new(move |_| limits),
+            Arc::new(Store::in_memory().unwrap()),
+        )
+    }
+
+    #[test]
+    fn tool_use_and_results_must_balance_and_not_mix() {
+        let ok = params(json!({"maxTokens": 10, "messages": [
+            {"role": "user", "content": {"type": "text", "text": "weather?"}},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "w", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "toolUseId": "t1", "content": [{"type": "text", "text": "sun"}]}]}
+        ]}));
+        assert!(validate(&ok).is_ok());
+
+        let unbalanced = params(json!({"maxTokens": 10, "messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "w", "input": {}}]}
+        ]}));
+        assert_eq!(
+            validate(&unbalanced).unwrap_err().code,
+            McpErrorCode::INVALID_PARAMS
+        );
+
+        let mixed = params(json!({"maxTokens": 10, "messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "w", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "toolUseId": "t1", "content": []},
+                {"type": "text", "text": "and also"}]}
+        ]}));
+        let e = validate(&mixed).unwrap_err();
+        assert_eq!(e.code.0, -32602);
+        assert!(e.message.contains("MUST NOT"), "{}", e.message);
+
+        let orphan = params(json!({"maxTokens": 10, "messages": [
+            {"role": "user", "content": [{"type": "tool_result", "toolUseId": "nope", "content": []}]}
+        ]}));
+        assert_eq!(validate(&orphan).unwrap_err().code.0, -32602);
+    }
+
+    #[test]
+    fn limits_per_minute_per_request_and_per_day() {
+        let s = sampling(SamplingLimits {
+            requests_per_minute: 2,
+            max_tokens: 100,
+            tokens_per_day: 50,
+        });
+        let small = params(
+            json!({"maxTokens": 10, "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}),
+        );
+        let big = params(
+            json!({"maxTokens": 101, "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}),
+        );
+        let e = s.admit("a", &big).unwrap_err();
+        assert!(e.message.contains("limit of 100 tokens"), "{}", e.message);
+        s.admit("a", &small).unwrap();
+        s.admit("a", &small).unwrap();
+        let e = s.admit("a", &small).unwrap_err();
+        assert!(e.message.contains("2 per minute"), "{}", e.message);
+        // Another server has its own window.
+        s.admit("b", &small).unwrap();
+        s.record(
+            "b",
+            Usage {
+                input_tokens: 30,
+                output_tokens: 20,
+            },
+        )
+        .unwrap();
+        assert_eq!(s.used_today("b").unwrap(), 50);
+        let e = s.admit("b", &small).unwrap_err();
+        assert!(e.message.contains("budget"), "{}", e.message);
+    }
+}

@@ -1,0 +1,135 @@
+//! Switchboard's database: one SQLite file in the data directory (rusqlite, bundled), opened in WAL
+//! mode and brought up to date by embedded, numbered migrations. Other modules (audit, policies,
+//! pins, sampling usage) own their tables and go through [`Store::with`]; the connection lock is
+//! only held for one short synchronous statement batch, never across an `.await`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::Connection;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// The migrations, in order; the database's `user_version` is how many have run.
+const MIGRATIONS: &[&str] = &[include_str!("store/migrations/0001_init.sql")];
+
+/// The file name of the database inside the data directory.
+pub const DATABASE_FILE: &str = "switchboard.sqlite3";
+
+/// The open database.
+pub struct Store {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database in `data_dir` and runs pending migrations.
+    pub fn open(data_dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(data_dir).map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("cannot create data directory {}: {e}", data_dir.display()),
+            )
+        })?;
+        let path = data_dir.join(DATABASE_FILE);
+        let conn = Connection::open(&path).map_err(|e| db_error(&path, e))?;
+        Self::init(conn, path)
+    }
+
+    /// A private in-memory database (tests and throwaway CLI runs).
+    pub fn in_memory() -> Result<Self> {
+        let path = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().map_err(|e| db_error(&path, e))?;
+        Self::init(conn, path)
+    }
+
+    fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
+        // WAL + NORMAL: every committed row survives the process being killed (only an OS crash
+        // can lose the last transactions); a busy timeout lets the CLI and the app share the file.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
+            .and_then(|_| conn.pragma_update(None, "foreign_keys", "ON"))
+            .and_then(|_| conn.busy_timeout(std::time::Duration::from_secs(5)))
+            .map_err(|e| db_error(&path, e))?;
+        migrate(&mut conn).map_err(|e| db_error(&path, e))?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` with the connection. Keep `f` short and synchronous.
+    pub fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T> {
+        let mut conn = self
+            .conn
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "database lock poisoned"))?;
+        f(&mut conn).map_err(|e| db_error(&self.path, e))
+    }
+}
+
+fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let done: usize = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", i + 1)?;
+        tx.commit()?;
+        tracing::info!(migration = i + 1, "database migrated");
+    }
+    Ok(())
+}
+
+fn db_error(path: &Path, e: rusqlite::Error) -> Error {
+    Error::new(
+        ErrorCode::Storage,
+        format!("database {}: {e}", path.display()),
+    )
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrates_once_and_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let version: usize = store
+            .with(|c| c.pragma_query_value(None, "user_version", |r| r.get(0)))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len());
+        drop(store);
+        let again = Store::open(dir.path()).unwrap();
+        let tables: i64 = again
+            .with(|c| {
+                c.query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'audit'",
+                    [],
+                    |r| r.get(0),
+                )
+            })
+            .unwrap();
+        assert_eq!(tables, 1);
+    }
+}
