@@ -2,6 +2,8 @@
 //! audio go as `inlineData`; tools as `functionDeclarations` with their JSON Schema as is
 //! (`parametersJsonSchema`); tool use as `functionCall`, tool results as `functionResponse`
 //! (named after the tool use they answer). The key travels in a header, never in the URL.
+//! Gemini's `thoughtSignature` on a function call must come back with it on the next turn, so it
+//! rides in the tool use block's `_meta` through the server and back.
 
 use serde_json::{Map, Value, json};
 
@@ -10,6 +12,9 @@ use super::{
     send,
 };
 use crate::error::{Error, ErrorCode, Result};
+
+/// Where a function call's `thoughtSignature` is kept in the MCP tool use block.
+pub const SIGNATURE_META: &str = "dev.switchboard/gemini-thought-signature";
 
 /// The request body.
 pub fn request_body(req: &Value) -> Result<Value> {
@@ -37,8 +42,12 @@ pub fn request_body(req: &Value) -> Result<Value> {
                     let id = b.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
                     let name = b.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
                     names.insert(id.clone(), name.clone());
-                    json!({"functionCall": {"id": id, "name": name,
-                        "args": b.get("input").cloned().unwrap_or(json!({}))}})
+                    let mut part = json!({"functionCall": {"id": id, "name": name,
+                        "args": b.get("input").cloned().unwrap_or(json!({}))}});
+                    if let Some(sig) = b.pointer("/_meta").and_then(|m| m.get(SIGNATURE_META)) {
+                        part["thoughtSignature"] = sig.clone();
+                    }
+                    part
                 }
                 "tool_result" => {
                     let id = b.get("toolUseId").and_then(Value::as_str).unwrap_or("");
@@ -157,7 +166,11 @@ impl Assembler {
                     shown.push_str(t);
                 }
                 if let Some(call) = part.get("functionCall") {
-                    self.calls.push(call.clone());
+                    let mut call = call.clone();
+                    if let Some(sig) = part.get("thoughtSignature") {
+                        call["thoughtSignature"] = sig.clone();
+                    }
+                    self.calls.push(call);
                 }
             }
             if let Some(f) = c.get("finishReason").and_then(Value::as_str) {
@@ -181,10 +194,12 @@ impl Assembler {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
                 .unwrap_or_else(|| format!("gemini_call_{n}"));
-            content.push(
-                json!({"type": "tool_use", "id": id, "name": call.get("name"),
-                "input": call.get("args").cloned().unwrap_or(json!({}))}),
-            );
+            let mut block = json!({"type": "tool_use", "id": id, "name": call.get("name"),
+                "input": call.get("args").cloned().unwrap_or(json!({}))});
+            if let Some(sig) = call.get("thoughtSignature") {
+                block["_meta"] = json!({ SIGNATURE_META: sig });
+            }
+            content.push(block);
         }
         let stop = match self.finish.as_str() {
             _ if has_calls => "toolUse",
