@@ -91,7 +91,8 @@ pub struct AuditEntry {
     pub server: String,
     /// The tool, model or item concerned.
     pub subject: Option<String>,
-    /// Who acted: `server`, `model`, `user`, `policy`, `timeout`, `provider`, `host`.
+    /// Who acted: `server`, `model`, `user`, `policy`, `timeout`, `provider`, `host`, or the CLI's
+    /// `cli_allow` / `cli_deny`.
     pub actor: String,
     /// For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`.
     pub decision: Option<String>,

@@ -295,6 +295,14 @@ async fn read_sse(
     Ok(())
 }
 
+/// The request's temperature as the server wrote it. The SDK keeps it as an `f32`, so 0.7
+/// arrives as 0.699999988…; its shortest `f32` spelling is the number the server meant.
+pub fn temperature(req: &Value) -> Option<Value> {
+    let t = req.get("temperature")?.as_f64()?;
+    let meant: f64 = (t as f32).to_string().parse().ok()?;
+    serde_json::Number::from_f64(meant).map(Value::Number)
+}
+
 /// The content blocks of an MCP sampling message (a single block or an array).
 pub fn blocks(content: &Value) -> Vec<&Value> {
     match content {

@@ -23,7 +23,8 @@ server: string,
  */
 subject: string | null, 
 /**
- * Who acted: `server`, `model`, `user`, `policy`, `timeout`, `provider`, `host`.
+ * Who acted: `server`, `model`, `user`, `policy`, `timeout`, `provider`, `host`, or the CLI's
+ * `cli_allow` / `cli_deny`.
  */
 actor: string, 
 /**

@@ -120,6 +120,11 @@ pub trait Reviewer: Send + Sync + 'static {
 
     /// Text of a completion as it streams from the provider, before the completion review.
     fn streamed(&self, _flow: &str, _text: &str) {}
+
+    /// Who the audit log says decided: `user` for a person; scripted reviewers name themselves.
+    fn actor(&self) -> &'static str {
+        "user"
+    }
 }
 
 struct Inner {
@@ -145,6 +150,15 @@ impl std::fmt::Debug for Door {
 
 fn value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+/// A sampling request as JSON, with its temperature as the server wrote it (not as an `f32`).
+fn request_json(params: &CreateMessageRequestParams) -> Value {
+    let mut request = value(params);
+    if let Some(t) = crate::providers::temperature(&request) {
+        request["temperature"] = t;
+    }
+    request
 }
 
 impl Door {
@@ -246,8 +260,8 @@ impl Door {
     fn refused(&self, flow: &Flow, verdict: &Verdict) {
         let (actor, decision) = match verdict {
             Verdict::TimedOut => ("timeout", "timed_out"),
-            Verdict::Cancel => ("user", "cancelled"),
-            _ => ("user", "denied"),
+            Verdict::Cancel => (self.0.reviewer.actor(), "cancelled"),
+            _ => (self.0.reviewer.actor(), "denied"),
         };
         self.note(flow, Step::Decided, actor, Some(decision), Value::Null);
     }
@@ -259,7 +273,7 @@ impl Door {
     ) -> Result<CreateMessageResult, McpError> {
         let server = origin.server.as_str();
         let flow = Flow::new(FlowKind::Sampling, server, None);
-        let request = value(&params);
+        let request = request_json(&params);
         self.note(&flow, Step::Requested, "server", None, request.clone());
         let fail = |e: McpError| {
             self.note(
@@ -315,7 +329,7 @@ impl Door {
                     self.note(
                         &flow,
                         Step::Decided,
-                        "user",
+                        self.0.reviewer.actor(),
                         Some(decision),
                         content.clone(),
                     );
@@ -370,7 +384,10 @@ impl Door {
             let reviewer = self.0.reviewer.clone();
             let flow_id = flow.id.clone();
             let mut on_text = move |t: &str| reviewer.streamed(&flow_id, t);
-            match p.complete(&model, &value(&edited), &mut on_text).await {
+            match p
+                .complete(&model, &request_json(&edited), &mut on_text)
+                .await
+            {
                 Ok(c) => {
                     if let Err(e) = sampling.record(server, c.usage) {
                         tracing::error!(error = %e, "could not record sampling usage");
@@ -393,7 +410,8 @@ impl Door {
         let (returned, actor) = if rule.allows() && !manual {
             (completion, "policy")
         } else {
-            let context = json!({"provider": provider, "model": model, "request": value(&edited)});
+            let context =
+                json!({"provider": provider, "model": model, "request": request_json(&edited)});
             match self
                 .ask(
                     &flow,
@@ -412,11 +430,11 @@ impl Door {
                     self.note(
                         &flow,
                         Step::Decided,
-                        "user",
+                        self.0.reviewer.actor(),
                         Some(decision),
                         content.clone(),
                     );
-                    (content, "user")
+                    (content, self.0.reviewer.actor())
                 }
                 other => {
                     self.refused(&flow, &other);
@@ -497,8 +515,14 @@ impl Door {
             {
                 Verdict::Approve { content, remember } => {
                     if url.is_some() {
-                        self.note(&flow, Step::Decided, "user", Some("approved"), Value::Null);
-                        return answer(ElicitationAction::Accept, None, "user");
+                        self.note(
+                            &flow,
+                            Step::Decided,
+                            self.0.reviewer.actor(),
+                            Some("approved"),
+                            Value::Null,
+                        );
+                        return answer(ElicitationAction::Accept, None, self.0.reviewer.actor());
                     }
                     values = content.get("values").cloned().unwrap_or(Value::Null);
                     match elicitation::validate(&schema, &values) {
@@ -506,7 +530,7 @@ impl Door {
                             self.note(
                                 &flow,
                                 Step::Decided,
-                                "user",
+                                self.0.reviewer.actor(),
                                 Some("approved"),
                                 values.clone(),
                             );
@@ -514,14 +538,14 @@ impl Door {
                             return answer(
                                 ElicitationAction::Accept,
                                 Some(Value::Object(valid)),
-                                "user",
+                                self.0.reviewer.actor(),
                             );
                         }
                         Err(problem) => {
                             self.note(
                                 &flow,
                                 Step::Decided,
-                                "user",
+                                self.0.reviewer.actor(),
                                 Some("invalid"),
                                 json!({"values": values, "error": problem}),
                             );
@@ -530,12 +554,18 @@ impl Door {
                     }
                 }
                 Verdict::Deny => {
-                    self.note(&flow, Step::Decided, "user", Some("declined"), Value::Null);
-                    return answer(ElicitationAction::Decline, None, "user");
+                    self.note(
+                        &flow,
+                        Step::Decided,
+                        self.0.reviewer.actor(),
+                        Some("declined"),
+                        Value::Null,
+                    );
+                    return answer(ElicitationAction::Decline, None, self.0.reviewer.actor());
                 }
                 other => {
                     self.refused(&flow, &other);
-                    return answer(ElicitationAction::Cancel, None, "user");
+                    return answer(ElicitationAction::Cancel, None, self.0.reviewer.actor());
                 }
             }
         }
@@ -617,7 +647,7 @@ impl Door {
                 self.note(
                     &flow,
                     Step::Decided,
-                    "user",
+                    self.0.reviewer.actor(),
                     Some(decision),
                     content.clone(),
                 );
@@ -676,3 +706,6 @@ impl Approver for Door {
         Box::pin(async move { door.elicit(origin, params).await })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -37,8 +37,8 @@ pub fn request_body(model: &str, req: &Value) -> Result<Value> {
     if let Some(s) = req.get("systemPrompt").and_then(Value::as_str) {
         body.insert("system".into(), s.into());
     }
-    if let Some(t) = req.get("temperature").filter(|t| t.is_number()) {
-        body.insert("temperature".into(), t.clone());
+    if let Some(t) = super::temperature(req) {
+        body.insert("temperature".into(), t);
     }
     if let Some(s) = req.get("stopSequences").filter(|s| s.is_array()) {
         body.insert("stop_sequences".into(), s.clone());

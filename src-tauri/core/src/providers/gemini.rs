@@ -79,8 +79,8 @@ pub fn request_body(req: &Value) -> Result<Value> {
     if let Some(n) = req.get("maxTokens").filter(|n| n.is_number()) {
         config.insert("maxOutputTokens".into(), n.clone());
     }
-    if let Some(t) = req.get("temperature").filter(|t| t.is_number()) {
-        config.insert("temperature".into(), t.clone());
+    if let Some(t) = super::temperature(req) {
+        config.insert("temperature".into(), t);
     }
     if let Some(s) = req
         .get("stopSequences")

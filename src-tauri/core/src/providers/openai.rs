@@ -98,8 +98,8 @@ pub fn request_body(model: &str, req: &Value, official: bool) -> Result<Value> {
         };
         body.insert(key.into(), n.clone());
     }
-    if let Some(t) = req.get("temperature").filter(|t| t.is_number()) {
-        body.insert("temperature".into(), t.clone());
+    if let Some(t) = super::temperature(req) {
+        body.insert("temperature".into(), t);
     }
     if let Some(s) = req
         .get("stopSequences")
