@@ -6,7 +6,7 @@
 
 mod bench;
 mod conformance;
-mod terminal;
+mod reviewers;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -16,13 +16,19 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
-use switchboard_core::approvals::{AcceptDefaults, Approver, Deny};
+use switchboard_core::approvals::policy::Policies;
+use switchboard_core::approvals::{Approver, Door, Reviewer};
+use switchboard_core::audit::{Audit, AuditQuery};
 use switchboard_core::config::{Config, ServerConfig, import};
 use switchboard_core::connection::{self, CompletionRef, ConnectOptions, Connection, Live};
 use switchboard_core::handler::roots_from_paths;
 use switchboard_core::paths::Paths;
+use switchboard_core::pins::Pins;
 use switchboard_core::process::{BaseEnv, StderrRing};
+use switchboard_core::providers::{Provider, ProviderKind};
+use switchboard_core::sampling::{Models, Sampling};
 use switchboard_core::secrets::{Keychain, SecretStore};
+use switchboard_core::store::Store;
 use switchboard_core::{Error, ErrorCode, Result, events};
 use tokio::sync::watch;
 
@@ -51,9 +57,21 @@ struct Cli {
     /// The data directory (default: the platform data dir; env SWITCHBOARD_DATA_DIR).
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
-    /// How server→client requests (sampling, elicitation) are decided.
+    /// How server→client requests (sampling, elicitation) are decided (default: ask on a
+    /// terminal, deny otherwise). Standing rules from the app's settings apply first.
     #[arg(long, global = true, value_enum)]
     approve: Option<Approve>,
+    /// Where sampling goes (default: manual with --approve ask, none otherwise). The key comes
+    /// from the keychain entry `provider:<name>` or OPENAI_API_KEY / ANTHROPIC_API_KEY /
+    /// GEMINI_API_KEY.
+    #[arg(long, global = true, value_enum)]
+    provider: Option<ProviderArg>,
+    /// The provider's base URL (an OpenAI-compatible server such as Ollama, a proxy, …).
+    #[arg(long, global = true, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model sampling requests are sent to (required with a network provider).
+    #[arg(long, global = true, value_name = "NAME")]
+    model: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -66,6 +84,38 @@ enum Approve {
     Allow,
     /// Deny: sampling gets -1, elicitation is declined.
     Deny,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ProviderArg {
+    /// OpenAI Chat Completions, or any compatible server with --base-url.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini.
+    Gemini,
+    /// You write the answer (with --approve ask).
+    Manual,
+}
+
+impl ProviderArg {
+    fn kind(self) -> ProviderKind {
+        match self {
+            ProviderArg::Openai => ProviderKind::Openai,
+            ProviderArg::Anthropic => ProviderKind::Anthropic,
+            ProviderArg::Gemini => ProviderKind::Gemini,
+            ProviderArg::Manual => ProviderKind::Manual,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ProviderArg::Openai => "openai",
+            ProviderArg::Anthropic => "anthropic",
+            ProviderArg::Gemini => "gemini",
+            ProviderArg::Manual => "manual",
+        }
+    }
 }
 
 /// Which server to talk to: a configured name (first positional) or an ad-hoc one.
@@ -164,6 +214,18 @@ enum Command {
         #[arg(value_name = "SERVER")]
         rest: Vec<String>,
     },
+    /// Print the audit log as JSON Lines, oldest first (the app's log: the same database).
+    Audit {
+        /// Only this server.
+        #[arg(long)]
+        server: Option<String>,
+        /// Only rows containing all these words.
+        #[arg(long)]
+        text: Option<String>,
+        /// The newest N rows.
+        #[arg(long, default_value_t = 1000)]
+        limit: u32,
+    },
     /// Import a Claude Desktop or VS Code config into ours.
     Import {
         file: PathBuf,
@@ -226,6 +288,7 @@ struct Host {
     paths: Paths,
     config: Config,
     approver: Arc<dyn Approver>,
+    door: Door,
     secrets: Arc<dyn SecretStore>,
     base_env: BaseEnv,
     events: events::EventSender,
@@ -242,16 +305,56 @@ impl Host {
                 Approve::Deny
             }
         });
-        let approver: Arc<dyn Approver> = match approve {
-            Approve::Ask => Arc::new(terminal::TerminalApprover::default()),
-            Approve::Allow => Arc::new(AcceptDefaults),
-            Approve::Deny => Arc::new(Deny),
+        let reviewer: Arc<dyn Reviewer> = match approve {
+            Approve::Ask => Arc::new(reviewers::terminal::Terminal::default()),
+            Approve::Allow => Arc::new(reviewers::Allow),
+            Approve::Deny => Arc::new(reviewers::Deny),
         };
+        let secrets: Arc<dyn SecretStore> = Arc::new(Keychain::default());
+        let provider = cli
+            .provider
+            .or((approve == Approve::Ask).then_some(ProviderArg::Manual));
+        let models = match provider {
+            None => Models::default(),
+            Some(p) => {
+                let model = match (p, &cli.model) {
+                    (_, Some(m)) => m.clone(),
+                    (ProviderArg::Manual, None) => "manual".to_owned(),
+                    (_, None) => {
+                        return Err(Error::new(
+                            ErrorCode::InvalidInput,
+                            format!("--provider {} needs --model NAME", p.name()),
+                        ));
+                    }
+                };
+                let key = Provider::find_key(p.name(), p.kind(), secrets.as_ref());
+                let provider = Provider::new(p.name(), p.kind(), cli.base_url.as_deref(), key)?;
+                Models::single(provider, &model)
+            }
+        };
+        let store = Arc::new(Store::open(&paths.data_dir)?);
+        let limits: std::collections::HashMap<String, _> = config
+            .mcp_servers
+            .iter()
+            .map(|(name, s)| (name.clone(), s.sampling.unwrap_or_default()))
+            .collect();
+        let door = Door::new(
+            reviewer,
+            Policies::new(store.clone()),
+            Pins::new(store.clone()),
+            Audit::new(store.clone()),
+            Sampling::new(
+                models,
+                Arc::new(move |server| limits.get(server).copied().unwrap_or_default()),
+                store,
+            ),
+        );
         Ok(Self {
             paths,
             config,
-            approver,
-            secrets: Arc::new(Keychain::default()),
+            approver: Arc::new(door.clone()),
+            door,
+            secrets,
             base_env: BaseEnv::detect(),
             events: events::channel(1024),
         })
@@ -479,6 +582,23 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
             .await
         }
+        Command::Audit {
+            server,
+            text,
+            limit,
+        } => {
+            let mut rows = host.door.audit().search(&AuditQuery {
+                server: server.clone(),
+                text: text.clone(),
+                limit: Some(*limit),
+                ..AuditQuery::default()
+            })?;
+            rows.reverse();
+            for row in rows {
+                print_line(&row)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Import { file, dry_run } => import_file(&host, file, *dry_run),
         Command::Conformance { url } => conformance::run(&host, url).await,
         Command::Bench(args) => bench::run(&host, args).await,
@@ -537,7 +657,12 @@ fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<Exi
         );
         std::env::var(&var).ok().or_else(|| {
             interactive
-                .then(|| terminal::prompt_line(&format!("{} ({}): ", input.description, input.id)))
+                .then(|| {
+                    reviewers::terminal::prompt_line(&format!(
+                        "{} ({}): ",
+                        input.description, input.id
+                    ))
+                })
                 .flatten()
         })
     })?;

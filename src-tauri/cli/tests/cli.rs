@@ -1,8 +1,16 @@
 //! The CLI as scripts use it: the real binary, real servers, JSON on stdout, one-line errors and
 //! documented exit codes; and the official conformance suite's client scenarios.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use switchboard_core::audit::{Audit, AuditQuery, FlowKind, Step};
+use switchboard_core::store::Store;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -25,15 +33,40 @@ fn everything() -> String {
     )
 }
 
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard-cli"))
-        .args(args)
+/// The CLI with no config file and a data directory of its own (never the user's).
+fn command(data_dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_switchboard-cli"));
+    c.args(args)
         .env(
             "SWITCHBOARD_CONFIG",
             repo().join("target/no-such-config.json"),
         )
+        .env("SWITCHBOARD_DATA_DIR", data_dir);
+    c
+}
+
+fn cli(args: &[&str]) -> Output {
+    let data = tempfile::tempdir().unwrap();
+    command(data.path(), args)
         .output()
         .expect("run switchboard-cli")
+}
+
+/// Runs the CLI with `stdin` as its input.
+fn cli_with_input(c: &mut Command, stdin: &str) -> Output {
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run switchboard-cli");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }
 
 fn stdout_lines(o: &Output) -> Vec<serde_json::Value> {
@@ -224,7 +257,9 @@ fn conformance_client_scenarios_pass() {
         "elicitation-sep1034-client-defaults",
         "sse-retry",
     ] {
+        let data = tempfile::tempdir().unwrap();
         let o = Command::new(&node)
+            .env("SWITCHBOARD_DATA_DIR", data.path())
             .args([
                 &suite,
                 "client",
@@ -264,4 +299,258 @@ fn strip_ansi(s: &str) -> String {
         }
     }
     out
+}
+
+/// A loopback LLM provider: answers every HTTP request with one recorded streaming response and
+/// keeps the JSON bodies it received.
+struct Provider {
+    base: String,
+    bodies: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+impl Provider {
+    fn replay(sse: &'static str) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let log = bodies.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    head.push_str(&line);
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                log.lock().unwrap().push((head, body));
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+                );
+                let _ = stream.write_all(sse.as_bytes());
+            }
+        });
+        Self { base, bodies }
+    }
+
+    fn requests(&self) -> Vec<(String, Value)> {
+        self.bodies.lock().unwrap().clone()
+    }
+}
+
+const OPENAI_TEXT: &str = include_str!("../../core/tests/providers/openai_text.sse");
+
+fn sampling_args<'a>(provider: &'a str, e: &'a str, approve: &'a str) -> Vec<&'a str> {
+    vec![
+        "--approve",
+        approve,
+        "--provider",
+        "openai",
+        "--base-url",
+        provider,
+        "--model",
+        "gpt-4o-mini",
+        "call",
+        "--stdio",
+        e,
+        "trigger-sampling-request",
+        "--args",
+        r#"{"prompt":"What is the capital of France?"}"#,
+    ]
+}
+
+/// `(kind, step, actor, decision)` of every audit row in `data_dir`, oldest first.
+fn audit_rows(data_dir: &Path) -> Vec<(FlowKind, Step, String, Option<String>, Value)> {
+    let audit = Audit::new(Arc::new(Store::open(data_dir).unwrap()));
+    let mut rows = audit.search(&AuditQuery::default()).unwrap();
+    rows.reverse();
+    rows.into_iter()
+        .map(|r| (r.kind, r.step, r.actor, r.decision, r.detail))
+        .collect()
+}
+
+fn steps(data_dir: &Path) -> Vec<(Step, String, Option<String>)> {
+    audit_rows(data_dir)
+        .into_iter()
+        .map(|(_, step, actor, decision, _)| (step, actor, decision))
+        .collect()
+}
+
+fn step(s: Step, actor: &str, decision: Option<&str>) -> (Step, String, Option<String>) {
+    (s, actor.to_owned(), decision.map(str::to_owned))
+}
+
+#[test]
+fn sampling_goes_to_the_chosen_provider_and_every_step_is_audited() {
+    let provider = Provider::replay(OPENAI_TEXT);
+    let base = format!("{}/v1", provider.base);
+    let e = everything();
+    let data = tempfile::tempdir().unwrap();
+    let o = command(data.path(), &sampling_args(&base, &e, "allow"))
+        .env("OPENAI_API_KEY", "sk-from-env")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout_lines(&o)[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        text.contains("The capital of France is Paris."),
+        "the completion went back to the server: {text}"
+    );
+
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 1);
+    let (head, body) = &requests[0];
+    assert!(head.starts_with("POST /v1/chat/completions "), "{head}");
+    assert!(head.contains("Bearer sk-from-env"), "{head}");
+    assert_eq!(body["model"], "gpt-4o-mini");
+    assert_eq!(
+        body["messages"][0],
+        json!({"role": "system", "content": "You are a helpful test server."})
+    );
+    assert!(
+        body["messages"][1]["content"]
+            .to_string()
+            .contains("What is the capital of France?"),
+        "{body}"
+    );
+    assert_eq!(body["temperature"], 0.7);
+
+    assert_eq!(
+        steps(data.path()),
+        vec![
+            step(Step::Requested, "server", None),
+            step(Step::Shown, "host", None),
+            step(Step::Decided, "cli_allow", Some("approved")),
+            step(Step::Sent, "host", None),
+            step(Step::Sent, "provider", None),
+            step(Step::Shown, "host", None),
+            step(Step::Decided, "cli_allow", Some("approved")),
+            step(Step::Returned, "cli_allow", None),
+        ]
+    );
+
+    // `audit` prints the same rows as JSON Lines.
+    let o = command(data.path(), &["audit"]).output().unwrap();
+    let lines = stdout_lines(&o);
+    assert_eq!(lines.len(), 8);
+    assert_eq!(lines[0]["kind"], "sampling");
+    assert_eq!(lines[0]["server"], "stdio");
+
+    // --approve deny: the server gets -1, nothing is sent, and that is audited too.
+    let o = command(data.path(), &sampling_args(&base, &e, "deny"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("User rejected sampling request"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(provider.requests().len(), 1);
+    assert_eq!(
+        steps(data.path()).last().unwrap(),
+        &step(Step::Decided, "cli_deny", Some("denied"))
+    );
+}
+
+#[test]
+fn with_approve_ask_the_request_and_the_answer_are_edited_in_the_editor() {
+    let provider = Provider::replay(OPENAI_TEXT);
+    let base = format!("{}/v1", provider.base);
+    let e = everything();
+    let data = tempfile::tempdir().unwrap();
+    // Edit the request, approve it; edit the answer, approve it.
+    let o = cli_with_input(
+        command(data.path(), &sampling_args(&base, &e, "ask"))
+            .env("OPENAI_API_KEY", "sk-test")
+            .env_remove("VISUAL")
+            .env("EDITOR", "sed -i -e s/France/Spain/g -e s/Paris/Madrid/g"),
+        "e\na\ne\na\n",
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("asks to sample an LLM"), "{stderr}");
+    assert!(
+        stderr.contains("The capital of France is Paris."),
+        "the answer streams to the terminal: {stderr}"
+    );
+
+    let (_, body) = &provider.requests()[0];
+    assert!(
+        body["messages"][1]["content"]
+            .to_string()
+            .contains("capital of Spain"),
+        "the edited request was sent: {body}"
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("The capital of Spain is Madrid."),
+        "the edited answer went back: {out}"
+    );
+    let steps = steps(data.path());
+    let decisions: Vec<_> = steps
+        .iter()
+        .filter(|(s, _, _)| *s == Step::Decided)
+        .collect();
+    assert_eq!(
+        decisions,
+        vec![
+            &step(Step::Decided, "user", Some("edited")),
+            &step(Step::Decided, "user", Some("edited")),
+        ]
+    );
+}
+
+#[test]
+fn the_audit_log_survives_the_cli_being_killed_mid_review() {
+    let e = everything();
+    let data = tempfile::tempdir().unwrap();
+    let mut child = command(
+        data.path(),
+        &[
+            "--approve",
+            "ask",
+            "call",
+            "--stdio",
+            &e,
+            "trigger-sampling-request",
+            "--args",
+            r#"{"prompt":"never answered"}"#,
+        ],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    // Wait until the request is in front of the (absent) person, then kill -9.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !steps(data.path()).iter().any(|(s, _, _)| *s == Step::Shown) {
+        assert!(Instant::now() < deadline, "the review was never shown");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let rows = audit_rows(data.path());
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].0, FlowKind::Sampling);
+    assert_eq!(rows[0].1, Step::Requested);
+    assert!(rows[0].4.to_string().contains("never answered"));
+    assert_eq!(rows[1].1, Step::Shown);
+    assert_eq!(rows[1].4["content"]["provider"], "manual");
 }
