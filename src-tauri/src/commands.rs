@@ -13,6 +13,10 @@ use rmcp::model::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use switchboard_core::approvals::Verdict;
+use switchboard_core::approvals::policy::PolicyEntry;
+use switchboard_core::audit::{AuditEntry, AuditQuery};
+use switchboard_core::approvals::Review;
 use switchboard_core::config::ServerConfig;
 use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::connection::CompletionRef;
@@ -77,6 +81,11 @@ commands! {
     pick_file(NoArgs) -> "string | null";
     open_external(Url) -> "null";
     save_bytes(SaveBytes) -> "string | null";
+    pending_reviews(NoArgs) -> "Review[]";
+    decide_review(DecideReview) -> "null";
+    list_policies(NoArgs) -> "PolicyEntry[]";
+    set_policy(PolicyEntry) -> "null";
+    search_audit(AuditQuery) -> "AuditEntry[]";
 }
 
 /// For commands without arguments.
@@ -232,6 +241,41 @@ pub struct Url {
 pub struct SaveBytes {
     pub suggested_name: String,
     pub base64: String,
+}
+
+/// A decision on a pending review: its id, the digest of what was shown, and the verdict.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct DecideReview {
+    pub id: String,
+    pub digest: String,
+    pub verdict: Verdict,
+}
+
+#[tauri::command]
+fn pending_reviews(state: State<'_, AppState>, _args: NoArgs) -> Result<Vec<Review>> {
+    state.reviews.pending()
+}
+
+#[tauri::command]
+fn decide_review(state: State<'_, AppState>, args: DecideReview) -> Result<()> {
+    state.reviews.decide(&args.id, &args.digest, args.verdict)
+}
+
+#[tauri::command]
+fn list_policies(state: State<'_, AppState>, _args: NoArgs) -> Result<Vec<PolicyEntry>> {
+    state.door.policies().list()
+}
+
+#[tauri::command]
+fn set_policy(state: State<'_, AppState>, args: PolicyEntry) -> Result<()> {
+    state.door.policies().set(&args)
+}
+
+#[tauri::command]
+fn search_audit(state: State<'_, AppState>, args: AuditQuery) -> Result<Vec<AuditEntry>> {
+    state.door.audit().search(&args)
 }
 
 #[tauri::command]
@@ -555,7 +599,15 @@ mod tests {
             .iter()
             .map(|(_, args, _)| args.clone())
             .chain(
-                ["ServerView", "ImportPlan", "ImportReport", "RootsView"]
+                [
+                    "ServerView",
+                    "ImportPlan",
+                    "ImportReport",
+                    "RootsView",
+                    "Review",
+                    "PolicyEntry",
+                    "AuditEntry",
+                ]
                     .iter()
                     .map(|s| s.to_string()),
             )

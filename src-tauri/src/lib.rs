@@ -5,7 +5,14 @@ mod commands;
 
 use std::sync::Arc;
 
-use switchboard_core::approvals::Deny;
+use switchboard_core::approvals::Door;
+use switchboard_core::approvals::policy::Policies;
+use switchboard_core::approvals::queue::ReviewQueue;
+use switchboard_core::audit::Audit;
+use switchboard_core::pins::Pins;
+use switchboard_core::providers::{Provider, ProviderKind};
+use switchboard_core::sampling::{Models, Sampling};
+use switchboard_core::store::Store;
 use switchboard_core::config::Config;
 use switchboard_core::events;
 use switchboard_core::host::Host;
@@ -18,6 +25,10 @@ use tauri::{Emitter, Manager};
 /// What every command can reach.
 pub struct AppState {
     pub host: Host,
+    /// Decides sampling, elicitation and the model's tool calls; holds policies and the audit log.
+    pub door: Door,
+    /// The reviews waiting for the user, answered from the approval dialog.
+    pub reviews: Arc<ReviewQueue>,
     pub paths: Paths,
     /// Why the config could not be loaded, shown instead of an empty list.
     pub config_error: Option<switchboard_core::Error>,
@@ -53,11 +64,32 @@ pub fn run() {
                 Err(e) => (Config::default(), Some(e)),
             };
             let events = events::channel(4096);
+            let store = Arc::new(Store::open(&paths.data_dir)?);
+            let reviews = Arc::new(ReviewQueue::new(events.clone()));
+            // Sampling limits come from the live configuration, which the host owns; the host
+            // is created after the door it hands to every connection.
+            let host_cell: Arc<std::sync::OnceLock<Host>> = Arc::default();
+            let limits_host = host_cell.clone();
+            let limits = Arc::new(move |server: &str| {
+                limits_host
+                    .get()
+                    .and_then(|h| h.config().ok())
+                    .and_then(|c| c.mcp_servers.get(server).and_then(|s| s.sampling))
+                    .unwrap_or_default()
+            });
+            // Until provider settings arrive, sampling goes to the manual provider: the user
+            // writes the answer, so every flow works without keys.
+            let manual = Provider::new("manual", ProviderKind::Manual, None, None)?;
+            let door = Door::new(
+                reviews.clone(),
+                Policies::new(store.clone()),
+                Pins::new(store.clone()),
+                Audit::new(store.clone()),
+                Sampling::new(Models::single(manual, "manual"), limits, store),
+            );
             let ctx = HostContext {
                 config_file: paths.config_file.clone(),
-                // Approval dialogs arrive with the human-in-the-loop work; until then servers
-                // that ask for sampling or elicitation are refused, never silently approved.
-                approver: Arc::new(Deny),
+                approver: Arc::new(door.clone()),
                 events: events.clone(),
                 base_env: BaseEnv::detect(),
                 secrets: Arc::new(Keychain::default()),
@@ -65,6 +97,7 @@ pub fn run() {
             };
             // Supervisors are tokio tasks; they live on Tauri's async runtime.
             let host = tauri::async_runtime::block_on(async { Host::start(config, ctx) });
+            let _ = host_cell.set(host.clone());
             let handle = app.handle().clone();
             let mut rx = events.subscribe();
             tauri::async_runtime::spawn(async move {
@@ -80,6 +113,8 @@ pub fn run() {
             });
             app.manage(AppState {
                 host,
+                door,
+                reviews,
                 paths,
                 config_error,
             });

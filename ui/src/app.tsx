@@ -1,7 +1,9 @@
 // The window: a sidebar of screens with a live server summary, and the chosen screen.
 import { useState } from "react";
 import type { Backend } from "./backend";
+import { ReviewDialog } from "./components/review-dialog";
 import { useHost } from "./host";
+import { ApprovalsScreen } from "./screens/approvals";
 import { PromptsScreen } from "./screens/prompts";
 import { ResourcesScreen } from "./screens/resources";
 import { RootsScreen } from "./screens/roots";
@@ -14,6 +16,7 @@ const SCREENS = [
   { id: "resources", label: "Resources" },
   { id: "prompts", label: "Prompts" },
   { id: "roots", label: "Roots" },
+  { id: "approvals", label: "Approvals" },
 ] as const;
 
 type ScreenId = (typeof SCREENS)[number]["id"];
@@ -67,7 +70,9 @@ export function App(props: { backend: Backend }) {
         {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
         {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
         {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}
+        {screen === "approvals" ? <ApprovalsScreen backend={props.backend} /> : null}
       </main>
+      <ReviewDialog backend={props.backend} />
     </div>
   );
 }

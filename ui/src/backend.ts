@@ -1,6 +1,11 @@
 // The one interface the UI talks to. Only backend/tauri.ts implements it with Tauri; tests use a
 // fake. Every method rejects with a `{code, message}` BackendError, never a bare string.
+import type { AuditEntry } from "./bindings/AuditEntry";
+import type { AuditQuery } from "./bindings/AuditQuery";
 import type { Error as BackendError } from "./bindings/Error";
+import type { PolicyEntry } from "./bindings/PolicyEntry";
+import type { Review } from "./bindings/Review";
+import type { Verdict } from "./bindings/Verdict";
 import type { CallProgress } from "./bindings/CallProgress";
 import type { HostEvent } from "./bindings/HostEvent";
 import type { ImportPlan } from "./bindings/ImportPlan";
@@ -78,6 +83,18 @@ export interface Backend {
   pickFolder(): Promise<string | null>;
   /** The native file picker (for imports); null when the user cancels. */
   pickFile(): Promise<string | null>;
+
+  // Approvals: sampling, elicitation and the model's tool calls wait here for the user.
+  /** The reviews waiting for a decision, oldest first. */
+  pendingReviews(): Promise<Review[]>;
+  /** Decides a review. `digest` must be the shown review's: anything else is refused (`approval_mismatch`). */
+  decideReview(id: string, digest: string, verdict: Verdict): Promise<void>;
+  /** The standing rules (per server, kind and tool). */
+  listPolicies(): Promise<PolicyEntry[]>;
+  /** Sets a rule; `ask` revokes it. */
+  setPolicy(entry: PolicyEntry): Promise<void>;
+  /** Audit log rows, newest first. */
+  searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
 
   // The desktop
   /** Opens an https URL in the system browser (anything else is refused). */

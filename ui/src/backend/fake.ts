@@ -2,6 +2,11 @@
 // (`?backend=fake`). It behaves like the real one where the UI can tell: pages with cursors,
 // `{code, message}` errors, events.
 import type { Backend } from "../backend";
+import type { AuditEntry } from "../bindings/AuditEntry";
+import type { AuditQuery } from "../bindings/AuditQuery";
+import type { PolicyEntry } from "../bindings/PolicyEntry";
+import type { Review } from "../bindings/Review";
+import type { Verdict } from "../bindings/Verdict";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportPlan } from "../bindings/ImportPlan";
@@ -258,6 +263,44 @@ export class FakeBackend implements Backend {
   }
   async pickFile() {
     return "/home/you/claude_desktop_config.json";
+  }
+  reviews: Review[] = [];
+  decisions: { id: string; verdict: Verdict }[] = [];
+  policies: PolicyEntry[] = [];
+  audit: AuditEntry[] = [];
+
+  /** Puts a review in the queue, as the door does, and announces it. */
+  addReview(review: Review) {
+    this.reviews.push(review);
+    this.emit({ type: "reviewsChanged", pending: this.reviews.length });
+  }
+  async pendingReviews() {
+    return [...this.reviews];
+  }
+  async decideReview(id: string, digest: string, verdict: Verdict) {
+    const i = this.reviews.findIndex((r) => r.id === id);
+    if (i < 0 || this.reviews[i]?.digest !== digest)
+      throw { code: "approval_mismatch", message: "the decision does not match the request that was shown" };
+    this.reviews.splice(i, 1);
+    this.decisions.push({ id, verdict });
+    this.emit({ type: "reviewsChanged", pending: this.reviews.length });
+  }
+  async listPolicies() {
+    return [...this.policies];
+  }
+  async setPolicy(entry: PolicyEntry) {
+    this.log("setPolicy", entry);
+    this.policies = this.policies.filter((p) => !(p.server === entry.server && p.kind === entry.kind && p.tool === entry.tool));
+    if (entry.rule !== "ask") this.policies.push(entry);
+  }
+  async searchAudit(query: AuditQuery) {
+    const words = (query.text ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+    return this.audit
+      .filter((e) => !query.server || e.server === query.server)
+      .filter((e) => words.every((w) => JSON.stringify(e).toLowerCase().includes(w)))
+      .slice()
+      .reverse()
+      .slice(0, query.limit ?? 200);
   }
   async openExternal(url: string) {
     this.log("openExternal", url);

@@ -56,6 +56,12 @@ export const tauriBackend: Backend = {
   pickFolder: () => call("pick_folder", none),
   pickFile: () => call("pick_file", none),
 
+  pendingReviews: () => call("pending_reviews", none),
+  decideReview: async (id, digest, verdict) => void (await call("decide_review", { id, digest, verdict })),
+  listPolicies: () => call("list_policies", none),
+  setPolicy: async (entry) => void (await call("set_policy", entry)),
+  searchAudit: (query) => call("search_audit", query),
+
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 

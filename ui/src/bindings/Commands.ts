@@ -1,16 +1,21 @@
 // Generated from src-tauri/src/commands.rs by `cargo test`. Do not edit.
 import type * as Mcp from "../mcp";
+import type { AuditEntry } from "./AuditEntry";
+import type { AuditQuery } from "./AuditQuery";
 import type { CallId } from "./CallId";
 import type { CallTool } from "./CallTool";
 import type { Complete } from "./Complete";
+import type { DecideReview } from "./DecideReview";
 import type { FilePath } from "./FilePath";
 import type { GetPrompt } from "./GetPrompt";
 import type { ImportApply } from "./ImportApply";
 import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
 import type { NoArgs } from "./NoArgs";
+import type { PolicyEntry } from "./PolicyEntry";
 import type { ResourceUri } from "./ResourceUri";
 import type { ResourcesPage } from "./ResourcesPage";
+import type { Review } from "./Review";
 import type { RootsView } from "./RootsView";
 import type { SaveBytes } from "./SaveBytes";
 import type { SaveServer } from "./SaveServer";
@@ -51,6 +56,11 @@ export type Commands = {
   pick_file: { args: NoArgs; result: string | null };
   open_external: { args: Url; result: null };
   save_bytes: { args: SaveBytes; result: string | null };
+  pending_reviews: { args: NoArgs; result: Review[] };
+  decide_review: { args: DecideReview; result: null };
+  list_policies: { args: NoArgs; result: PolicyEntry[] };
+  set_policy: { args: PolicyEntry; result: null };
+  search_audit: { args: AuditQuery; result: AuditEntry[] };
 };
 
 /** The names, for runtime checks. */
@@ -83,4 +93,9 @@ export const COMMAND_NAMES = [
   "pick_file",
   "open_external",
   "save_bytes",
+  "pending_reviews",
+  "decide_review",
+  "list_policies",
+  "set_policy",
+  "search_audit",
 ] as const satisfies readonly (keyof Commands)[];

@@ -40,10 +40,10 @@ export function isFlat(schema: JsonSchema): boolean {
 
 type Values = Record<string, string | boolean>;
 
-function initialValues(fields: Field[]): Values {
+function initialValues(fields: Field[], initial?: Record<string, unknown>): Values {
   const v: Values = {};
   for (const f of fields) {
-    const d = f.schema.default;
+    const d = initial && f.name in initial ? initial[f.name] : f.schema.default;
     if (f.kind === "boolean") v[f.name] = typeof d === "boolean" ? d : false;
     else if (f.kind === "strings") v[f.name] = Array.isArray(d) ? d.map(String).join("\n") : "";
     else if (f.kind === "json") v[f.name] = d === undefined ? "" : JSON.stringify(d);
@@ -94,6 +94,8 @@ export function argumentsOf(fields: Field[], values: Values): Record<string, unk
 
 export function SchemaForm(props: {
   schema: JsonSchema;
+  /** Values to start from instead of the schema's defaults. */
+  initial?: Record<string, unknown>;
   /** Called with the arguments, or with an error message when they are invalid. */
   onChange: (args: Record<string, unknown> | null, error: string | null) => void;
   onSubmit?: () => void;
@@ -101,11 +103,12 @@ export function SchemaForm(props: {
   const fields = useMemo(() => fieldsOf(props.schema), [props.schema]);
   const flat = fields.every((f) => f.kind !== "json");
   const [raw, setRaw] = useState(!flat);
-  const [values, setValues] = useState<Values>(() => initialValues(fields));
-  const [rawText, setRawText] = useState(() => JSON.stringify(argumentsSafe(fields, initialValues(fields)), null, 2));
+  const { initial } = props;
+  const [values, setValues] = useState<Values>(() => initialValues(fields, initial));
+  const [rawText, setRawText] = useState(() => JSON.stringify(argumentsSafe(fields, initialValues(fields, initial)), null, 2));
 
   useEffect(() => {
-    const v = initialValues(fields);
+    const v = initialValues(fields, initial);
     setValues(v);
     setRawText(JSON.stringify(argumentsSafe(fields, v), null, 2));
     setRaw(!fields.every((f) => f.kind !== "json"));
