@@ -27,7 +27,8 @@ describe("Servers screen", () => {
     b.addServer("gamma", { state: "failed", error: { code: "spawn_failed", message: "no such program: nope" } });
     render(<WithHost backend={b} screen="servers" />);
     await screen.findByText("alpha", { selector: ".name" });
-    expect(screen.getByTestId("server-status-text").textContent).toBe("Running · 2025-11-25");
+    // The first server is selected once the list has loaded.
+    expect((await screen.findByTestId("server-status-text")).textContent).toBe("Running · 2025-11-25");
     expect(screen.getByText("Use alpha for testing.")).toBeTruthy();
 
     fireEvent.click(screen.getByText("beta", { selector: ".name" }));

@@ -1,0 +1,55 @@
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { FakeBackend } from "../backend/fake";
+import type { AuditEntry } from "../bindings/AuditEntry";
+import { ApprovalsScreen } from "./approvals";
+
+function entry(id: number, step: AuditEntry["step"], detail: unknown, decision: string | null = null): AuditEntry {
+  return {
+    id,
+    flow: "f1",
+    atMs: 1_760_000_000_000 + id,
+    kind: "sampling",
+    step,
+    server: "everything",
+    subject: null,
+    actor: step === "requested" ? "server" : "user",
+    decision,
+    detail,
+    durationMs: id,
+  };
+}
+
+describe("Approvals screen", () => {
+  it("lists the rules and revokes one", async () => {
+    const b = new FakeBackend();
+    b.policies = [
+      { server: "everything", kind: "sampling", tool: null, rule: "always_allow" },
+      { server: "files", kind: "tool_call", tool: "write_file", rule: "deny" },
+    ];
+    render(<ApprovalsScreen backend={b} />);
+    await waitFor(() => expect(screen.getAllByTestId("policy-row")).toHaveLength(2));
+    fireEvent.change(screen.getAllByTestId("policy-rule")[0]!, { target: { value: "ask" } });
+    await waitFor(() => expect(screen.getAllByTestId("policy-row")).toHaveLength(1));
+    expect(b.policies).toEqual([{ server: "files", kind: "tool_call", tool: "write_file", rule: "deny" }]);
+  });
+
+  it("searches the audit log, shows a step's detail and exports JSON Lines", async () => {
+    const b = new FakeBackend();
+    b.audit = [
+      entry(1, "requested", { messages: [{ role: "user", content: { type: "text", text: "capital of France?" } }] }),
+      entry(2, "decided", { request: "edited to Spain" }, "edited"),
+      entry(3, "returned", { content: { type: "text", text: "Madrid" } }),
+    ];
+    render(<ApprovalsScreen backend={b} />);
+    await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(3));
+    // Newest first.
+    expect(screen.getAllByTestId("audit-row")[0]!.dataset.step).toBe("returned");
+    fireEvent.change(screen.getByTestId("audit-search"), { target: { value: "spain" } });
+    await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(1));
+    fireEvent.click(screen.getAllByTestId("audit-row")[0]!);
+    expect(screen.getByTestId("audit-detail").textContent).toContain("edited to Spain");
+    fireEvent.click(screen.getByTestId("audit-export"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "saveBytes")).toBe(true));
+  });
+});

@@ -1,0 +1,188 @@
+// The Approvals screen: every standing rule in one place (change or revoke it), and the audit log
+// of what servers and models asked, what was shown, what was decided and what went back —
+// searchable, with each flow's steps, exportable as JSON Lines.
+import { useCallback, useEffect, useState } from "react";
+import type { Backend } from "../backend";
+import { errorMessage } from "../backend";
+import type { AuditEntry } from "../bindings/AuditEntry";
+import type { PolicyEntry } from "../bindings/PolicyEntry";
+import type { Rule } from "../bindings/Rule";
+import { reveal } from "../components/visible";
+
+const RULES: { value: Rule; label: string }[] = [
+  { value: "ask", label: "ask (revoke)" },
+  { value: "allow_session", label: "allow until I quit" },
+  { value: "always_allow", label: "always allow" },
+  { value: "deny", label: "always deny" },
+];
+
+const KINDS: Record<PolicyEntry["kind"], string> = {
+  sampling: "sampling",
+  elicitation: "elicitation",
+  tool_call: "tool calls",
+};
+
+function toBase64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+export function ApprovalsScreen(props: { backend: Backend }) {
+  const { backend } = props;
+  const [policies, setPolicies] = useState<PolicyEntry[]>([]);
+  const [rows, setRows] = useState<AuditEntry[]>([]);
+  const [text, setText] = useState("");
+  const [open, setOpen] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = useCallback(() => {
+    backend.listPolicies().then(setPolicies, (e: unknown) => setError(errorMessage(e)));
+    backend
+      .searchAudit({ text: text.trim() || null, server: null, kind: null, flow: null, limit: 500, beforeId: null })
+      .then(setRows, (e: unknown) => setError(errorMessage(e)));
+  }, [backend, text]);
+
+  useEffect(() => {
+    load();
+    let unlisten: (() => void) | null = null;
+    let live = true;
+    backend
+      .onHostEvent((e) => {
+        if (e.type === "reviewsChanged") load();
+      })
+      .then((u) => (live ? (unlisten = u) : u()));
+    return () => {
+      live = false;
+      unlisten?.();
+    };
+  }, [backend, load]);
+
+  const change = (p: PolicyEntry, rule: Rule) =>
+    backend.setPolicy({ ...p, rule }).then(load, (e: unknown) => setError(errorMessage(e)));
+
+  const exportLog = async () => {
+    const lines = rows
+      .slice()
+      .reverse()
+      .map((r) => JSON.stringify(r))
+      .join("\n");
+    try {
+      await backend.saveBytes("switchboard-audit.jsonl", toBase64(lines + "\n"));
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+
+  return (
+    <div className="page" data-testid="approvals-screen">
+      {error ? (
+        <div className="banner error" data-testid="error-banner">
+          {error}
+        </div>
+      ) : null}
+      <section aria-label="Rules">
+        <h2>Rules</h2>
+        {policies.length === 0 ? (
+          <p className="muted" data-testid="no-policies">
+            No standing rules: every request is shown to you. Choose “from now on” in an approval dialog to add one.
+          </p>
+        ) : (
+          <table className="table" data-testid="policies">
+            <thead>
+              <tr>
+                <th>Server</th>
+                <th>Kind</th>
+                <th>Tool</th>
+                <th>Rule</th>
+              </tr>
+            </thead>
+            <tbody>
+              {policies.map((p) => (
+                <tr key={`${p.server}/${p.kind}/${p.tool ?? ""}`} data-testid="policy-row">
+                  <td>{p.server}</td>
+                  <td>{KINDS[p.kind]}</td>
+                  <td>{p.tool ?? "all"}</td>
+                  <td>
+                    <select
+                      data-testid="policy-rule"
+                      value={p.rule}
+                      onChange={(e) => change(p, e.currentTarget.value as Rule)}
+                    >
+                      {RULES.map((r) => (
+                        <option key={r.value} value={r.value}>
+                          {r.label}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-label="Audit log">
+        <header className="pane-header">
+          <h2>Audit log</h2>
+          <input
+            data-testid="audit-search"
+            placeholder="Search: server, tool, decision, text…"
+            value={text}
+            onChange={(e) => setText(e.currentTarget.value)}
+          />
+          <button data-testid="audit-export" disabled={rows.length === 0} onClick={exportLog}>
+            Export JSON Lines
+          </button>
+        </header>
+        <table className="table" data-testid="audit">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Server</th>
+              <th>What</th>
+              <th>Step</th>
+              <th>Who</th>
+              <th>Decision</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <AuditRow key={r.id} row={r} open={open === r.id} toggle={() => setOpen(open === r.id ? null : r.id)} />
+            ))}
+          </tbody>
+        </table>
+        {rows.length === 0 ? <p className="muted">Nothing recorded{text ? " matches" : " yet"}.</p> : null}
+      </section>
+    </div>
+  );
+}
+
+function AuditRow(props: { row: AuditEntry; open: boolean; toggle: () => void }) {
+  const { row } = props;
+  return (
+    <>
+      <tr data-testid="audit-row" data-step={row.step} onClick={props.toggle} className="clickable">
+        <td>{new Date(row.atMs).toLocaleString()}</td>
+        <td>{row.server}</td>
+        <td>
+          {row.kind.replace("_", " ")}
+          {row.subject ? `: ${row.subject}` : ""}
+        </td>
+        <td>{row.step}</td>
+        <td>{row.actor}</td>
+        <td>{row.decision ?? ""}</td>
+      </tr>
+      {props.open ? (
+        <tr>
+          <td colSpan={6}>
+            <pre className="json" data-testid="audit-detail">
+              {reveal(JSON.stringify(row.detail, null, 2))}
+            </pre>
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
