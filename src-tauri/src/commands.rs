@@ -13,10 +13,10 @@ use rmcp::model::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use switchboard_core::approvals::Review;
 use switchboard_core::approvals::Verdict;
 use switchboard_core::approvals::policy::PolicyEntry;
 use switchboard_core::audit::{AuditEntry, AuditQuery};
-use switchboard_core::approvals::Review;
 use switchboard_core::config::ServerConfig;
 use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::connection::CompletionRef;
@@ -608,8 +608,8 @@ mod tests {
                     "PolicyEntry",
                     "AuditEntry",
                 ]
-                    .iter()
-                    .map(|s| s.to_string()),
+                .iter()
+                .map(|s| s.to_string()),
             )
             .collect();
         imports.sort();

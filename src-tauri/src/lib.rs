@@ -9,17 +9,17 @@ use switchboard_core::approvals::Door;
 use switchboard_core::approvals::policy::Policies;
 use switchboard_core::approvals::queue::ReviewQueue;
 use switchboard_core::audit::Audit;
-use switchboard_core::pins::Pins;
-use switchboard_core::providers::{Provider, ProviderKind};
-use switchboard_core::sampling::{Models, Sampling};
-use switchboard_core::store::Store;
 use switchboard_core::config::Config;
 use switchboard_core::events;
 use switchboard_core::host::Host;
 use switchboard_core::paths::Paths;
+use switchboard_core::pins::Pins;
 use switchboard_core::process::BaseEnv;
+use switchboard_core::providers::{Provider, ProviderKind};
+use switchboard_core::sampling::{Models, Sampling};
 use switchboard_core::secrets::Keychain;
 use switchboard_core::servers::{HostContext, RestartPolicy};
+use switchboard_core::store::Store;
 use tauri::{Emitter, Manager};
 
 /// What every command can reach.

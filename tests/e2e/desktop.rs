@@ -17,6 +17,10 @@ pub struct Desktop {
     pub everything: String,
     /// A folder to add as a root.
     pub workspace: PathBuf,
+    /// The X display the window is on.
+    display: u32,
+    /// The app's data directory (its database: audit log, policies, pins).
+    pub data_dir: PathBuf,
     _home: tempfile::TempDir,
     driver: Child,
     xvfb: Child,
@@ -101,6 +105,7 @@ impl Desktop {
         let workspace = home.path().join("workspace");
         std::fs::create_dir_all(&workspace).expect("workspace");
         let config_file = home.path().join("config/switchboard.json");
+        let data_dir = home.path().join("data");
         std::fs::create_dir_all(config_file.parent().expect("parent")).expect("config dir");
         let config = serde_json::json!({
             "mcpServers": {
@@ -154,7 +159,7 @@ impl Desktop {
             ])
             .env("DISPLAY", format!(":{display}"))
             .env("SWITCHBOARD_CONFIG", &config_file)
-            .env("SWITCHBOARD_DATA_DIR", home.path().join("data"))
+            .env("SWITCHBOARD_DATA_DIR", &data_dir)
             // Window state and WebKit caches stay in this run's directory.
             .env("XDG_CONFIG_HOME", home.path().join("xdg-config"))
             .env("XDG_CACHE_HOME", home.path().join("xdg-cache"))
@@ -175,10 +180,40 @@ impl Desktop {
                 .join("e2e-screenshots"),
             everything: everything.display().to_string(),
             workspace,
+            data_dir,
+            display,
             _home: home,
             driver,
             xvfb,
         }
+    }
+
+    /// Saves a PNG of the screen as a person sees it (`import -window root` on the test's X
+    /// display), once the page has painted its latest state. WebDriver's own screenshot can show
+    /// text fields as they were before typing.
+    pub async fn screenshot(&self, name: &str) {
+        self.session.settle().await;
+        std::fs::create_dir_all(&self.screenshots).expect("screenshot dir");
+        let path = self.screenshots.join(name);
+        // No window manager: the window sits at the top left; crop the screen to it.
+        let size = self
+            .session
+            .script(
+                "return [window.innerWidth, window.innerHeight]",
+                serde_json::json!([]),
+            )
+            .await;
+        let (w, h) = (size[0].as_u64().unwrap_or(0), size[1].as_u64().unwrap_or(0));
+        let mut import = std::process::Command::new("import");
+        import.args(["-display", &format!(":{}", self.display), "-window", "root"]);
+        if w > 0 && h > 0 {
+            import.args(["-crop", &format!("{w}x{h}+0+0"), "+repage"]);
+        }
+        let status = import
+            .arg(&path)
+            .status()
+            .expect("run ImageMagick import (scripts/setup-system.sh installs it)");
+        assert!(status.success(), "import failed for {}", path.display());
     }
 
     /// Closes the app (its servers shut down with it) and the display.

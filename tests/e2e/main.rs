@@ -25,7 +25,6 @@ fn row(name: &str, state: &str) -> String {
 async fn a_person_uses_every_screen() {
     let desktop = Desktop::start().await;
     let s = &desktop.session;
-    let shots = desktop.screenshots.clone();
     let mark = format!("switchboard-e2e-{}", std::process::id());
 
     // Servers from the config file come up on their own.
@@ -48,7 +47,7 @@ async fn a_person_uses_every_screen() {
         t.to_lowercase().contains("running")
     })
     .await;
-    s.screenshot(&shots.join("servers.png")).await;
+    desktop.screenshot("servers.png").await;
 
     // Tools: call echo.
     s.click_css("[data-testid=nav-tools]").await;
@@ -61,7 +60,80 @@ async fn a_person_uses_every_screen() {
         t.contains("Echo: hello from the window")
     })
     .await;
-    s.screenshot(&shots.join("tools.png")).await;
+    desktop.screenshot("tools.png").await;
+
+    // Sampling: the server asks the model; the person edits the prompt before it is sent, then
+    // writes (with the keyless manual provider) and edits the answer before it goes back.
+    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request]")
+        .await;
+    s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_request]",
+        SHORT,
+    )
+    .await;
+    let prompt = s
+        .wait_for("[data-testid=sampling-message-0-0]", SHORT)
+        .await;
+    let shown = s.script_on("return arguments[0].value", &prompt).await;
+    assert_eq!(
+        shown,
+        serde_json::json!(
+            "Resource trigger-sampling-request context: What is the capital of France?"
+        )
+    );
+    s.type_into(
+        "[data-testid=sampling-message-0-0]",
+        "What is the capital of Spain? One word.",
+    )
+    .await;
+    s.type_into("[data-testid=sampling-max-tokens]", "20").await;
+    let edited = s.script_on("return arguments[0].value", &prompt).await;
+    assert_eq!(
+        edited,
+        serde_json::json!("What is the capital of Spain? One word.")
+    );
+    desktop.screenshot("sampling-request.png").await;
+    s.click_css("[data-testid=review-approve]").await;
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_completion]",
+        SHORT,
+    )
+    .await;
+    s.type_into("[data-testid=completion-text-0]", "Madrid")
+        .await;
+    desktop.screenshot("sampling-completion.png").await;
+    s.click_css("[data-testid=review-approve]").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| t.contains("Madrid"))
+        .await;
+    assert!(s.all("[data-testid=review-dialog]").await.is_empty());
+    // The audit log has every step, with the edits as decided.
+    let audit = switchboard_core::audit::Audit::new(std::sync::Arc::new(
+        switchboard_core::store::Store::open(&desktop.data_dir).expect("the app's database"),
+    ));
+    let rows = audit
+        .search(&switchboard_core::audit::AuditQuery::default())
+        .expect("audit rows");
+    let decided: Vec<Option<String>> = rows
+        .iter()
+        .rev()
+        .filter(|r| r.step == switchboard_core::audit::Step::Decided)
+        .map(|r| r.decision.clone())
+        .collect();
+    assert_eq!(
+        decided,
+        vec![Some("edited".to_owned()), Some("edited".to_owned())]
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.detail.to_string().contains("capital of Spain? One word."))
+    );
+    s.click_css("[data-testid=nav-approvals]").await;
+    s.wait_for("[data-testid=audit-row][data-step=returned]", SHORT)
+        .await;
+    desktop.screenshot("approvals.png").await;
 
     // Resources: page through the fixture's 1000 resources by scrolling, then read its image.
     s.click_css("[data-testid=nav-resources]").await;
@@ -105,7 +177,7 @@ async fn a_person_uses_every_screen() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(width, serde_json::json!(48), "the image did not render");
-    s.screenshot(&shots.join("resources.png")).await;
+    desktop.screenshot("resources.png").await;
 
     // Prompts: fill an argument from completion and preview the messages.
     s.click_css("[data-testid=nav-prompts]").await;
@@ -123,7 +195,7 @@ async fn a_person_uses_every_screen() {
         t.contains("Please promote Alice to the head of the Engineering team")
     })
     .await;
-    s.screenshot(&shots.join("prompts.png")).await;
+    desktop.screenshot("prompts.png").await;
 
     // Roots: add a folder; the filesystem server's allowed directories follow.
     s.click_css("[data-testid=nav-roots]").await;
@@ -135,7 +207,7 @@ async fn a_person_uses_every_screen() {
         SHORT,
     )
     .await;
-    s.screenshot(&shots.join("roots.png")).await;
+    desktop.screenshot("roots.png").await;
     s.click_css("[data-testid=nav-tools]").await;
     s.select("[data-testid=server-picker]", "files").await;
     s.click_css("[data-testid=tool-item][data-name=list_allowed_directories]")

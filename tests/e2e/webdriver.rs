@@ -3,7 +3,6 @@
 
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::{Value, json};
 
 /// The key WebDriver knows as the element reference in JSON.
@@ -199,21 +198,13 @@ impl Session {
         .await
     }
 
-    /// Saves a PNG of the window, once the page has painted its latest state.
-    pub async fn screenshot(&self, path: &std::path::Path) {
+    /// Waits until the page has painted its latest state.
+    pub async fn settle(&self) {
         self.post(
             "/execute/async",
-            json!({"script": "const done = arguments[arguments.length - 1]; setTimeout(done, 300);", "args": []}),
+            json!({"script": "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 300)));", "args": []}),
         )
         .await;
-        let v = self.get("/screenshot").await;
-        let png = base64::engine::general_purpose::STANDARD
-            .decode(v.as_str().unwrap_or_default())
-            .expect("screenshot base64");
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).expect("screenshot dir");
-        }
-        std::fs::write(path, png).expect("write screenshot");
     }
 
     pub async fn end(self) {
