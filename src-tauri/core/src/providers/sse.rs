@@ -1,6 +1,6 @@
 //! A small Server-Sent Events reader for provider streams: `event:` and `data:` fields, multi-line
-//! data, comments, CRLF. Lines are capped so a misbehaving endpoint cannot grow memory without
-//! bound.
+//! data, comments, CRLF. Lines and events are capped so a misbehaving endpoint cannot grow memory
+//! without bound, and each byte is scanned for a line end once, however the stream is chunked.
 
 use bytes::{Buf, BytesMut};
 
@@ -17,11 +17,15 @@ pub struct SseEvent {
 #[derive(Debug, Default)]
 pub struct SseReader {
     buf: BytesMut,
+    /// How much of `buf` is known to hold no line end.
+    scanned: usize,
     event: String,
     data: Vec<String>,
+    /// The bytes of `data`.
+    data_len: usize,
 }
 
-/// The longest line accepted from a provider stream.
+/// The longest line, and the largest event, accepted from a provider stream.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
 
 impl SseReader {
@@ -29,7 +33,9 @@ impl SseReader {
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, String> {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
-        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+        while let Some(offset) = self.buf[self.scanned..].iter().position(|&b| b == b'\n') {
+            let pos = self.scanned + offset;
+            self.scanned = 0;
             let mut line = self.buf.split_to(pos + 1);
             line.truncate(pos);
             if line.last() == Some(&b'\r') {
@@ -39,12 +45,25 @@ impl SseReader {
             if let Some(ev) = self.line(&line) {
                 out.push(ev);
             }
+            if self.data_len > MAX_LINE {
+                self.reset();
+                return Err(format!("a stream event exceeded {MAX_LINE} bytes"));
+            }
         }
+        self.scanned = self.buf.len();
         if self.buf.len() > MAX_LINE {
-            self.buf.advance(self.buf.len());
+            self.reset();
             return Err(format!("a stream line exceeded {MAX_LINE} bytes"));
         }
         Ok(out)
+    }
+
+    fn reset(&mut self) {
+        self.buf.advance(self.buf.len());
+        self.scanned = 0;
+        self.event.clear();
+        self.data.clear();
+        self.data_len = 0;
     }
 
     /// Dispatches what is left at the end of the stream.
@@ -52,6 +71,7 @@ impl SseReader {
         if !self.buf.is_empty() {
             let rest = String::from_utf8_lossy(&self.buf).into_owned();
             self.buf.clear();
+            self.scanned = 0;
             self.line(&rest);
         }
         self.dispatch()
@@ -70,13 +90,17 @@ impl SseReader {
         };
         match field {
             "event" => self.event = value.to_owned(),
-            "data" => self.data.push(value.to_owned()),
+            "data" => {
+                self.data_len += value.len() + 1;
+                self.data.push(value.to_owned());
+            }
             _ => {}
         }
         None
     }
 
     fn dispatch(&mut self) -> Option<SseEvent> {
+        self.data_len = 0;
         if self.data.is_empty() {
             self.event.clear();
             return None;
@@ -116,5 +140,38 @@ mod tests {
         );
         assert!(r.feed(b"data: tail").unwrap().is_empty());
         assert_eq!(r.finish().unwrap().data, "tail");
+    }
+
+    #[test]
+    fn a_long_line_in_small_chunks_arrives_whole() {
+        let mut r = SseReader::default();
+        let text = "x".repeat(100_000);
+        let line = format!("data: {text}\n\n");
+        let mut evs = Vec::new();
+        for chunk in line.as_bytes().chunks(7) {
+            evs.extend(r.feed(chunk).unwrap());
+        }
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].data, text);
+    }
+
+    #[test]
+    fn oversized_lines_and_events_are_refused() {
+        let mut r = SseReader::default();
+        let big = vec![b'x'; MAX_LINE + 1];
+        assert!(r.feed(&big).unwrap_err().contains("line exceeded"));
+        // Many small data lines that never end the event.
+        let mut r = SseReader::default();
+        let line = format!("data: {}\n", "y".repeat(1024 * 1024));
+        let mut error = None;
+        for _ in 0..9 {
+            if let Err(e) = r.feed(line.as_bytes()) {
+                error = Some(e);
+                break;
+            }
+        }
+        assert!(error.is_some_and(|e| e.contains("event exceeded")));
+        // The reader recovers for what follows.
+        assert_eq!(r.feed(b"data: ok\n\n").unwrap()[0].data, "ok");
     }
 }
