@@ -22,6 +22,8 @@ use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::connection::CompletionRef;
 use switchboard_core::events::HostEvent;
 use switchboard_core::host::RootsView;
+use switchboard_core::providers::Sensitive;
+use switchboard_core::providers::settings::ProviderSettings;
 use switchboard_core::servers::ServerView;
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;
@@ -86,6 +88,10 @@ commands! {
     list_policies(NoArgs) -> "PolicyEntry[]";
     set_policy(PolicyEntry) -> "null";
     search_audit(AuditQuery) -> "AuditEntry[]";
+    list_providers(NoArgs) -> "ProviderSettings[]";
+    save_provider(SaveProvider) -> "null";
+    remove_provider(ProviderId) -> "null";
+    provider_models(ProviderId) -> "string[]";
 }
 
 /// For commands without arguments.
@@ -276,6 +282,53 @@ fn set_policy(state: State<'_, AppState>, args: PolicyEntry) -> Result<()> {
 #[tauri::command]
 fn search_audit(state: State<'_, AppState>, args: AuditQuery) -> Result<Vec<AuditEntry>> {
     state.door.audit().search(&args)
+}
+
+/// A provider to add or replace, with a new API key (null keeps the stored one).
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SaveProvider {
+    pub settings: ProviderSettings,
+    #[ts(type = "string | null")]
+    pub api_key: Option<Sensitive>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ProviderId {
+    pub id: String,
+}
+
+// Provider commands are async: the keychain may block on D-Bus, never on the UI thread.
+#[tauri::command]
+async fn list_providers(
+    state: State<'_, AppState>,
+    _args: NoArgs,
+) -> Result<Vec<ProviderSettings>> {
+    state.providers.list()
+}
+
+#[tauri::command]
+async fn save_provider(state: State<'_, AppState>, args: SaveProvider) -> Result<()> {
+    state
+        .providers
+        .save(&args.settings, args.api_key.as_ref())?;
+    state.door.sampler().set_models(state.providers.models()?);
+    Ok(())
+}
+
+#[tauri::command]
+async fn remove_provider(state: State<'_, AppState>, args: ProviderId) -> Result<()> {
+    state.providers.remove(&args.id)?;
+    state.door.sampler().set_models(state.providers.models()?);
+    Ok(())
+}
+
+#[tauri::command]
+async fn provider_models(state: State<'_, AppState>, args: ProviderId) -> Result<Vec<String>> {
+    state.providers.provider(&args.id)?.models().await
 }
 
 #[tauri::command]
@@ -607,6 +660,7 @@ mod tests {
                     "Review",
                     "PolicyEntry",
                     "AuditEntry",
+                    "ProviderSettings",
                 ]
                 .iter()
                 .map(|s| s.to_string()),

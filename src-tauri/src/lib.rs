@@ -15,6 +15,7 @@ use switchboard_core::host::Host;
 use switchboard_core::paths::Paths;
 use switchboard_core::pins::Pins;
 use switchboard_core::process::BaseEnv;
+use switchboard_core::providers::settings::ProviderSettingsStore;
 use switchboard_core::providers::{Provider, ProviderKind};
 use switchboard_core::sampling::{Models, Sampling};
 use switchboard_core::secrets::Keychain;
@@ -29,6 +30,8 @@ pub struct AppState {
     pub door: Door,
     /// The reviews waiting for the user, answered from the approval dialog.
     pub reviews: Arc<ReviewQueue>,
+    /// The user's LLM providers and models (keys in the keychain).
+    pub providers: ProviderSettingsStore,
     pub paths: Paths,
     /// Why the config could not be loaded, shown instead of an empty list.
     pub config_error: Option<switchboard_core::Error>,
@@ -77,22 +80,27 @@ pub fn run() {
                     .and_then(|c| c.mcp_servers.get(server).and_then(|s| s.sampling))
                     .unwrap_or_default()
             });
-            // Until provider settings arrive, sampling goes to the manual provider: the user
-            // writes the answer, so every flow works without keys.
-            let manual = Provider::new("manual", ProviderKind::Manual, None, None)?;
+            let secrets: Arc<dyn switchboard_core::secrets::SecretStore> =
+                Arc::new(Keychain::default());
+            let providers = ProviderSettingsStore::new(store.clone(), secrets.clone());
+            let models = providers.models().or_else(|e| {
+                tracing::error!(error = %e, "could not read the providers; sampling is manual");
+                Provider::new("manual", ProviderKind::Manual, None, None)
+                    .map(|p| Models::single(p, "manual"))
+            })?;
             let door = Door::new(
                 reviews.clone(),
                 Policies::new(store.clone()),
                 Pins::new(store.clone()),
                 Audit::new(store.clone()),
-                Sampling::new(Models::single(manual, "manual"), limits, store),
+                Sampling::new(models, limits, store),
             );
             let ctx = HostContext {
                 config_file: paths.config_file.clone(),
                 approver: Arc::new(door.clone()),
                 events: events.clone(),
                 base_env: BaseEnv::detect(),
-                secrets: Arc::new(Keychain::default()),
+                secrets,
                 restart: RestartPolicy::default(),
             };
             // Supervisors are tokio tasks; they live on Tauri's async runtime.
@@ -115,6 +123,7 @@ pub fn run() {
                 host,
                 door,
                 reviews,
+                providers,
                 paths,
                 config_error,
             });

@@ -4,6 +4,7 @@ import type { Backend } from "./backend";
 import { ReviewDialog } from "./components/review-dialog";
 import { useHost } from "./host";
 import { ApprovalsScreen } from "./screens/approvals";
+import { ModelsScreen } from "./screens/models";
 import { PromptsScreen } from "./screens/prompts";
 import { ResourcesScreen } from "./screens/resources";
 import { RootsScreen } from "./screens/roots";
@@ -16,6 +17,7 @@ const SCREENS = [
   { id: "resources", label: "Resources" },
   { id: "prompts", label: "Prompts" },
   { id: "roots", label: "Roots" },
+  { id: "models", label: "Models" },
   { id: "approvals", label: "Approvals" },
 ] as const;
 
@@ -70,6 +72,7 @@ export function App(props: { backend: Backend }) {
         {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
         {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
         {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}
+        {screen === "models" ? <ModelsScreen backend={props.backend} /> : null}
         {screen === "approvals" ? <ApprovalsScreen backend={props.backend} /> : null}
       </main>
       <ReviewDialog backend={props.backend} />

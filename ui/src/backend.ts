@@ -4,6 +4,7 @@ import type { AuditEntry } from "./bindings/AuditEntry";
 import type { AuditQuery } from "./bindings/AuditQuery";
 import type { Error as BackendError } from "./bindings/Error";
 import type { PolicyEntry } from "./bindings/PolicyEntry";
+import type { ProviderSettings } from "./bindings/ProviderSettings";
 import type { Review } from "./bindings/Review";
 import type { Verdict } from "./bindings/Verdict";
 import type { CallProgress } from "./bindings/CallProgress";
@@ -95,6 +96,14 @@ export interface Backend {
   setPolicy(entry: PolicyEntry): Promise<void>;
   /** Audit log rows, newest first. */
   searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  // LLM providers (keys go to the OS keychain and never come back)
+  listProviders(): Promise<ProviderSettings[]>;
+  /** Adds or replaces a provider; `apiKey` null keeps the stored key. */
+  saveProvider(settings: ProviderSettings, apiKey: string | null): Promise<void>;
+  removeProvider(id: string): Promise<void>;
+  /** The models the provider offers, fetched from it. */
+  providerModels(id: string): Promise<string[]>;
 
   // The desktop
   /** Opens an https URL in the system browser (anything else is refused). */

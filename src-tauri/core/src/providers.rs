@@ -9,6 +9,7 @@
 pub mod anthropic;
 pub mod gemini;
 pub mod openai;
+pub mod settings;
 pub mod sse;
 
 use std::time::Duration;
@@ -63,8 +64,10 @@ impl ProviderKind {
     }
 }
 
-/// A string that never shows up in `Debug` output or logs.
-#[derive(Clone, Default, PartialEq, Eq)]
+/// A string that never shows up in `Debug` output or logs, and is never serialized (it can be
+/// received from the UI, not sent back).
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
 pub struct Sensitive(String);
 
 impl Sensitive {

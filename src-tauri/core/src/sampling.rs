@@ -5,7 +5,7 @@
 //! two reviews: the request before it is sent, the completion before it goes back.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CreateMessageRequestParams, ErrorCode as McpErrorCode, ErrorData as McpError};
@@ -79,10 +79,10 @@ impl Models {
 /// Limits looked up per server (the configuration can change while running).
 pub type LimitsFor = Arc<dyn Fn(&str) -> SamplingLimits + Send + Sync>;
 
-/// Rate and budget accounting for sampling.
+/// Where sampling goes, and rate and budget accounting for it.
 pub struct Sampling {
-    /// Providers and models.
-    pub models: Models,
+    /// Providers and models; replaced when the user changes them.
+    models: RwLock<Models>,
     limits: LimitsFor,
     store: Arc<Store>,
     recent: Mutex<HashMap<String, VecDeque<Instant>>>,
@@ -91,7 +91,7 @@ pub struct Sampling {
 impl std::fmt::Debug for Sampling {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sampling")
-            .field("models", &self.models)
+            .field("models", &self.models.read().map(|m| m.clone()).ok())
             .finish()
     }
 }
@@ -120,7 +120,7 @@ impl Sampling {
     /// Sampling through `models`, with limits from `limits` and usage kept in `store`.
     pub fn new(models: Models, limits: LimitsFor, store: Arc<Store>) -> Self {
         Self {
-            models,
+            models: RwLock::new(models),
             limits,
             store,
             recent: Mutex::default(),
@@ -201,21 +201,39 @@ impl Sampling {
         })
     }
 
+    /// Replaces the providers and models (the user changed them).
+    pub fn set_models(&self, models: Models) {
+        if let Ok(mut m) = self.models.write() {
+            *m = models;
+        }
+    }
+
+    /// The model for a request's preferences, as `(provider id, model)`.
+    pub fn choose(&self, prefs: Option<&Value>) -> Option<(String, String)> {
+        self.models.read().ok()?.choose(prefs)
+    }
+
     /// The provider to send to, by id.
-    pub fn provider(&self, id: &str) -> Result<&Provider> {
-        self.models.provider(id).ok_or_else(|| {
-            Error::new(
-                ErrorCode::Provider,
-                format!("no LLM provider {id:?} is configured"),
-            )
-        })
+    pub fn provider(&self, id: &str) -> Result<Provider> {
+        self.models
+            .read()
+            .ok()
+            .and_then(|m| m.provider(id).cloned())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::Provider,
+                    format!("no LLM provider {id:?} is configured"),
+                )
+            })
     }
 
     /// Whether the chosen provider is the manual one (the user writes the completion).
     pub fn is_manual(&self, id: &str) -> bool {
         self.models
-            .provider(id)
-            .is_some_and(|p| p.kind == ProviderKind::Manual)
+            .read()
+            .ok()
+            .and_then(|m| m.provider(id).map(|p| p.kind == ProviderKind::Manual))
+            .unwrap_or(false)
     }
 }
 

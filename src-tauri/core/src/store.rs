@@ -12,7 +12,10 @@ use rusqlite::Connection;
 use crate::error::{Error, ErrorCode, Result};
 
 /// The migrations, in order; the database's `user_version` is how many have run.
-const MIGRATIONS: &[&str] = &[include_str!("store/migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("store/migrations/0001_init.sql"),
+    include_str!("store/migrations/0002_providers.sql"),
+];
 
 /// The file name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "switchboard.sqlite3";

@@ -5,6 +5,7 @@ import type { Backend } from "../backend";
 import type { AuditEntry } from "../bindings/AuditEntry";
 import type { AuditQuery } from "../bindings/AuditQuery";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
+import type { ProviderSettings } from "../bindings/ProviderSettings";
 import type { Review } from "../bindings/Review";
 import type { Verdict } from "../bindings/Verdict";
 import type { CallProgress } from "../bindings/CallProgress";
@@ -301,6 +302,32 @@ export class FakeBackend implements Backend {
       .slice()
       .reverse()
       .slice(0, query.limit ?? 200);
+  }
+  providers: ProviderSettings[] = [];
+  keys = new Map<string, string>();
+  offered: Record<string, string[]> = {};
+
+  async listProviders() {
+    return this.providers.map((p) => ({ ...p, hasKey: this.keys.has(p.id) }));
+  }
+  async saveProvider(settings: ProviderSettings, apiKey: string | null) {
+    this.log("saveProvider", settings, apiKey === null ? null : "(key)");
+    if (!/^[A-Za-z0-9._-]+$/.test(settings.id) || settings.id === "manual")
+      throw { code: "invalid_input", message: `provider name "${settings.id}": use letters, digits, '-', '_' or '.'` };
+    const i = this.providers.findIndex((p) => p.id === settings.id);
+    const saved = { ...settings, models: settings.models.map((m) => ({ ...m, provider: settings.id })) };
+    if (i >= 0) this.providers[i] = saved;
+    else this.providers.push(saved);
+    if (apiKey) this.keys.set(settings.id, apiKey);
+  }
+  async removeProvider(id: string) {
+    this.providers = this.providers.filter((p) => p.id !== id);
+    this.keys.delete(id);
+  }
+  async providerModels(id: string) {
+    const offered = this.offered[id];
+    if (!offered) throw { code: "provider", message: `${id}: 401 Unauthorized: invalid API key` };
+    return offered;
   }
   async openExternal(url: string) {
     this.log("openExternal", url);

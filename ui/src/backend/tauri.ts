@@ -62,6 +62,11 @@ export const tauriBackend: Backend = {
   setPolicy: async (entry) => void (await call("set_policy", entry)),
   searchAudit: (query) => call("search_audit", query),
 
+  listProviders: () => call("list_providers", none),
+  saveProvider: async (settings, apiKey) => void (await call("save_provider", { settings, apiKey })),
+  removeProvider: async (id) => void (await call("remove_provider", { id })),
+  providerModels: (id) => call("provider_models", { id }),
+
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 

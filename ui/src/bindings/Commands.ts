@@ -13,11 +13,14 @@ import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
 import type { NoArgs } from "./NoArgs";
 import type { PolicyEntry } from "./PolicyEntry";
+import type { ProviderId } from "./ProviderId";
+import type { ProviderSettings } from "./ProviderSettings";
 import type { ResourceUri } from "./ResourceUri";
 import type { ResourcesPage } from "./ResourcesPage";
 import type { Review } from "./Review";
 import type { RootsView } from "./RootsView";
 import type { SaveBytes } from "./SaveBytes";
+import type { SaveProvider } from "./SaveProvider";
 import type { SaveServer } from "./SaveServer";
 import type { ServerName } from "./ServerName";
 import type { ServerView } from "./ServerView";
@@ -61,6 +64,10 @@ export type Commands = {
   list_policies: { args: NoArgs; result: PolicyEntry[] };
   set_policy: { args: PolicyEntry; result: null };
   search_audit: { args: AuditQuery; result: AuditEntry[] };
+  list_providers: { args: NoArgs; result: ProviderSettings[] };
+  save_provider: { args: SaveProvider; result: null };
+  remove_provider: { args: ProviderId; result: null };
+  provider_models: { args: ProviderId; result: string[] };
 };
 
 /** The names, for runtime checks. */
@@ -98,4 +105,8 @@ export const COMMAND_NAMES = [
   "list_policies",
   "set_policy",
   "search_audit",
+  "list_providers",
+  "save_provider",
+  "remove_provider",
+  "provider_models",
 ] as const satisfies readonly (keyof Commands)[];

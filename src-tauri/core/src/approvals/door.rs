@@ -207,6 +207,11 @@ impl Door {
         &self.0.audit
     }
 
+    /// Where sampling goes, and its limits.
+    pub fn sampler(&self) -> &Sampling {
+        &self.0.sampling
+    }
+
     fn note(&self, flow: &Flow, step: Step, actor: &str, decision: Option<&str>, detail: Value) {
         self.0.audit.note(Record {
             flow,
@@ -293,7 +298,7 @@ impl Door {
             return Err(rejected_sampling());
         }
         let prefs = params.model_preferences.as_ref().map(value);
-        let Some((provider, model)) = sampling.models.choose(prefs.as_ref()) else {
+        let Some((provider, model)) = sampling.choose(prefs.as_ref()) else {
             return Err(fail(McpError::new(
                 rmcp::model::ErrorCode(super::USER_REJECTED),
                 "User rejected sampling request: no LLM provider is configured",

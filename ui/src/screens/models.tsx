@@ -1,0 +1,308 @@
+// The Models screen: the LLM providers sampling (and the chat) can use. Add OpenAI, any
+// OpenAI-compatible server (Ollama, LM Studio, vLLM, OpenRouter), Anthropic or Gemini; the API key
+// goes to the OS keychain and is never shown again. Fetch the provider's model list, choose models,
+// and rate each (cost, speed, intelligence) so a server's model preferences map onto them. The
+// manual provider (you write the answer) is always there.
+import { useCallback, useEffect, useState } from "react";
+import type { Backend } from "../backend";
+import { errorMessage } from "../backend";
+import type { ModelRating } from "../bindings/ModelRating";
+import type { ProviderKind } from "../bindings/ProviderKind";
+import type { ProviderSettings } from "../bindings/ProviderSettings";
+
+const KINDS: { kind: ProviderKind; label: string; id: string; url: string }[] = [
+  { kind: "openai", label: "OpenAI or compatible", id: "openai", url: "https://api.openai.com/v1" },
+  { kind: "anthropic", label: "Anthropic", id: "anthropic", url: "https://api.anthropic.com" },
+  { kind: "gemini", label: "Google Gemini", id: "gemini", url: "https://generativelanguage.googleapis.com/v1beta" },
+];
+
+function blank(kind: ProviderKind = "openai"): ProviderSettings {
+  const k = KINDS.find((x) => x.kind === kind) ?? KINDS[0]!;
+  return { id: k.id, kind, baseUrl: null, models: [], hasKey: false };
+}
+
+function rating(provider: string, model: string): ModelRating {
+  return { provider, model, cost: 0.5, speed: 0.5, intelligence: 0.5 };
+}
+
+export function ModelsScreen(props: { backend: Backend }) {
+  const { backend } = props;
+  const [providers, setProviders] = useState<ProviderSettings[]>([]);
+  const [editing, setEditing] = useState<{ draft: ProviderSettings; isNew: boolean } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = useCallback(() => {
+    backend.listProviders().then(setProviders, (e: unknown) => setError(errorMessage(e)));
+  }, [backend]);
+  useEffect(load, [load]);
+
+  return (
+    <div className="page" data-testid="models-screen">
+      {error ? (
+        <div className="banner error" data-testid="error-banner">
+          {error}
+        </div>
+      ) : null}
+      <section aria-label="Providers">
+        <header className="pane-header">
+          <h2>Models</h2>
+          <button className="primary" data-testid="add-provider" onClick={() => setEditing({ draft: blank(), isNew: true })}>
+            Add a provider
+          </button>
+        </header>
+        <p className="muted">
+          Servers' sampling requests go to these models, chosen by the server's preferences (hints first, then its
+          cost, speed and intelligence priorities against your ratings); you see and can change the choice in every
+          request.
+        </p>
+        <table className="table" data-testid="providers">
+          <thead>
+            <tr>
+              <th>Provider</th>
+              <th>Kind</th>
+              <th>Address</th>
+              <th>Key</th>
+              <th>Models</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            <tr data-testid="provider-row" data-id="manual">
+              <td>manual</td>
+              <td>built in</td>
+              <td className="muted">none: you write the answer</td>
+              <td className="muted">not needed</td>
+              <td>manual</td>
+              <td />
+            </tr>
+            {providers.map((p) => (
+              <tr key={p.id} data-testid="provider-row" data-id={p.id}>
+                <td>{p.id}</td>
+                <td>{KINDS.find((k) => k.kind === p.kind)?.label ?? p.kind}</td>
+                <td>{p.baseUrl ?? <span className="muted">default</span>}</td>
+                <td data-testid="provider-key">{p.hasKey ? "in the keychain" : <span className="muted">none</span>}</td>
+                <td>{p.models.map((m) => m.model).join(", ") || <span className="warn-text">no models chosen</span>}</td>
+                <td className="actions">
+                  <button className="small" data-testid="edit-provider" onClick={() => setEditing({ draft: structuredClone(p), isNew: false })}>
+                    Edit
+                  </button>
+                  <button
+                    className="small danger"
+                    data-testid="remove-provider"
+                    onClick={() => backend.removeProvider(p.id).then(load, (e: unknown) => setError(errorMessage(e)))}
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      {editing ? (
+        <ProviderForm
+          key={editing.draft.id + String(editing.isNew)}
+          backend={backend}
+          initial={editing.draft}
+          isNew={editing.isNew}
+          onDone={() => {
+            setEditing(null);
+            load();
+          }}
+          onCancel={() => setEditing(null)}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function ProviderForm(props: {
+  backend: Backend;
+  initial: ProviderSettings;
+  isNew: boolean;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
+  const { backend } = props;
+  const [draft, setDraft] = useState<ProviderSettings>(props.initial);
+  const [key, setKey] = useState("");
+  const [offered, setOffered] = useState<string[] | null>(null);
+  const [custom, setCustom] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const kind = KINDS.find((k) => k.kind === draft.kind) ?? KINDS[0]!;
+  const chosen = new Set(draft.models.map((m) => m.model));
+
+  const toggle = (model: string) =>
+    setDraft((d) => ({
+      ...d,
+      models: chosen.has(model) ? d.models.filter((m) => m.model !== model) : [...d.models, rating(d.id, model)],
+    }));
+  const setRating = (model: string, field: "cost" | "speed" | "intelligence", value: number) =>
+    setDraft((d) => ({ ...d, models: d.models.map((m) => (m.model === model ? { ...m, [field]: value } : m)) }));
+
+  const save = async () => {
+    setBusy(true);
+    try {
+      await backend.saveProvider(draft, key === "" ? null : key);
+      setKey("");
+      props.onDone();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fetchModels = async () => {
+    setBusy(true);
+    try {
+      // The key must be stored before the backend can ask the provider.
+      await backend.saveProvider(draft, key === "" ? null : key);
+      setKey("");
+      setOffered(await backend.providerModels(draft.id));
+      setError(null);
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card" aria-label="Provider" data-testid="provider-form">
+      <h3>{props.isNew ? "Add a provider" : `Edit ${draft.id}`}</h3>
+      {error ? (
+        <div className="banner error" data-testid="provider-error">
+          {error}
+        </div>
+      ) : null}
+      <div className="row">
+        <label className="field">
+          <span className="muted">Kind</span>
+          <select
+            data-testid="provider-kind"
+            value={draft.kind}
+            disabled={!props.isNew}
+            onChange={(e) => setDraft({ ...blank(e.currentTarget.value as ProviderKind), models: [] })}
+          >
+            {KINDS.map((k) => (
+              <option key={k.kind} value={k.kind}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="muted">Name</span>
+          <input
+            data-testid="provider-id"
+            value={draft.id}
+            disabled={!props.isNew}
+            onChange={(e) => setDraft({ ...draft, id: e.currentTarget.value })}
+          />
+        </label>
+      </div>
+      <label className="field">
+        <span className="muted">Address (empty for {kind.url}; for Ollama: http://localhost:11434/v1)</span>
+        <input
+          data-testid="provider-url"
+          placeholder={kind.url}
+          value={draft.baseUrl ?? ""}
+          onChange={(e) => setDraft({ ...draft, baseUrl: e.currentTarget.value.trim() === "" ? null : e.currentTarget.value })}
+        />
+      </label>
+      <label className="field">
+        <span className="muted">
+          API key {draft.hasKey ? "(one is stored in the keychain; type to replace it)" : "(stored in the OS keychain)"}
+        </span>
+        <input
+          data-testid="provider-key-input"
+          type="password"
+          autoComplete="off"
+          value={key}
+          onChange={(e) => setKey(e.currentTarget.value)}
+        />
+      </label>
+      <div className="actions">
+        <button data-testid="fetch-models" disabled={busy || draft.id === ""} onClick={fetchModels}>
+          Fetch the model list
+        </button>
+        <input
+          data-testid="custom-model"
+          placeholder="or type a model name"
+          value={custom}
+          onChange={(e) => setCustom(e.currentTarget.value)}
+        />
+        <button
+          className="small"
+          data-testid="add-model"
+          disabled={custom.trim() === "" || chosen.has(custom.trim())}
+          onClick={() => {
+            toggle(custom.trim());
+            setCustom("");
+          }}
+        >
+          Add
+        </button>
+      </div>
+      {offered ? (
+        <div className="chips" data-testid="offered-models">
+          {offered.map((m) => (
+            <label key={m} className="chip">
+              <input type="checkbox" data-testid="offered-model" data-model={m} checked={chosen.has(m)} onChange={() => toggle(m)} />
+              {m}
+            </label>
+          ))}
+        </div>
+      ) : null}
+      {draft.models.length ? (
+        <table className="table" data-testid="ratings">
+          <thead>
+            <tr>
+              <th>Model</th>
+              <th title="0 = cheap, 1 = expensive">Cost</th>
+              <th title="0 = slow, 1 = fast">Speed</th>
+              <th title="0 = basic, 1 = most capable">Intelligence</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {draft.models.map((m) => (
+              <tr key={m.model} data-testid="rating-row" data-model={m.model}>
+                <td>{m.model}</td>
+                {(["cost", "speed", "intelligence"] as const).map((f) => (
+                  <td key={f}>
+                    <input
+                      type="range"
+                      min={0}
+                      max={1}
+                      step={0.1}
+                      data-testid={`rating-${f}`}
+                      aria-label={`${m.model} ${f}`}
+                      value={m[f]}
+                      onChange={(e) => setRating(m.model, f, Number(e.currentTarget.value))}
+                    />{" "}
+                    {m[f].toFixed(1)}
+                  </td>
+                ))}
+                <td>
+                  <button className="small" onClick={() => toggle(m.model)}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="warn-text">Choose at least one model, or sampling will not use this provider.</p>
+      )}
+      <div className="actions">
+        <button onClick={props.onCancel}>Cancel</button>
+        <button className="primary" data-testid="save-provider" disabled={busy || draft.id === ""} onClick={save}>
+          Save
+        </button>
+      </div>
+    </section>
+  );
+}
