@@ -8,6 +8,8 @@
 //! all of that first.
 
 mod desktop;
+#[path = "../support/replay_provider.rs"]
+mod replay_provider;
 mod webdriver;
 
 use std::time::Duration;
@@ -130,6 +132,78 @@ async fn a_person_uses_every_screen() {
         rows.iter()
             .any(|r| r.detail.to_string().contains("capital of Spain? One word."))
     );
+    // A real provider: an OpenAI-compatible server replaying a recorded stream, added on the
+    // Models screen with its key (into the keychain). The answer streams in, then is edited.
+    let provider = replay_provider::Provider::replay_every(
+        include_str!("../../src-tauri/core/tests/providers/openai_text.sse"),
+        Duration::from_millis(300),
+    );
+    s.click_css("[data-testid=nav-models]").await;
+    s.click_css("[data-testid=add-provider]").await;
+    s.type_into("[data-testid=provider-id]", "replay").await;
+    s.type_into(
+        "[data-testid=provider-url]",
+        &format!("{}/v1", provider.base),
+    )
+    .await;
+    s.type_into("[data-testid=provider-key-input]", "sk-e2e-key")
+        .await;
+    s.type_into("[data-testid=custom-model]", "gpt-4o-mini")
+        .await;
+    s.click_css("[data-testid=add-model]").await;
+    s.click_css("[data-testid=save-provider]").await;
+    s.wait_text(
+        "[data-testid=provider-row][data-id=replay] [data-testid=provider-key]",
+        SHORT,
+        |t| t.contains("keychain"),
+    )
+    .await;
+    desktop.screenshot("models.png").await;
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "everything").await;
+    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request]")
+        .await;
+    s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_text("[data-testid=sampling-provider]", SHORT, |t| t == "replay")
+        .await;
+    s.click_css("[data-testid=review-approve]").await;
+    s.wait_text("[data-testid=sampling-stream]", SHORT, |t| {
+        t.contains("The capital")
+    })
+    .await;
+    desktop.screenshot("sampling-stream.png").await;
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_completion]",
+        LONG,
+    )
+    .await;
+    let answer = s.wait_for("[data-testid=completion-text-0]", SHORT).await;
+    assert_eq!(
+        s.script_on("return arguments[0].value", &answer).await,
+        serde_json::json!("The capital of France is Paris.")
+    );
+    s.type_into(
+        "[data-testid=completion-text-0]",
+        "The capital of France is Paris, on the Seine.",
+    )
+    .await;
+    s.click_css("[data-testid=review-approve]").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("on the Seine")
+    })
+    .await;
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert!(requests[0].0.contains("Bearer sk-e2e-key"));
+    assert_eq!(requests[0].1["model"], "gpt-4o-mini");
+    assert!(
+        requests[0].1["messages"][1]["content"]
+            .to_string()
+            .contains("What is the capital of France?")
+    );
+
     s.click_css("[data-testid=nav-approvals]").await;
     s.wait_for("[data-testid=audit-row][data-step=returned]", SHORT)
         .await;

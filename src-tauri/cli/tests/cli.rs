@@ -1,13 +1,16 @@
 //! The CLI as scripts use it: the real binary, real servers, JSON on stdout, one-line errors and
 //! documented exit codes; and the official conformance suite's client scenarios.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+#[path = "../../../tests/support/replay_provider.rs"]
+mod replay_provider;
+
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use replay_provider::Provider;
 use serde_json::{Value, json};
 use switchboard_core::audit::{Audit, AuditQuery, FlowKind, Step};
 use switchboard_core::store::Store;
@@ -299,54 +302,6 @@ fn strip_ansi(s: &str) -> String {
         }
     }
     out
-}
-
-/// A loopback LLM provider: answers every HTTP request with one recorded streaming response and
-/// keeps the JSON bodies it received.
-struct Provider {
-    base: String,
-    bodies: Arc<Mutex<Vec<(String, Value)>>>,
-}
-
-impl Provider {
-    fn replay(sse: &'static str) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let log = bodies.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut head = String::new();
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    head.push_str(&line);
-                }
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
-                let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                log.lock().unwrap().push((head, body));
-                let _ = stream.write_all(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
-                );
-                let _ = stream.write_all(sse.as_bytes());
-            }
-        });
-        Self { base, bodies }
-    }
-
-    fn requests(&self) -> Vec<(String, Value)> {
-        self.bodies.lock().unwrap().clone()
-    }
 }
 
 const OPENAI_TEXT: &str = include_str!("../../core/tests/providers/openai_text.sse");

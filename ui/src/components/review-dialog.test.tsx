@@ -71,6 +71,24 @@ describe("ReviewDialog", () => {
     await waitFor(() => expect(b.decisions[0]?.verdict).toEqual({ decision: "deny" }));
   });
 
+  it("shows the answer as it streams, until it is up for review", async () => {
+    const b = new FakeBackend();
+    render(<ReviewDialog backend={b} />);
+    await act(async () => {
+      b.emit({ type: "samplingText", flow: "f1", text: "The capital " });
+      b.emit({ type: "samplingText", flow: "f1", text: "is Paris." });
+    });
+    expect((await screen.findByTestId("sampling-stream")).textContent).toContain("The capital is Paris.");
+    const completion = { role: "assistant", content: { type: "text", text: "The capital is Paris." }, model: "m" };
+    await act(async () =>
+      b.addReview({ ...review("sampling_completion", completion, { provider: "p", model: "m", request: {} }), flow: "f1" }),
+    );
+    expect((screen.getByTestId("completion-text-0") as HTMLTextAreaElement).value).toBe("The capital is Paris.");
+    fireEvent.click(screen.getByTestId("review-approve"));
+    await waitFor(() => expect(screen.queryByTestId("review-dialog")).toBeNull());
+    expect(screen.queryByTestId("sampling-stream")).toBeNull();
+  });
+
   it("lets the user write or edit the answer before it goes back", async () => {
     const b = new FakeBackend();
     const completion = { role: "assistant", content: { type: "text", text: "" }, model: "manual", stopReason: "endTurn" };

@@ -53,7 +53,19 @@ export function useReviews(backend: Backend) {
       unlisten?.();
     };
   }, [backend, refresh]);
-  return { reviews, streamed, refresh };
+  const drop = useCallback((flow: string) => {
+    setStreamed((old) => {
+      if (!(flow in old)) return old;
+      const next = { ...old };
+      delete next[flow];
+      return next;
+    });
+  }, []);
+  // Once the answer is up for review, its stream is over.
+  useEffect(() => {
+    for (const r of reviews) if (r.kind === "sampling_completion") drop(r.flow);
+  }, [reviews, drop]);
+  return { reviews, streamed, refresh, drop };
 }
 
 const TITLES: Record<Review["kind"], string> = {
@@ -65,11 +77,11 @@ const TITLES: Record<Review["kind"], string> = {
 
 export function ReviewDialog(props: { backend: Backend }) {
   const { backend } = props;
-  const { reviews, streamed, refresh } = useReviews(backend);
+  const { reviews, streamed, refresh, drop } = useReviews(backend);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const review = reviews[0];
-  if (!review) return null;
+  if (!review) return <Streaming streamed={streamed} drop={drop} />;
 
   const decide = async (verdict: Verdict) => {
     setBusy(true);
@@ -115,7 +127,7 @@ export function ReviewDialog(props: { backend: Backend }) {
         {review.kind === "sampling_request" ? (
           <SamplingRequest key={review.id} review={review} busy={busy} decide={decide} />
         ) : review.kind === "sampling_completion" ? (
-          <SamplingCompletion key={review.id} review={review} streamed={streamed[review.flow] ?? ""} busy={busy} decide={decide} />
+          <SamplingCompletion key={review.id} review={review} busy={busy} decide={decide} />
         ) : review.kind === "elicitation" ? (
           <Elicitation key={review.id} review={review} backend={backend} busy={busy} decide={decide} />
         ) : (
@@ -123,6 +135,27 @@ export function ReviewDialog(props: { backend: Backend }) {
         )}
       </div>
     </div>
+  );
+}
+
+/** While the model answers (between the request and the answer's review), its text as it streams. */
+function Streaming(props: { streamed: Record<string, string>; drop: (flow: string) => void }) {
+  const { drop } = props;
+  const flows = Object.keys(props.streamed);
+  const flow = flows[flows.length - 1];
+  const text = flow ? (props.streamed[flow] ?? "") : "";
+  useEffect(() => {
+    if (!flow) return;
+    // A stream that stops without an answer (the provider failed) is dropped after a while.
+    const t = setTimeout(() => drop(flow), 15_000);
+    return () => clearTimeout(t);
+  }, [flow, text, drop]);
+  if (!flow) return null;
+  return (
+    <aside className="stream-panel" aria-live="polite" data-testid="sampling-stream">
+      <header className="muted">The model is answering…</header>
+      <div className="stream-text">{reveal(text)}</div>
+    </aside>
   );
 }
 
@@ -364,7 +397,7 @@ function SamplingRequest(props: EditorProps) {
   );
 }
 
-function SamplingCompletion(props: EditorProps & { streamed: string }) {
+function SamplingCompletion(props: EditorProps) {
   const { review } = props;
   const [draft, setDraft] = useState<Json>(() => structuredClone(obj(review.content)));
   const [asJson, setAsJson] = useState(false);
@@ -409,7 +442,6 @@ function SamplingCompletion(props: EditorProps & { streamed: string }) {
           <summary>The request it answers</summary>
           <pre className="json">{reveal(JSON.stringify(context.request, null, 2))}</pre>
         </details>
-        {props.streamed && !manual ? <p className="muted">Streamed {props.streamed.length} characters.</p> : null}
       </div>
       <Actions
         busy={props.busy}
