@@ -22,6 +22,7 @@ use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::connection::CompletionRef;
 use switchboard_core::events::HostEvent;
 use switchboard_core::host::RootsView;
+use switchboard_core::pins::{self, PinItem};
 use switchboard_core::providers::Sensitive;
 use switchboard_core::providers::settings::ProviderSettings;
 use switchboard_core::servers::ServerView;
@@ -92,6 +93,8 @@ commands! {
     save_provider(SaveProvider) -> "null";
     remove_provider(ProviderId) -> "null";
     provider_models(ProviderId) -> "string[]";
+    review_pins(ServerName) -> "PinItem[]";
+    approve_pins(ApprovePins) -> "number";
 }
 
 /// For commands without arguments.
@@ -299,6 +302,54 @@ pub struct SaveProvider {
 #[ts(export)]
 pub struct ProviderId {
     pub id: String,
+}
+
+/// Reviewed tool definitions (and instructions) to pin: each item with the digest shown.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ApprovePins {
+    pub server: String,
+    pub items: Vec<PinChoice>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PinChoice {
+    /// `tool:<name>` or `instructions`.
+    pub item: String,
+    pub digest: String,
+}
+
+/// What a running server offers now, as it gets pinned: its tools and its instructions.
+async fn offered_definitions(state: &AppState, server: &str) -> Result<Vec<(String, Value)>> {
+    let handle = state.host.servers().get(server)?;
+    let connection = handle.connection()?;
+    let tools = match handle.catalog() {
+        Some(catalog) => catalog.tools.clone(),
+        None => connection.list_tools().await?,
+    };
+    let tools: Vec<Value> = tools
+        .iter()
+        .filter_map(|t| serde_json::to_value(t).ok())
+        .collect();
+    let instructions = connection.summary().instructions.clone();
+    Ok(pins::definitions(instructions.as_deref(), &tools))
+}
+
+#[tauri::command]
+async fn review_pins(state: State<'_, AppState>, args: ServerName) -> Result<Vec<PinItem>> {
+    let defs = offered_definitions(&state, &args.server).await?;
+    state.door.pins().review(&args.server, &defs)
+}
+
+#[tauri::command]
+async fn approve_pins(state: State<'_, AppState>, args: ApprovePins) -> Result<usize> {
+    let defs = offered_definitions(&state, &args.server).await?;
+    let approved: Vec<(String, String)> =
+        args.items.into_iter().map(|c| (c.item, c.digest)).collect();
+    state.door.approve_pins(&args.server, &defs, &approved)
 }
 
 // Provider commands are async: the keychain may block on D-Bus, never on the UI thread.
@@ -661,6 +712,7 @@ mod tests {
                     "PolicyEntry",
                     "AuditEntry",
                     "ProviderSettings",
+                    "PinItem",
                 ]
                 .iter()
                 .map(|s| s.to_string()),

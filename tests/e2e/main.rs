@@ -204,9 +204,49 @@ async fn a_person_uses_every_screen() {
             .contains("What is the capital of France?")
     );
 
+    // Elicitation: the server's form, filled in the dialog (titled and multi-select enums too).
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "everything").await;
+    s.click_css("[data-testid=tool-item][data-name=trigger-elicitation-request]")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for("[data-testid=review-dialog][data-kind=elicitation]", SHORT)
+        .await;
+    s.type_into("[data-testid=arg-name]", "Ada Lovelace").await;
+    s.select("[data-testid=arg-titledSingleSelectEnum]", "hero-3")
+        .await;
+    s.click_css("[data-testid=arg-untitledMultipleSelectEnum-Piano]")
+        .await;
+    desktop.screenshot("elicitation.png").await;
+    s.click_css("[data-testid=review-approve]").await;
+    let result = s
+        .wait_text("[data-testid=tool-result]", SHORT, |t| {
+            t.contains("Name: Ada Lovelace")
+        })
+        .await;
+    assert!(result.contains("hero-3"), "{result}");
+    assert!(result.contains("Piano"), "{result}");
+    assert!(
+        result.contains("It was a dark and stormy night."),
+        "{result}"
+    );
+
     s.click_css("[data-testid=nav-approvals]").await;
     s.wait_for("[data-testid=audit-row][data-step=returned]", SHORT)
         .await;
+    // Tool pinning: approve the server's definitions as shown.
+    s.select(
+        "[data-testid=pins-panel] [data-testid=server-picker]",
+        "everything",
+    )
+    .await;
+    s.wait_for("[data-testid=pin-item][data-state=new]", SHORT)
+        .await;
+    s.click_css("[data-testid=pins-approve]").await;
+    s.wait_text("[data-testid=pins-panel]", SHORT, |t| {
+        t.contains("are approved as they are")
+    })
+    .await;
     desktop.screenshot("approvals.png").await;
 
     // Resources: page through the fixture's 1000 resources by scrolling, then read its image.

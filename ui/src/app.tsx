@@ -73,7 +73,7 @@ export function App(props: { backend: Backend }) {
         {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
         {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}
         {screen === "models" ? <ModelsScreen backend={props.backend} /> : null}
-        {screen === "approvals" ? <ApprovalsScreen backend={props.backend} /> : null}
+        {screen === "approvals" ? <ApprovalsScreen backend={props.backend} host={host} /> : null}
       </main>
       <ReviewDialog backend={props.backend} />
     </div>

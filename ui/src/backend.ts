@@ -3,6 +3,8 @@
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { AuditQuery } from "./bindings/AuditQuery";
 import type { Error as BackendError } from "./bindings/Error";
+import type { PinChoice } from "./bindings/PinChoice";
+import type { PinItem } from "./bindings/PinItem";
 import type { PolicyEntry } from "./bindings/PolicyEntry";
 import type { ProviderSettings } from "./bindings/ProviderSettings";
 import type { Review } from "./bindings/Review";
@@ -96,6 +98,10 @@ export interface Backend {
   setPolicy(entry: PolicyEntry): Promise<void>;
   /** Audit log rows, newest first. */
   searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /** A running server's tool definitions and instructions against what was approved (pinned). */
+  reviewPins(server: string): Promise<PinItem[]>;
+  /** Pins the reviewed items as shown (each with its digest); refused if one changed meanwhile. */
+  approvePins(server: string, items: PinChoice[]): Promise<number>;
 
   // LLM providers (keys go to the OS keychain and never come back)
   listProviders(): Promise<ProviderSettings[]>;

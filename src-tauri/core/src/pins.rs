@@ -111,6 +111,8 @@ pub struct PinItem {
     pub changes: Vec<FieldChange>,
     /// Whether the current definition contains invisible characters or terminal escapes.
     pub hidden_characters: bool,
+    /// The digest of `current`: approving names it, so only what was shown gets pinned.
+    pub digest: String,
 }
 
 /// The definitions a server currently offers, as they get pinned.
@@ -170,6 +172,7 @@ impl Pins {
                 };
                 Ok(PinItem {
                     item: item.clone(),
+                    digest: digest(current),
                     state,
                     hidden_characters: visible::json_has_hidden(current),
                     current: current.clone(),

@@ -4,6 +4,8 @@
 import type { Backend } from "../backend";
 import type { AuditEntry } from "../bindings/AuditEntry";
 import type { AuditQuery } from "../bindings/AuditQuery";
+import type { PinChoice } from "../bindings/PinChoice";
+import type { PinItem } from "../bindings/PinItem";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
 import type { Review } from "../bindings/Review";
@@ -303,6 +305,27 @@ export class FakeBackend implements Backend {
       .reverse()
       .slice(0, query.limit ?? 200);
   }
+  pins: Record<string, PinItem[]> = {};
+
+  async reviewPins(server: string) {
+    return structuredClone(this.pins[server] ?? []);
+  }
+  async approvePins(server: string, items: PinChoice[]) {
+    const list = this.pins[server] ?? [];
+    for (const c of items) {
+      const p = list.find((x) => x.item === c.item);
+      if (!p || p.digest !== c.digest)
+        throw { code: "approval_mismatch", message: `${c.item} changed again since it was shown; review it again` };
+    }
+    for (const c of items) {
+      const p = list.find((x) => x.item === c.item)!;
+      p.state = "pinned";
+      p.pinned = null;
+      p.changes = [];
+    }
+    return items.length;
+  }
+
   providers: ProviderSettings[] = [];
   keys = new Map<string, string>();
   offered: Record<string, string[]> = {};

@@ -61,6 +61,8 @@ export const tauriBackend: Backend = {
   listPolicies: () => call("list_policies", none),
   setPolicy: async (entry) => void (await call("set_policy", entry)),
   searchAudit: (query) => call("search_audit", query),
+  reviewPins: (server) => call("review_pins", { server }),
+  approvePins: (server, items) => call("approve_pins", { server, items }),
 
   listProviders: () => call("list_providers", none),
   saveProvider: async (settings, apiKey) => void (await call("save_provider", { settings, apiKey })),

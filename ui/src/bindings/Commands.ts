@@ -1,5 +1,6 @@
 // Generated from src-tauri/src/commands.rs by `cargo test`. Do not edit.
 import type * as Mcp from "../mcp";
+import type { ApprovePins } from "./ApprovePins";
 import type { AuditEntry } from "./AuditEntry";
 import type { AuditQuery } from "./AuditQuery";
 import type { CallId } from "./CallId";
@@ -12,6 +13,7 @@ import type { ImportApply } from "./ImportApply";
 import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
 import type { NoArgs } from "./NoArgs";
+import type { PinItem } from "./PinItem";
 import type { PolicyEntry } from "./PolicyEntry";
 import type { ProviderId } from "./ProviderId";
 import type { ProviderSettings } from "./ProviderSettings";
@@ -68,6 +70,8 @@ export type Commands = {
   save_provider: { args: SaveProvider; result: null };
   remove_provider: { args: ProviderId; result: null };
   provider_models: { args: ProviderId; result: string[] };
+  review_pins: { args: ServerName; result: PinItem[] };
+  approve_pins: { args: ApprovePins; result: number };
 };
 
 /** The names, for runtime checks. */
@@ -109,4 +113,6 @@ export const COMMAND_NAMES = [
   "save_provider",
   "remove_provider",
   "provider_models",
+  "review_pins",
+  "approve_pins",
 ] as const satisfies readonly (keyof Commands)[];

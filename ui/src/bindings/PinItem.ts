@@ -25,4 +25,8 @@ changes: Array<FieldChange>,
 /**
  * Whether the current definition contains invisible characters or terminal escapes.
  */
-hiddenCharacters: boolean, };
+hiddenCharacters: boolean, 
+/**
+ * The digest of `current`: approving names it, so only what was shown gets pinned.
+ */
+digest: string, };

@@ -65,4 +65,33 @@ describe("SchemaForm", () => {
     const raw = screen.getByTestId("args-raw") as HTMLTextAreaElement;
     expect(JSON.parse(raw.value)).toEqual({ city: "Paris", days: 4, alerts: true });
   });
+
+  it("offers titled, legacy and multi-select enums as choices", () => {
+    const onChange = vi.fn();
+    const form: JsonSchema = {
+      type: "object",
+      properties: {
+        hero: { type: "string", oneOf: [{ const: "hero-1", title: "Superman" }, { const: "hero-2", title: "Wonder Woman" }], default: "hero-1" },
+        pet: { type: "string", enum: ["pet-1", "pet-2"], enumNames: ["Cats", "Dogs"] },
+        fish: { type: "array", minItems: 1, maxItems: 2, items: { anyOf: [{ const: "f1", title: "Tuna" }, { const: "f2", title: "Salmon" }, { const: "f3", title: "Trout" }] }, default: ["f1"] },
+        email: { type: "string", format: "email" },
+      },
+    };
+    render(<SchemaForm schema={form} onChange={onChange} />);
+    const hero = screen.getByTestId("arg-hero") as HTMLSelectElement;
+    expect([...hero.options].map((o) => o.textContent)).toEqual(["—", "Superman", "Wonder Woman"]);
+    expect(hero.value).toBe("hero-1");
+    expect([...(screen.getByTestId("arg-pet") as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(["—", "Cats", "Dogs"]);
+    expect((screen.getByTestId("arg-email") as HTMLInputElement).type).toBe("email");
+    expect((screen.getByTestId("arg-fish-f1") as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(screen.getByTestId("arg-fish-f3"));
+    expect(last(onChange)).toEqual([{ hero: "hero-1", fish: ["f1", "f3"] }, null]);
+    fireEvent.click(screen.getByTestId("arg-fish-f2"));
+    expect(last(onChange)).toEqual([null, "fish: choose at most 2"]);
+    fireEvent.click(screen.getByTestId("arg-fish-f1"));
+    fireEvent.click(screen.getByTestId("arg-fish-f2"));
+    fireEvent.click(screen.getByTestId("arg-fish-f3"));
+    // Not required: none chosen leaves it out rather than breaking minItems.
+    expect(last(onChange)).toEqual([{ hero: "hero-1" }, null]);
+  });
 });

@@ -3,7 +3,24 @@
 import { useEffect, useMemo, useState } from "react";
 import type { JsonSchema } from "../mcp";
 
-type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "strings" | "json";
+type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "multi" | "strings" | "json";
+
+/** A choice of an enum: its value and what to call it. */
+interface Choice {
+  value: string;
+  title: string;
+}
+
+/** The choices of a single-select schema: `enum` (titled by `enumNames`) or titled `oneOf`/`anyOf` consts. */
+export function choicesOf(s: JsonSchema | undefined): Choice[] | null {
+  if (!s) return null;
+  if (Array.isArray(s.enum) && s.enum.every((v) => typeof v === "string"))
+    return (s.enum as string[]).map((v, i) => ({ value: v, title: s.enumNames?.[i] ?? v }));
+  const list = s.oneOf ?? s.anyOf;
+  if (Array.isArray(list) && list.length && list.every((o) => typeof o.const === "string"))
+    return list.map((o) => ({ value: o.const as string, title: o.title ?? (o.const as string) }));
+  return null;
+}
 
 interface Field {
   name: string;
@@ -23,7 +40,8 @@ export function fieldsOf(schema: JsonSchema): Field[] {
   return Object.entries(props).map(([name, s]) => {
     const t = typeOf(s);
     let kind: FieldKind = "json";
-    if (Array.isArray(s.enum) && s.enum.every((v) => typeof v === "string")) kind = "enum";
+    if (t === "array" && choicesOf(s.items)) kind = "multi";
+    else if ((t === "string" || t === undefined) && choicesOf(s)) kind = "enum";
     else if (t === "string") kind = "string";
     else if (t === "number") kind = "number";
     else if (t === "integer") kind = "integer";
@@ -45,7 +63,7 @@ function initialValues(fields: Field[], initial?: Record<string, unknown>): Valu
   for (const f of fields) {
     const d = initial && f.name in initial ? initial[f.name] : f.schema.default;
     if (f.kind === "boolean") v[f.name] = typeof d === "boolean" ? d : false;
-    else if (f.kind === "strings") v[f.name] = Array.isArray(d) ? d.map(String).join("\n") : "";
+    else if (f.kind === "strings" || f.kind === "multi") v[f.name] = Array.isArray(d) ? d.map(String).join("\n") : "";
     else if (f.kind === "json") v[f.name] = d === undefined ? "" : JSON.stringify(d);
     else v[f.name] = d === undefined || d === null ? "" : String(d);
   }
@@ -76,8 +94,15 @@ export function argumentsOf(fields: Field[], values: Values): Record<string, unk
         break;
       }
       case "strings":
-        out[f.name] = text.split("\n").filter((l) => l !== "");
+      case "multi": {
+        const list = text.split("\n").filter((l) => l !== "");
+        const min = typeof f.schema.minItems === "number" ? f.schema.minItems : 0;
+        const max = typeof f.schema.maxItems === "number" ? f.schema.maxItems : Infinity;
+        if (list.length < min) throw new Error(`${f.name}: choose at least ${min}`);
+        if (list.length > max) throw new Error(`${f.name}: choose at most ${max}`);
+        out[f.name] = list;
         break;
+      }
       case "json":
         try {
           out[f.name] = JSON.parse(text);
@@ -209,6 +234,9 @@ function parseRaw(text: string): { value: Record<string, unknown> | null; error:
   }
 }
 
+/** Input types for the string formats elicitation allows. */
+const INPUT_TYPES: Record<string, string> = { email: "email", uri: "url", date: "date" };
+
 function FieldInput(props: { field: Field; value: string | boolean | undefined; onChange: (v: string | boolean) => void }) {
   const { field } = props;
   const id = `arg-${field.name}`;
@@ -240,15 +268,42 @@ function FieldInput(props: { field: Field; value: string | boolean | undefined; 
           {label}
           <select data-testid={id} value={text} onChange={(e) => props.onChange(e.currentTarget.value)}>
             {field.required ? null : <option value="">—</option>}
-            {(field.schema.enum ?? []).map((v, i) => (
-              <option key={String(v)} value={String(v)}>
-                {field.schema.enumNames?.[i] ?? String(v)}
+            {(choicesOf(field.schema) ?? []).map((c) => (
+              <option key={c.value} value={c.value}>
+                {c.title}
               </option>
             ))}
           </select>
           {help}
         </label>
       );
+    case "multi": {
+      const picked = new Set(text.split("\n").filter((l) => l !== ""));
+      const choices = choicesOf(field.schema.items) ?? [];
+      return (
+        <fieldset className="field multi" data-testid={id}>
+          <legend>{label}</legend>
+          {choices.map((c) => (
+            <label key={c.value} className="check">
+              <input
+                type="checkbox"
+                data-testid={`${id}-${c.value}`}
+                checked={picked.has(c.value)}
+                onChange={(e) => {
+                  const next = new Set(picked);
+                  if (e.currentTarget.checked) next.add(c.value);
+                  else next.delete(c.value);
+                  // Keep the schema's order.
+                  props.onChange(choices.filter((x) => next.has(x.value)).map((x) => x.value).join("\n"));
+                }}
+              />
+              {c.title}
+            </label>
+          ))}
+          {help}
+        </fieldset>
+      );
+    }
     case "strings":
     case "json":
       return (
@@ -271,7 +326,7 @@ function FieldInput(props: { field: Field; value: string | boolean | undefined; 
           {label}
           <input
             data-testid={id}
-            type={field.kind === "string" ? "text" : "number"}
+            type={field.kind !== "string" ? "number" : (INPUT_TYPES[field.schema.format ?? ""] ?? "text")}
             step={field.kind === "integer" ? 1 : "any"}
             value={text}
             onChange={(e) => props.onChange(e.currentTarget.value)}

@@ -7,7 +7,9 @@ import { errorMessage } from "../backend";
 import type { AuditEntry } from "../bindings/AuditEntry";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
 import type { Rule } from "../bindings/Rule";
+import { PinsPanel } from "../components/pins-panel";
 import { reveal } from "../components/visible";
+import type { HostState } from "../host";
 
 const RULES: { value: Rule; label: string }[] = [
   { value: "ask", label: "ask (revoke)" },
@@ -29,7 +31,7 @@ function toBase64(text: string): string {
   return btoa(binary);
 }
 
-export function ApprovalsScreen(props: { backend: Backend }) {
+export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
   const { backend } = props;
   const [policies, setPolicies] = useState<PolicyEntry[]>([]);
   const [rows, setRows] = useState<AuditEntry[]>([]);
@@ -123,6 +125,7 @@ export function ApprovalsScreen(props: { backend: Backend }) {
           </table>
         )}
       </section>
+      <PinsPanel backend={backend} host={props.host} onApproved={load} />
       <section aria-label="Audit log">
         <header className="pane-header">
           <h2>Audit log</h2>

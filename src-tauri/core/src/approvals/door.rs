@@ -677,6 +677,48 @@ impl Door {
         }
     }
 
+    /// Pins the definitions the user approved after reviewing them: `approved` names each item
+    /// with the digest that was shown; `defs` is what the server offers now. Refuses (pinning
+    /// nothing) when an item is no longer offered or changed since it was shown.
+    pub fn approve_pins(
+        &self,
+        server: &str,
+        defs: &[(String, Value)],
+        approved: &[(String, String)],
+    ) -> Result<usize> {
+        let mut chosen = Vec::with_capacity(approved.len());
+        for (item, shown) in approved {
+            let def = defs
+                .iter()
+                .find(|(i, _)| i == item)
+                .map(|(_, d)| d)
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::ApprovalMismatch,
+                        format!("{server:?} no longer offers {item}"),
+                    )
+                })?;
+            if pins::digest(def) != *shown {
+                return Err(Error::new(
+                    ErrorCode::ApprovalMismatch,
+                    format!("{item} changed again since it was shown; review it again"),
+                ));
+            }
+            chosen.push((item.clone(), def.clone()));
+        }
+        self.0.pins.approve(server, &chosen)?;
+        let flow = Flow::new(FlowKind::Pin, server, None);
+        let items: Vec<&str> = chosen.iter().map(|(i, _)| i.as_str()).collect();
+        self.note(
+            &flow,
+            Step::Decided,
+            self.0.reviewer.actor(),
+            Some("approved"),
+            json!({"items": items, "definitions": chosen.iter().map(|(_, d)| d).collect::<Vec<_>>()}),
+        );
+        Ok(chosen.len())
+    }
+
     /// Records how an approved tool call ended.
     pub fn tool_call_finished(&self, flow: &Flow, outcome: std::result::Result<&Value, &Error>) {
         match outcome {

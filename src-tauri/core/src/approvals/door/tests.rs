@@ -484,3 +484,45 @@ async fn reviews_flag_hidden_characters() {
         .await;
     assert!(script.seen()[0].hidden_characters);
 }
+
+#[tokio::test]
+async fn reviewed_definitions_are_pinned_only_as_shown() {
+    let script = Arc::new(Script::default());
+    let door = door(&script);
+    let defs = pins::definitions(Some("Be brief."), &[tool("Echoes")]);
+    let review = door.pins().review("s", &defs).unwrap();
+    assert!(review.iter().all(|i| i.state == PinState::New));
+    let shown: Vec<(String, String)> = review
+        .iter()
+        .map(|i| (i.item.clone(), i.digest.clone()))
+        .collect();
+
+    // The server changed the tool after it was shown: nothing is pinned.
+    let changed = pins::definitions(Some("Be brief."), &[tool("Echoes, and more")]);
+    let e = door.approve_pins("s", &changed, &shown).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ApprovalMismatch);
+    assert!(
+        door.pins()
+            .review("s", &defs)
+            .unwrap()
+            .iter()
+            .all(|i| i.state == PinState::New)
+    );
+
+    assert_eq!(door.approve_pins("s", &defs, &shown).unwrap(), 2);
+    assert!(
+        door.pins()
+            .review("s", &defs)
+            .unwrap()
+            .iter()
+            .all(|i| i.state == PinState::Pinned)
+    );
+    // The changed tool now shows as changed, with the difference.
+    let after = door.pins().review("s", &changed).unwrap();
+    let tool_item = after.iter().find(|i| i.item == "tool:echo").unwrap();
+    assert_eq!(tool_item.state, PinState::Changed);
+    assert_eq!(tool_item.changes[0].path, "/description");
+    let last = entries(&door).pop().unwrap();
+    assert_eq!(last.kind, FlowKind::Pin);
+    assert_eq!(last.decision.as_deref(), Some("approved"));
+}
