@@ -17,6 +17,7 @@ use switchboard_core::approvals::Review;
 use switchboard_core::approvals::Verdict;
 use switchboard_core::approvals::policy::PolicyEntry;
 use switchboard_core::audit::{AuditEntry, AuditQuery};
+use switchboard_core::chat::{BroadcastTurn, Conversation, ConversationView, run_turn};
 use switchboard_core::config::ServerConfig;
 use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::connection::CompletionRef;
@@ -95,6 +96,13 @@ commands! {
     provider_models(ProviderId) -> "string[]";
     review_pins(ServerName) -> "PinItem[]";
     approve_pins(ApprovePins) -> "number";
+    list_conversations(NoArgs) -> "Conversation[]";
+    get_conversation(ConversationId) -> "ConversationView";
+    new_conversation(NewConversation) -> "Conversation";
+    update_conversation(Conversation) -> "null";
+    delete_conversation(ConversationId) -> "null";
+    send_message(SendMessage) -> "null";
+    cancel_turn(ConversationId) -> "null";
 }
 
 /// For commands without arguments.
@@ -302,6 +310,151 @@ pub struct SaveProvider {
 #[ts(export)]
 pub struct ProviderId {
     pub id: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ConversationId {
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct NewConversation {
+    pub title: String,
+    pub provider: String,
+    pub model: String,
+}
+
+/// Messages to add to a conversation (the user's, or a prompt's), then the model's turn.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SendMessage {
+    pub conversation: String,
+    pub messages: Vec<NewMessage>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct NewMessage {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Content blocks (text, image, audio, resource).
+    #[ts(type = "unknown[]")]
+    pub content: Value,
+}
+
+#[tauri::command]
+fn list_conversations(state: State<'_, AppState>, _args: NoArgs) -> Result<Vec<Conversation>> {
+    state.chats.list()
+}
+
+#[tauri::command]
+fn get_conversation(state: State<'_, AppState>, args: ConversationId) -> Result<ConversationView> {
+    state.chats.get(&args.id)
+}
+
+#[tauri::command]
+fn new_conversation(state: State<'_, AppState>, args: NewConversation) -> Result<Conversation> {
+    state.chats.create(&args.title, &args.provider, &args.model)
+}
+
+#[tauri::command]
+fn update_conversation(state: State<'_, AppState>, args: Conversation) -> Result<()> {
+    state.chats.update(&args)
+}
+
+#[tauri::command]
+fn delete_conversation(state: State<'_, AppState>, args: ConversationId) -> Result<()> {
+    cancel(&state, &args.id);
+    state.chats.delete(&args.id)
+}
+
+fn cancel(state: &AppState, conversation: &str) -> bool {
+    let handle = state
+        .turns
+        .lock()
+        .ok()
+        .and_then(|mut t| t.remove(conversation));
+    handle.map(|h| h.abort()).is_some()
+}
+
+#[tauri::command]
+async fn send_message(state: State<'_, AppState>, args: SendMessage) -> Result<()> {
+    if args.messages.is_empty()
+        || args
+            .messages
+            .iter()
+            .any(|m| m.role != "user" && m.role != "assistant")
+    {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            "send one or more messages with the role user or assistant",
+        ));
+    }
+    let id = args.conversation;
+    let view = state.chats.get(&id)?;
+    if state
+        .turns
+        .lock()
+        .is_ok_and(|t| t.get(&id).is_some_and(|h| !h.is_finished()))
+    {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            "the model is still answering in this conversation",
+        ));
+    }
+    let provider = state.providers.provider(&view.conversation.provider)?;
+    let events = state.host.events().clone();
+    let mut last_role = String::new();
+    for m in args.messages {
+        let message = state.chats.append(&id, &m.role, m.content)?;
+        last_role = message.role.clone();
+        let _ = events.send(HostEvent::ChatMessage {
+            conversation: id.clone(),
+            message,
+        });
+    }
+    if last_role != "user" {
+        let _ = events.send(HostEvent::ChatDone {
+            conversation: id,
+            error: None,
+        });
+        return Ok(());
+    }
+    let (chats, door, host) = (state.chats.clone(), state.door.clone(), state.host.clone());
+    let task_id = id.clone();
+    let task = tokio::spawn(async move {
+        let mut report = BroadcastTurn {
+            conversation: task_id.clone(),
+            events: events.clone(),
+        };
+        let result = run_turn(&chats, &door, &provider, &host, &task_id, &mut report).await;
+        let _ = events.send(HostEvent::ChatDone {
+            conversation: task_id,
+            error: result.err(),
+        });
+    });
+    if let Ok(mut turns) = state.turns.lock() {
+        turns.retain(|_, h| !h.is_finished());
+        turns.insert(id, task.abort_handle());
+    }
+    Ok(())
+}
+
+#[tauri::command]
+fn cancel_turn(state: State<'_, AppState>, args: ConversationId) -> Result<()> {
+    if cancel(&state, &args.id) {
+        let _ = state.host.events().send(HostEvent::ChatDone {
+            conversation: args.id,
+            error: Some(Error::new(ErrorCode::Cancelled, "you stopped the answer")),
+        });
+    }
+    Ok(())
 }
 
 /// Reviewed tool definitions (and instructions) to pin: each item with the digest shown.
@@ -713,6 +866,8 @@ mod tests {
                     "AuditEntry",
                     "ProviderSettings",
                     "PinItem",
+                    "Conversation",
+                    "ConversationView",
                 ]
                 .iter()
                 .map(|s| s.to_string()),

@@ -32,6 +32,10 @@ pub struct AppState {
     pub reviews: Arc<ReviewQueue>,
     /// The user's LLM providers and models (keys in the keychain).
     pub providers: ProviderSettingsStore,
+    /// Chat conversations.
+    pub chats: switchboard_core::chat::Chats,
+    /// Chat turns in progress, by conversation, so they can be cancelled.
+    pub turns: std::sync::Mutex<std::collections::HashMap<String, tokio::task::AbortHandle>>,
     pub paths: Paths,
     /// Why the config could not be loaded, shown instead of an empty list.
     pub config_error: Option<switchboard_core::Error>,
@@ -83,6 +87,7 @@ pub fn run() {
             let secrets: Arc<dyn switchboard_core::secrets::SecretStore> =
                 Arc::new(Keychain::default());
             let providers = ProviderSettingsStore::new(store.clone(), secrets.clone());
+            let chats = switchboard_core::chat::Chats::new(store.clone());
             let models = providers.models().or_else(|e| {
                 tracing::error!(error = %e, "could not read the providers; sampling is manual");
                 Provider::new("manual", ProviderKind::Manual, None, None)
@@ -124,6 +129,8 @@ pub fn run() {
                 door,
                 reviews,
                 providers,
+                chats,
+                turns: Default::default(),
                 paths,
                 config_error,
             });

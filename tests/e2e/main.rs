@@ -231,6 +231,77 @@ async fn a_person_uses_every_screen() {
         "{result}"
     );
 
+    // Chat: the model calls a server's tool; the person edits the arguments and approves the
+    // call in the dialog; the result goes back to the model, which answers. Then a server's
+    // prompt is inserted from the "/" palette.
+    let chat_model = replay_provider::Provider::replay_in_turn(
+        vec![
+            include_str!("../../src-tauri/core/tests/providers/openai_chat_echo.sse"),
+            include_str!("../../src-tauri/core/tests/providers/openai_text.sse"),
+        ],
+        Duration::from_millis(30),
+    );
+    s.click_css("[data-testid=nav-models]").await;
+    s.click_css("[data-testid=add-provider]").await;
+    s.type_into("[data-testid=provider-id]", "chatmodel").await;
+    s.type_into(
+        "[data-testid=provider-url]",
+        &format!("{}/v1", chat_model.base),
+    )
+    .await;
+    s.type_into("[data-testid=provider-key-input]", "sk-chat")
+        .await;
+    s.type_into("[data-testid=custom-model]", "gpt-4o-mini")
+        .await;
+    s.click_css("[data-testid=add-model]").await;
+    s.click_css("[data-testid=save-provider]").await;
+    s.wait_for("[data-testid=provider-row][data-id=chatmodel]", SHORT)
+        .await;
+    s.click_css("[data-testid=nav-chat]").await;
+    s.click_css("[data-testid=new-chat]").await;
+    s.select("[data-testid=chat-model]", "chatmodel/gpt-4o-mini")
+        .await;
+    s.type_into("[data-testid=chat-input]", "Please echo hi")
+        .await;
+    s.click_css("[data-testid=chat-send]").await;
+    s.wait_for("[data-testid=review-dialog][data-kind=tool_call]", SHORT)
+        .await;
+    s.type_into(
+        "[data-testid=review-json]",
+        r#"{"message": "hi from the person"}"#,
+    )
+    .await;
+    desktop.screenshot("chat-tool-call.png").await;
+    s.click_css("[data-testid=review-approve]").await;
+    s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
+        t.contains("The capital of France is Paris.")
+    })
+    .await;
+    let requests = chat_model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(
+        requests[0].1["tools"].as_array().map(|t| t
+            .iter()
+            .any(|t| t["function"]["name"] == "everything__echo")),
+        Some(true)
+    );
+    assert!(
+        requests[1].1["messages"]
+            .to_string()
+            .contains("Echo: hi from the person"),
+        "the approved call's result went back to the model"
+    );
+    s.type_into("[data-testid=chat-input]", "/simple").await;
+    s.click_css("[data-testid=palette-prompt-option][data-name=simple-prompt]")
+        .await;
+    s.click_css("[data-testid=get-prompt]").await;
+    s.click_css("[data-testid=insert-prompt]").await;
+    s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
+        t.contains("This is a simple prompt without arguments.")
+    })
+    .await;
+    desktop.screenshot("chat.png").await;
+
     s.click_css("[data-testid=nav-approvals]").await;
     s.wait_for("[data-testid=audit-row][data-step=returned]", SHORT)
         .await;

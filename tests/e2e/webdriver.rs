@@ -143,8 +143,16 @@ impl Session {
     /// Replaces the value of an input or textarea as a person typing would.
     pub async fn type_into(&self, css: &str, text: &str) {
         let e = self.wait_for(css, Duration::from_secs(20)).await;
-        self.post(&format!("/element/{}/clear", e.0), json!({}))
-            .await;
+        // WebDriver's clear fires no `input` event, so a React-controlled field can put its old
+        // value back before the keys arrive; empty it the way a person's edit would.
+        self.script_on(
+            "const el = arguments[0]; \
+             const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
+             Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, ''); \
+             el.dispatchEvent(new Event('input', { bubbles: true }));",
+            &e,
+        )
+        .await;
         self.post(&format!("/element/{}/value", e.0), json!({ "text": text }))
             .await;
     }

@@ -25,11 +25,17 @@ impl Provider {
 
     /// Starts serving `sse` to every request, an event every `pause`.
     pub fn replay_every(sse: &'static str, pause: std::time::Duration) -> Self {
+        Self::replay_in_turn(vec![sse], pause)
+    }
+
+    /// Serves `responses` one per request, in order (the last one again after that).
+    pub fn replay_in_turn(responses: Vec<&'static str>, pause: std::time::Duration) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let bodies = Arc::new(Mutex::new(Vec::new()));
         let log = bodies.clone();
         std::thread::spawn(move || {
+            let mut served = 0;
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
@@ -50,6 +56,8 @@ impl Provider {
                 let _ = reader.read_exact(&mut body);
                 let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
                 log.lock().unwrap().push((head, body));
+                let sse = responses[served.min(responses.len() - 1)];
+                served += 1;
                 let _ = stream.write_all(
                     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
                 );

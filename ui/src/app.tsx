@@ -4,6 +4,7 @@ import type { Backend } from "./backend";
 import { ReviewDialog } from "./components/review-dialog";
 import { useHost } from "./host";
 import { ApprovalsScreen } from "./screens/approvals";
+import { ChatScreen } from "./screens/chat";
 import { ModelsScreen } from "./screens/models";
 import { PromptsScreen } from "./screens/prompts";
 import { ResourcesScreen } from "./screens/resources";
@@ -13,6 +14,7 @@ import { ToolsScreen } from "./screens/tools";
 
 const SCREENS = [
   { id: "servers", label: "Servers" },
+  { id: "chat", label: "Chat" },
   { id: "tools", label: "Tools" },
   { id: "resources", label: "Resources" },
   { id: "prompts", label: "Prompts" },
@@ -68,6 +70,7 @@ export function App(props: { backend: Backend }) {
       </nav>
       <main className="main">
         {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
+        {screen === "chat" ? <ChatScreen backend={props.backend} host={host} /> : null}
         {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} /> : null}
         {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
         {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}

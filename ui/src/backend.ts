@@ -1,6 +1,9 @@
 // The one interface the UI talks to. Only backend/tauri.ts implements it with Tauri; tests use a
 // fake. Every method rejects with a `{code, message}` BackendError, never a bare string.
 import type { AuditEntry } from "./bindings/AuditEntry";
+import type { Conversation } from "./bindings/Conversation";
+import type { ConversationView } from "./bindings/ConversationView";
+import type { NewMessage } from "./bindings/NewMessage";
 import type { AuditQuery } from "./bindings/AuditQuery";
 import type { Error as BackendError } from "./bindings/Error";
 import type { PinChoice } from "./bindings/PinChoice";
@@ -110,6 +113,16 @@ export interface Backend {
   removeProvider(id: string): Promise<void>;
   /** The models the provider offers, fetched from it. */
   providerModels(id: string): Promise<string[]>;
+
+  // Chat: conversations in which the model may call the servers' tools (each call approved)
+  listConversations(): Promise<Conversation[]>;
+  getConversation(id: string): Promise<ConversationView>;
+  newConversation(title: string, provider: string, model: string): Promise<Conversation>;
+  updateConversation(conversation: Conversation): Promise<void>;
+  deleteConversation(id: string): Promise<void>;
+  /** Adds messages, then the model answers (events `chatText`, `chatMessage`, `chatDone`). */
+  sendMessage(conversation: string, messages: NewMessage[]): Promise<void>;
+  cancelTurn(conversation: string): Promise<void>;
 
   // The desktop
   /** Opens an https URL in the system browser (anything else is refused). */

@@ -66,6 +66,18 @@ pub enum HostEvent {
     ReviewsChanged { pending: u32 },
     /// A piece of a sampling completion as it streams from the provider.
     SamplingText { flow: String, text: String },
+    /// A piece of the chat model's answer as it streams.
+    ChatText { conversation: String, text: String },
+    /// A message was added to a conversation.
+    ChatMessage {
+        conversation: String,
+        message: crate::chat::ChatMessage,
+    },
+    /// A chat turn ended, with its error if it failed.
+    ChatDone {
+        conversation: String,
+        error: Option<crate::error::Error>,
+    },
 }
 
 /// The sending side, cloned into every server's handler.

@@ -11,6 +11,7 @@
 pub mod approvals;
 pub mod audit;
 pub mod catalog;
+pub mod chat;
 pub mod config;
 pub mod connection;
 pub mod elicitation;

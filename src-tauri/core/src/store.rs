@@ -15,6 +15,7 @@ use crate::error::{Error, ErrorCode, Result};
 const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0001_init.sql"),
     include_str!("store/migrations/0002_providers.sql"),
+    include_str!("store/migrations/0003_chat.sql"),
 ];
 
 /// The file name of the database inside the data directory.

@@ -3,6 +3,9 @@
 // `{code, message}` errors, events.
 import type { Backend } from "../backend";
 import type { AuditEntry } from "../bindings/AuditEntry";
+import type { ChatMessage } from "../bindings/ChatMessage";
+import type { Conversation } from "../bindings/Conversation";
+import type { NewMessage } from "../bindings/NewMessage";
 import type { AuditQuery } from "../bindings/AuditQuery";
 import type { PinChoice } from "../bindings/PinChoice";
 import type { PinItem } from "../bindings/PinItem";
@@ -324,6 +327,60 @@ export class FakeBackend implements Backend {
       p.changes = [];
     }
     return items.length;
+  }
+
+  conversations: { conversation: Conversation; messages: ChatMessage[] }[] = [];
+  /** What the fake model answers: text, or a function of the conversation so far. */
+  answer: (messages: ChatMessage[]) => unknown[] = () => [{ type: "text", text: "Hello from the model." }];
+  private nextMessage = 1;
+
+  private conv(id: string) {
+    const c = this.conversations.find((x) => x.conversation.id === id);
+    if (!c) throw { code: "invalid_input", message: `no conversation "${id}"` };
+    return c;
+  }
+  private push(id: string, role: string, content: unknown[]) {
+    const message: ChatMessage = { id: this.nextMessage++, role, content, atMs: Date.now() };
+    this.conv(id).messages.push(message);
+    this.emit({ type: "chatMessage", conversation: id, message });
+  }
+  async listConversations() {
+    return this.conversations.map((c) => ({ ...c.conversation }));
+  }
+  async getConversation(id: string) {
+    const c = this.conv(id);
+    return { conversation: { ...c.conversation }, messages: [...c.messages] };
+  }
+  async newConversation(title: string, provider: string, model: string) {
+    const conversation: Conversation = { id: `c${this.conversations.length + 1}`, title, provider, model, updatedMs: Date.now() };
+    this.conversations.unshift({ conversation, messages: [] });
+    return conversation;
+  }
+  async updateConversation(conversation: Conversation) {
+    this.conv(conversation.id).conversation = { ...conversation };
+  }
+  async deleteConversation(id: string) {
+    this.conversations = this.conversations.filter((c) => c.conversation.id !== id);
+  }
+  async sendMessage(conversation: string, messages: NewMessage[]) {
+    this.log("sendMessage", conversation, messages);
+    for (const m of messages) this.push(conversation, m.role, m.content);
+    if (messages[messages.length - 1]?.role !== "user") {
+      this.emit({ type: "chatDone", conversation, error: null });
+      return;
+    }
+    const reply = this.answer(this.conv(conversation).messages);
+    setTimeout(() => {
+      for (const b of reply) {
+        const text = (b as { text?: string }).text;
+        if (text) this.emit({ type: "chatText", conversation, text });
+      }
+      this.push(conversation, "assistant", reply);
+      this.emit({ type: "chatDone", conversation, error: null });
+    }, 0);
+  }
+  async cancelTurn(conversation: string) {
+    this.log("cancelTurn", conversation);
   }
 
   providers: ProviderSettings[] = [];

@@ -69,6 +69,14 @@ export const tauriBackend: Backend = {
   removeProvider: async (id) => void (await call("remove_provider", { id })),
   providerModels: (id) => call("provider_models", { id }),
 
+  listConversations: () => call("list_conversations", none),
+  getConversation: (id) => call("get_conversation", { id }),
+  newConversation: (title, provider, model) => call("new_conversation", { title, provider, model }),
+  updateConversation: async (conversation) => void (await call("update_conversation", conversation)),
+  deleteConversation: async (id) => void (await call("delete_conversation", { id })),
+  sendMessage: async (conversation, messages) => void (await call("send_message", { conversation, messages })),
+  cancelTurn: async (conversation) => void (await call("cancel_turn", { id: conversation })),
+
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 

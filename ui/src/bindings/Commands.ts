@@ -6,12 +6,16 @@ import type { AuditQuery } from "./AuditQuery";
 import type { CallId } from "./CallId";
 import type { CallTool } from "./CallTool";
 import type { Complete } from "./Complete";
+import type { Conversation } from "./Conversation";
+import type { ConversationId } from "./ConversationId";
+import type { ConversationView } from "./ConversationView";
 import type { DecideReview } from "./DecideReview";
 import type { FilePath } from "./FilePath";
 import type { GetPrompt } from "./GetPrompt";
 import type { ImportApply } from "./ImportApply";
 import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
+import type { NewConversation } from "./NewConversation";
 import type { NoArgs } from "./NoArgs";
 import type { PinItem } from "./PinItem";
 import type { PolicyEntry } from "./PolicyEntry";
@@ -24,6 +28,7 @@ import type { RootsView } from "./RootsView";
 import type { SaveBytes } from "./SaveBytes";
 import type { SaveProvider } from "./SaveProvider";
 import type { SaveServer } from "./SaveServer";
+import type { SendMessage } from "./SendMessage";
 import type { ServerName } from "./ServerName";
 import type { ServerView } from "./ServerView";
 import type { SetEnabled } from "./SetEnabled";
@@ -72,6 +77,13 @@ export type Commands = {
   provider_models: { args: ProviderId; result: string[] };
   review_pins: { args: ServerName; result: PinItem[] };
   approve_pins: { args: ApprovePins; result: number };
+  list_conversations: { args: NoArgs; result: Conversation[] };
+  get_conversation: { args: ConversationId; result: ConversationView };
+  new_conversation: { args: NewConversation; result: Conversation };
+  update_conversation: { args: Conversation; result: null };
+  delete_conversation: { args: ConversationId; result: null };
+  send_message: { args: SendMessage; result: null };
+  cancel_turn: { args: ConversationId; result: null };
 };
 
 /** The names, for runtime checks. */
@@ -115,4 +127,11 @@ export const COMMAND_NAMES = [
   "provider_models",
   "review_pins",
   "approve_pins",
+  "list_conversations",
+  "get_conversation",
+  "new_conversation",
+  "update_conversation",
+  "delete_conversation",
+  "send_message",
+  "cancel_turn",
 ] as const satisfies readonly (keyof Commands)[];

@@ -81,7 +81,13 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
   );
 }
 
-export function PromptPanel(props: { backend: Backend; server: string; prompt: Prompt }) {
+export function PromptPanel(props: {
+  backend: Backend;
+  server: string;
+  prompt: Prompt;
+  /** Offers to insert the prompt's messages (the chat's "/" palette). */
+  onInsert?: (result: GetPromptResult) => void;
+}) {
   const { backend, server, prompt } = props;
   const [values, setValues] = useState<Record<string, string>>({});
   const [result, setResult] = useState<GetPromptResult | null>(null);
@@ -146,6 +152,13 @@ export function PromptPanel(props: { backend: Backend; server: string; prompt: P
               <ContentView backend={backend} block={m.content} />
             </div>
           ))}
+          {props.onInsert ? (
+            <div className="actions">
+              <button className="primary" data-testid="insert-prompt" onClick={() => props.onInsert?.(result)}>
+                Insert into the chat
+              </button>
+            </div>
+          ) : null}
         </div>
       ) : null}
     </div>

@@ -1,0 +1,321 @@
+use std::sync::Mutex;
+
+use super::*;
+use crate::approvals::policy::Policies;
+use crate::approvals::{Review, ReviewKind, Reviewer, Verdict};
+use crate::audit::{Audit, AuditQuery, FlowKind, Step};
+use crate::pins::Pins;
+use crate::providers::{ProviderKind, Sensitive};
+use crate::sampling::{Models, Sampling};
+
+fn store() -> Arc<Store> {
+    Arc::new(Store::in_memory().unwrap())
+}
+
+#[test]
+fn conversations_and_messages_are_kept() {
+    let chats = Chats::new(store());
+    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
+    chats
+        .append(&c.id, "user", json!({"type": "text", "text": "Hi"}))
+        .unwrap();
+    let view = chats.get(&c.id).unwrap();
+    assert_eq!(view.messages.len(), 1);
+    assert_eq!(
+        view.messages[0].content,
+        json!([{"type": "text", "text": "Hi"}])
+    );
+    let mut renamed = c.clone();
+    renamed.title = "Paris".into();
+    chats.update(&renamed).unwrap();
+    assert_eq!(chats.list().unwrap()[0].title, "Paris");
+    chats.delete(&c.id).unwrap();
+    assert!(chats.list().unwrap().is_empty());
+    assert_eq!(
+        chats.append(&c.id, "user", json!([])).unwrap_err().code,
+        ErrorCode::InvalidInput
+    );
+}
+
+fn offered(server: &str, tool: &str) -> OfferedTool {
+    OfferedTool {
+        server: server.into(),
+        definition: json!({"name": tool, "description": "d", "inputSchema": {"type": "object"}}),
+        instructions: None,
+    }
+}
+
+#[test]
+fn tool_names_are_namespaced_valid_and_unique() {
+    let long = "x".repeat(80);
+    let names = ToolNames::new(vec![
+        offered("my server", "read.file"),
+        offered("my_server", "read_file"),
+        offered("files", &long),
+    ]);
+    let exposed: Vec<String> = names
+        .request_tools()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(exposed[0], "my_server__read_file");
+    assert_eq!(exposed[1], "my_server__read_file_2");
+    assert_eq!(exposed[2].len(), MAX_TOOL_NAME);
+    assert!(exposed.iter().all(|n| {
+        n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    }));
+    assert_eq!(
+        names.get("my_server__read_file_2").unwrap().server,
+        "my_server"
+    );
+    assert!(
+        names.request_tools()[0]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("[my server]")
+    );
+}
+
+/// Serves the recorded responses in order, one per request, and keeps the request bodies.
+async fn provider_replaying(responses: Vec<&'static str>) -> (Provider, Arc<Mutex<Vec<Value>>>) {
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let log = bodies.clone();
+    let responses = Arc::new(Mutex::new(responses.into_iter()));
+    let app = axum::Router::new().fallback(move |body: axum::body::Bytes| {
+        let log = log.clone();
+        let responses = responses.clone();
+        async move {
+            log.lock()
+                .unwrap()
+                .push(serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null));
+            let sse = responses.lock().unwrap().next().unwrap_or("");
+            axum::response::Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(axum::body::Body::from(sse))
+                .unwrap()
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let p = Provider::new(
+        "openai",
+        ProviderKind::Openai,
+        Some(&base),
+        Some(Sensitive::new("sk-test")),
+    )
+    .unwrap();
+    (p, bodies)
+}
+
+/// Approves tool calls, changing the arguments with `edit`; or denies them.
+struct Person {
+    edit: Option<fn(&Value) -> Value>,
+    seen: Mutex<Vec<Review>>,
+}
+
+impl Reviewer for Person {
+    fn review(&self, review: Review) -> BoxFuture<'static, Verdict> {
+        assert_eq!(review.kind, ReviewKind::ToolCall);
+        let verdict = match self.edit {
+            Some(edit) => Verdict::Approve {
+                content: edit(&review.content),
+                remember: None,
+            },
+            None => Verdict::Deny,
+        };
+        self.seen.lock().unwrap().push(review);
+        Box::pin(async move { verdict })
+    }
+}
+
+struct Weather {
+    calls: Mutex<Vec<(String, String, Value)>>,
+}
+
+impl ToolHost for Weather {
+    fn tools(&self) -> Vec<OfferedTool> {
+        vec![OfferedTool {
+            server: "weather".into(),
+            definition: json!({
+                "name": "get_weather",
+                "description": "Current weather for a city",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}
+            }),
+            instructions: Some("Use metric units.".into()),
+        }]
+    }
+
+    fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+    ) -> BoxFuture<'static, Result<Value>> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push((server.into(), tool.into(), arguments));
+        Box::pin(async { Ok(json!({"content": [{"type": "text", "text": "18°C, sunny"}]})) })
+    }
+}
+
+#[derive(Default)]
+struct Seen {
+    text: String,
+    messages: Vec<String>,
+}
+
+impl TurnEvents for Seen {
+    fn text(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+    fn message(&mut self, message: &ChatMessage) {
+        self.messages.push(message.role.clone());
+    }
+}
+
+fn door(store: &Arc<Store>, person: Arc<Person>) -> Door {
+    Door::new(
+        person,
+        Policies::new(store.clone()),
+        Pins::new(store.clone()),
+        Audit::new(store.clone()),
+        Sampling::new(
+            Models::default(),
+            Arc::new(|_| Default::default()),
+            store.clone(),
+        ),
+    )
+}
+
+#[tokio::test]
+async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
+    let store = store();
+    let chats = Chats::new(store.clone());
+    let person = Arc::new(Person {
+        edit: Some(|c| {
+            let mut c = c.clone();
+            c["arguments"]["city"] = json!("Lyon");
+            c
+        }),
+        seen: Mutex::default(),
+    });
+    let door = door(&store, person.clone());
+    let (provider, bodies) = provider_replaying(vec![
+        include_str!("../../tests/providers/openai_chat_tool_call.sse"),
+        include_str!("../../tests/providers/openai_text.sse"),
+    ])
+    .await;
+    let weather = Weather {
+        calls: Mutex::default(),
+    };
+    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
+    chats
+        .append(
+            &c.id,
+            "user",
+            json!({"type": "text", "text": "Weather in Paris?"}),
+        )
+        .unwrap();
+    let mut seen = Seen::default();
+    let added = run_turn(&chats, &door, &provider, &weather, &c.id, &mut seen)
+        .await
+        .unwrap();
+
+    assert_eq!(seen.messages, ["assistant", "user", "assistant"]);
+    assert_eq!(added.len(), 3);
+    assert_eq!(added[0].content[0]["type"], "tool_use");
+    assert_eq!(added[0].content[0]["name"], "weather__get_weather");
+    // The person saw the server's tool, its definition, and changed the city.
+    let reviews = person.seen.lock().unwrap().clone();
+    assert_eq!(reviews[0].content["tool"], "get_weather");
+    assert_eq!(reviews[0].content["arguments"], json!({"city": "Paris"}));
+    assert_eq!(
+        weather.calls.lock().unwrap().clone(),
+        vec![(
+            "weather".to_owned(),
+            "get_weather".to_owned(),
+            json!({"city": "Lyon"})
+        )]
+    );
+    assert_eq!(added[1].content[0]["type"], "tool_result");
+    assert_eq!(
+        added[1].content[0]["content"][0]["text"],
+        r#"The user changed the arguments before the call to: {"city":"Lyon"}"#
+    );
+    assert_eq!(added[1].content[0]["content"][1]["text"], "18°C, sunny");
+    assert_eq!(seen.text, "The capital of France is Paris.");
+
+    // The model saw the namespaced tool, then the result of its call.
+    let bodies = bodies.lock().unwrap().clone();
+    assert_eq!(
+        bodies[0]["tools"][0]["function"]["name"],
+        "weather__get_weather"
+    );
+    let tool_message = bodies[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()
+        .clone();
+    assert!(tool_message["content"].to_string().contains("18°C, sunny"));
+
+    // Every step of the tool call is in the audit log; the definition is now pinned.
+    let rows = Audit::new(store.clone())
+        .search(&AuditQuery {
+            kind: Some(FlowKind::ToolCall),
+            ..AuditQuery::default()
+        })
+        .unwrap();
+    let steps: Vec<Step> = rows.iter().rev().map(|r| r.step).collect();
+    assert_eq!(
+        steps,
+        [Step::Requested, Step::Shown, Step::Decided, Step::Returned]
+    );
+}
+
+#[tokio::test]
+async fn a_denied_call_is_reported_to_the_model_and_not_made() {
+    let store = store();
+    let chats = Chats::new(store.clone());
+    let person = Arc::new(Person {
+        edit: None,
+        seen: Mutex::default(),
+    });
+    let door = door(&store, person);
+    let (provider, _) = provider_replaying(vec![
+        include_str!("../../tests/providers/openai_chat_tool_call.sse"),
+        include_str!("../../tests/providers/openai_text.sse"),
+    ])
+    .await;
+    let weather = Weather {
+        calls: Mutex::default(),
+    };
+    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
+    chats
+        .append(&c.id, "user", json!({"type": "text", "text": "Weather?"}))
+        .unwrap();
+    let added = run_turn(
+        &chats,
+        &door,
+        &provider,
+        &weather,
+        &c.id,
+        &mut Seen::default(),
+    )
+    .await
+    .unwrap();
+    assert!(weather.calls.lock().unwrap().is_empty());
+    assert_eq!(added[1].content[0]["isError"], true);
+    assert!(
+        added[1].content[0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("you denied")
+    );
+}

@@ -1,0 +1,109 @@
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { FakeBackend } from "../backend/fake";
+import { useHost } from "../host";
+import { ChatScreen, fuzzyScore } from "./chat";
+
+function Screen(props: { backend: FakeBackend }) {
+  const host = useHost(props.backend);
+  return <ChatScreen backend={props.backend} host={host} />;
+}
+
+function backend() {
+  const b = new FakeBackend({ resources: 5 }).addServer("everything");
+  b.providers = [
+    {
+      id: "openai",
+      kind: "openai",
+      baseUrl: null,
+      models: [{ provider: "openai", model: "gpt-4o-mini", cost: 0.5, speed: 0.5, intelligence: 0.5 }],
+      hasKey: true,
+    },
+  ];
+  return b;
+}
+
+async function startChat(b: FakeBackend) {
+  render(<Screen backend={b} />);
+  fireEvent.click(await screen.findByTestId("new-chat"));
+  return screen.findByTestId("chat-input");
+}
+
+describe("fuzzyScore", () => {
+  it("matches subsequences and ranks tight, early matches first", () => {
+    expect(fuzzyScore("tm", "team management")).not.toBeNull();
+    expect(fuzzyScore("xyz", "team")).toBeNull();
+    expect(fuzzyScore("team", "team")! > fuzzyScore("team", "the earnest ambush")!).toBe(true);
+  });
+});
+
+describe("Chat screen", () => {
+  it("sends a message and shows the model's answer", async () => {
+    const b = backend();
+    const input = await startChat(b);
+    expect((screen.getByTestId("chat-model") as HTMLSelectElement).value).toBe("openai/gpt-4o-mini");
+    fireEvent.change(input, { target: { value: "Hi there" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(screen.getAllByTestId("chat-message")).toHaveLength(2));
+    const [user, assistant] = screen.getAllByTestId("chat-message");
+    expect(user!.textContent).toContain("Hi there");
+    expect(assistant!.textContent).toContain("Hello from the model.");
+    // The conversation took its title from the first message.
+    expect(b.conversations[0]!.conversation.title).toBe("Hi there");
+  });
+
+  it("shows tool calls and their results", async () => {
+    const b = backend();
+    b.answer = () => [{ type: "tool_use", id: "t1", name: "everything__echo", input: { message: "hi" } }];
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "Echo hi" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    expect((await screen.findByTestId("chat-tool-use")).textContent).toContain("everything__echo");
+    await act(async () =>
+      b.emit({
+        type: "chatMessage",
+        conversation: b.conversations[0]!.conversation.id,
+        message: {
+          id: 99,
+          role: "user",
+          content: [{ type: "tool_result", toolUseId: "t1", content: [{ type: "text", text: "Echo: hi" }], isError: false }],
+          atMs: 0,
+        },
+      }),
+    );
+    expect((await screen.findByTestId("chat-tool-result")).textContent).toContain("Echo: hi");
+  });
+
+  it("inserts a server's prompt from the / palette", async () => {
+    const b = backend();
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "/tm" } });
+    const option = await screen.findByTestId("palette-prompt-option");
+    expect(option.dataset.name).toBe("team");
+    fireEvent.keyDown(input, { key: "Enter" });
+    fireEvent.change(await screen.findByTestId("prompt-arg-department"), { target: { value: "Engineering" } });
+    fireEvent.change(screen.getByTestId("prompt-arg-name"), { target: { value: "Alice" } });
+    fireEvent.click(screen.getByTestId("get-prompt"));
+    fireEvent.click(await screen.findByTestId("insert-prompt"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "sendMessage")).toBe(true));
+    const sent = b.calls.find((c) => c.method === "sendMessage")!.args[1];
+    expect(sent).toEqual([{ role: "user", content: [{ type: "text", text: "Promote Alice to head of Engineering." }] }]);
+  });
+
+  it("attaches a resource with @", async () => {
+    const b = backend();
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "Summarize @resource 2" } });
+    fireEvent.change(input, { target: { value: "Summarize @r/2" } });
+    const option = await screen.findByTestId("palette-resource-option");
+    expect(option.dataset.name).toBe("demo://r/2");
+    fireEvent.mouseDown(option);
+    expect((await screen.findByTestId("attachment")).textContent).toContain("resource 2");
+    expect((input as HTMLTextAreaElement).value).toBe("Summarize ");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "sendMessage")).toBe(true));
+    const sent = b.calls.find((c) => c.method === "sendMessage")!.args[1] as { content: { text: string }[] }[];
+    expect(sent[0]!.content[0]!.text).toBe("Resource demo://r/2 from everything:\ncontents of demo://r/2");
+    expect(sent[0]!.content[1]!.text).toBe("Summarize");
+  });
+});

@@ -1,0 +1,490 @@
+// The Chat: conversations with one of your models, which may call the running servers' tools —
+// each call shown in the approval dialog with its arguments editable. The composer's "/" palette
+// finds every prompt of every server (fuzzy), fills its arguments with completion and inserts its
+// messages; "@" attaches a server's resource. Answers stream in.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { Backend } from "../backend";
+import { errorMessage } from "../backend";
+import type { ChatMessage } from "../bindings/ChatMessage";
+import type { Conversation } from "../bindings/Conversation";
+import type { NewMessage } from "../bindings/NewMessage";
+import type { ProviderSettings } from "../bindings/ProviderSettings";
+import { looksLikeMarkdown, Markdown } from "../components/content";
+import { reveal } from "../components/visible";
+import type { HostState } from "../host";
+import { running } from "../host";
+import type { GetPromptResult, Prompt, Resource } from "../mcp";
+import { PromptPanel } from "./prompts";
+
+type Json = Record<string, unknown>;
+
+/** Subsequence match with a score: consecutive and early matches rank higher; null when no match. */
+export function fuzzyScore(query: string, text: string): number | null {
+  const q = query.toLowerCase();
+  const t = text.toLowerCase();
+  if (q === "") return 0;
+  let score = 0;
+  let at = -1;
+  let run = 0;
+  for (const ch of q) {
+    const next = t.indexOf(ch, at + 1);
+    if (next < 0) return null;
+    run = next === at + 1 ? run + 1 : 0;
+    score += 10 + run * 5 - Math.min(next - at - 1, 10);
+    at = next;
+  }
+  return score - t.length / 100;
+}
+
+interface PromptEntry {
+  server: string;
+  prompt: Prompt;
+}
+
+interface ResourceEntry {
+  server: string;
+  resource: Resource;
+}
+
+function useEverything<T>(host: HostState, need: string, load: (server: string) => Promise<T[]>): T[] {
+  const [items, setItems] = useState<T[]>([]);
+  const servers = running(host.servers)
+    .filter((s) => s.status.state === "running" && need in s.status.summary.capabilities)
+    .map((s) => s.name);
+  const key = servers.join("\u0000") + JSON.stringify(host.catalog);
+  useEffect(() => {
+    let live = true;
+    Promise.all(servers.map((s) => load(s).catch(() => [] as T[]))).then((lists) => live && setItems(lists.flat()));
+    return () => {
+      live = false;
+    };
+    // The server list and catalog revisions are the real inputs.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  return items;
+}
+
+/** Chat text: rendered (sanitized) markdown when it looks like markdown, else plain paragraphs. */
+function ChatText(props: { text: string }) {
+  return looksLikeMarkdown(props.text) ? <Markdown text={props.text} /> : <div className="chat-text">{props.text}</div>;
+}
+
+function Block(props: { block: Json }) {
+  const b = props.block;
+  switch (b.type) {
+    case "text":
+      return <ChatText text={String(b.text ?? "")} />;
+    case "image":
+      return <img className="media" alt="" src={`data:${String(b.mimeType)};base64,${String(b.data)}`} />;
+    case "tool_use":
+      return (
+        <div className="tool-use" data-testid="chat-tool-use">
+          Called <code>{String(b.name)}</code> with <code>{reveal(JSON.stringify(b.input))}</code>
+        </div>
+      );
+    case "tool_result": {
+      const content = Array.isArray(b.content) ? (b.content as Json[]) : [];
+      return (
+        <details className={b.isError ? "tool-result error" : "tool-result"} data-testid="chat-tool-result" open={Boolean(b.isError)}>
+          <summary>{b.isError ? "Tool call failed or refused" : "Tool result"}</summary>
+          {content.map((c, i) => (
+            <Block key={i} block={c} />
+          ))}
+        </details>
+      );
+    }
+    default:
+      return <pre className="json">{reveal(JSON.stringify(b, null, 2))}</pre>;
+  }
+}
+
+function Message(props: { message: ChatMessage }) {
+  const blocks = Array.isArray(props.message.content) ? (props.message.content as Json[]) : [];
+  const onlyResults = blocks.length > 0 && blocks.every((b) => b.type === "tool_result");
+  return (
+    <div className={`message ${onlyResults ? "tool" : props.message.role}`} data-testid="chat-message" data-role={props.message.role}>
+      <div className="role">{onlyResults ? "tools" : props.message.role}</div>
+      {blocks.map((b, i) => (
+        <Block key={i} block={b} />
+      ))}
+    </div>
+  );
+}
+
+/** A prompt's content block as the model takes it: embedded resources and links become text. */
+function chatBlock(b: Json): Json {
+  if (b.type === "resource") {
+    const r = (b.resource ?? {}) as Json;
+    return typeof r.text === "string"
+      ? { type: "text", text: `Resource ${String(r.uri)}:\n${r.text}` }
+      : { type: "text", text: `Resource ${String(r.uri)} (binary, not shown to the model)` };
+  }
+  if (b.type === "resource_link") return { type: "text", text: `Resource link: ${String(b.uri)}` };
+  return b;
+}
+
+/** A resource's contents as chat content blocks. */
+async function attach(backend: Backend, entry: ResourceEntry): Promise<Json[]> {
+  const read = await backend.readResource(entry.server, entry.resource.uri);
+  return read.contents.map((c) => {
+    const mime = c.mimeType ?? "";
+    if ("text" in c && typeof c.text === "string")
+      return { type: "text", text: `Resource ${c.uri} from ${entry.server}:\n${c.text}` };
+    if ("blob" in c && typeof c.blob === "string" && mime.startsWith("image/"))
+      return { type: "image", data: c.blob, mimeType: mime };
+    return { type: "text", text: `Resource ${c.uri} from ${entry.server} (${mime || "binary"}, not shown to the model)` };
+  });
+}
+
+export function ChatScreen(props: { backend: Backend; host: HostState }) {
+  const { backend, host } = props;
+  const [conversations, setConversations] = useState<Conversation[]>([]);
+  const [current, setCurrent] = useState<string | null>(null);
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [streaming, setStreaming] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [providers, setProviders] = useState<ProviderSettings[]>([]);
+  const [busy, setBusy] = useState(false);
+  const currentRef = useRef<string | null>(null);
+  currentRef.current = current;
+
+  const models = providers.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model })));
+  const conversation = conversations.find((c) => c.id === current) ?? null;
+
+  const loadList = useCallback(() => {
+    backend.listConversations().then(setConversations, (e: unknown) => setError(errorMessage(e)));
+  }, [backend]);
+
+  useEffect(() => {
+    loadList();
+    backend.listProviders().then(setProviders, () => setProviders([]));
+  }, [backend, loadList]);
+
+  useEffect(() => {
+    if (!current) return setMessages([]);
+    backend.getConversation(current).then((v) => setMessages(v.messages), (e: unknown) => setError(errorMessage(e)));
+  }, [backend, current]);
+
+  useEffect(() => {
+    let unlisten: (() => void) | null = null;
+    let live = true;
+    backend
+      .onHostEvent((e) => {
+        if (e.type === "chatText" && e.conversation === currentRef.current) setStreaming((s) => (s ?? "") + e.text);
+        if (e.type === "chatMessage" && e.conversation === currentRef.current) {
+          setMessages((m) => (m.some((x) => x.id === e.message.id) ? m : [...m, e.message]));
+          if (e.message.role === "assistant") setStreaming(null);
+        }
+        if (e.type === "chatDone" && e.conversation === currentRef.current) {
+          setStreaming(null);
+          setBusy(false);
+          if (e.error) setError(e.error.message);
+          loadList();
+        }
+      })
+      .then((u) => (live ? (unlisten = u) : u()));
+    return () => {
+      live = false;
+      unlisten?.();
+    };
+  }, [backend, loadList]);
+
+  const start = async () => {
+    // The list may still be loading (or changed on the Models screen): ask again when empty.
+    const known = models.length ? providers : await backend.listProviders().catch(() => [] as ProviderSettings[]);
+    if (known !== providers) setProviders(known);
+    const first = known.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model })))[0];
+    if (!first) {
+      setError("Add a provider with a model on the Models screen first.");
+      return;
+    }
+    try {
+      const c = await backend.newConversation("New chat", first.provider, first.model);
+      setConversations((list) => [c, ...list]);
+      setCurrent(c.id);
+      setError(null);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+
+  const send = async (messagesToAdd: NewMessage[]) => {
+    if (!conversation) return;
+    setError(null);
+    setBusy(messagesToAdd[messagesToAdd.length - 1]?.role === "user");
+    try {
+      if (conversation.title === "New chat") {
+        const first = messagesToAdd.flatMap((m) => m.content as Json[]).find((b) => b.type === "text");
+        const title = String(first?.text ?? "Chat").slice(0, 60);
+        await backend.updateConversation({ ...conversation, title });
+      }
+      await backend.sendMessage(conversation.id, messagesToAdd);
+    } catch (e) {
+      setBusy(false);
+      setError(errorMessage(e));
+    }
+  };
+
+  return (
+    <div className="split">
+      <section className="list-pane" aria-label="Conversations">
+        <header className="pane-header">
+          <h2>Chat</h2>
+          <button className="primary" data-testid="new-chat" onClick={start}>
+            New chat
+          </button>
+        </header>
+        <ul className="item-list" role="listbox" aria-label="Conversations">
+          {conversations.map((c) => (
+            <li
+              key={c.id}
+              role="option"
+              tabIndex={0}
+              aria-selected={c.id === current}
+              className={c.id === current ? "selected" : undefined}
+              data-testid="conversation"
+              data-id={c.id}
+              onClick={() => setCurrent(c.id)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" || e.key === " ") {
+                  e.preventDefault();
+                  setCurrent(c.id);
+                }
+              }}
+            >
+              <div className="item-title">
+                <strong>{c.title}</strong>
+              </div>
+              <div className="muted small">
+                {c.provider} · {c.model}
+              </div>
+            </li>
+          ))}
+        </ul>
+        {conversations.length === 0 ? <p className="muted">No conversations yet.</p> : null}
+      </section>
+      <section className="detail-pane chat" aria-label="Conversation">
+        {error ? (
+          <div className="banner error" data-testid="chat-error">
+            {error}
+          </div>
+        ) : null}
+        {conversation ? (
+          <>
+            <header className="pane-header">
+              <h2>{conversation.title}</h2>
+              <select
+                data-testid="chat-model"
+                value={`${conversation.provider}/${conversation.model}`}
+                onChange={async (e) => {
+                  // Provider names never contain "/"; model names may (OpenRouter).
+                  const v = e.currentTarget.value;
+                  const cut = v.indexOf("/");
+                  const provider = v.slice(0, cut);
+                  const model = v.slice(cut + 1);
+                  const next = { ...conversation, provider, model };
+                  await backend.updateConversation(next).catch((err: unknown) => setError(errorMessage(err)));
+                  loadList();
+                }}
+              >
+                {models.map((m) => (
+                  <option key={`${m.provider}/${m.model}`} value={`${m.provider}/${m.model}`}>
+                    {m.provider} · {m.model}
+                  </option>
+                ))}
+              </select>
+              <button
+                className="small danger"
+                data-testid="delete-chat"
+                onClick={async () => {
+                  await backend.deleteConversation(conversation.id).catch((err: unknown) => setError(errorMessage(err)));
+                  setCurrent(null);
+                  loadList();
+                }}
+              >
+                Delete
+              </button>
+            </header>
+            <div className="messages" data-testid="chat-messages">
+              {messages.map((m) => (
+                <Message key={m.id} message={m} />
+              ))}
+              {streaming !== null ? (
+                <div className="message assistant streaming" data-testid="chat-streaming">
+                  <div className="role">assistant</div>
+                  <ChatText text={streaming} />
+                </div>
+              ) : null}
+              {busy && streaming === null ? <p className="muted">Waiting for the model…</p> : null}
+            </div>
+            <Composer
+              backend={backend}
+              host={host}
+              busy={busy}
+              onSend={send}
+              onStop={() => backend.cancelTurn(conversation.id).catch(() => undefined)}
+            />
+          </>
+        ) : (
+          <p className="muted">
+            Start a chat with one of your models. It can use the running servers' tools; you approve each call.
+          </p>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function Composer(props: {
+  backend: Backend;
+  host: HostState;
+  busy: boolean;
+  onSend: (messages: NewMessage[]) => void;
+  onStop: () => void;
+}) {
+  const { backend, host } = props;
+  const [text, setText] = useState("");
+  const [attached, setAttached] = useState<ResourceEntry[]>([]);
+  const [picked, setPicked] = useState<PromptEntry | null>(null);
+  const [highlight, setHighlight] = useState(0);
+  const prompts = useEverything<PromptEntry>(host, "prompts", async (server) =>
+    (await backend.listPrompts(server)).map((prompt) => ({ server, prompt })),
+  );
+  const resources = useEverything<ResourceEntry>(host, "resources", async (server) =>
+    (await backend.listResourcesPage(server, null)).resources.map((resource) => ({ server, resource })),
+  );
+
+  const slash = text.startsWith("/") ? text.slice(1) : null;
+  const at = /(?:^|\s)@(\S*)$/.exec(text)?.[1] ?? null;
+  const matches = useMemo(() => {
+    if (slash !== null)
+      return prompts
+        .map((p) => ({ p, s: fuzzyScore(slash, `${p.prompt.name} ${p.prompt.title ?? ""} ${p.server}`) }))
+        .filter((x) => x.s !== null)
+        .sort((a, b) => (b.s ?? 0) - (a.s ?? 0))
+        .slice(0, 12)
+        .map((x) => ({ kind: "prompt" as const, entry: x.p }));
+    if (at !== null)
+      return resources
+        .map((r) => ({ r, s: fuzzyScore(at, `${r.resource.name} ${r.resource.uri}`) }))
+        .filter((x) => x.s !== null)
+        .sort((a, b) => (b.s ?? 0) - (a.s ?? 0))
+        .slice(0, 12)
+        .map((x) => ({ kind: "resource" as const, entry: x.r }));
+    return [];
+  }, [slash, at, prompts, resources]);
+
+  const choose = (i: number) => {
+    const m = matches[i];
+    if (!m) return;
+    if (m.kind === "prompt") {
+      setPicked(m.entry);
+      setText("");
+    } else {
+      setAttached((a) => [...a, m.entry]);
+      setText(text.replace(/@\S*$/, ""));
+    }
+    setHighlight(0);
+  };
+
+  const submit = async () => {
+    if (props.busy || (text.trim() === "" && attached.length === 0)) return;
+    const blocks: Json[] = [];
+    for (const entry of attached) blocks.push(...(await attach(backend, entry)));
+    if (text.trim() !== "") blocks.push({ type: "text", text: text.trim() });
+    props.onSend([{ role: "user", content: blocks }]);
+    setText("");
+    setAttached([]);
+  };
+
+  const insert = (result: GetPromptResult) => {
+    props.onSend(result.messages.map((m) => ({ role: m.role, content: [chatBlock(m.content as unknown as Json)] })));
+    setPicked(null);
+  };
+
+  return (
+    <div className="composer">
+      {picked ? (
+        <div className="palette-prompt" data-testid="palette-prompt">
+          <PromptPanel backend={backend} server={picked.server} prompt={picked.prompt} onInsert={insert} />
+          <button className="small" onClick={() => setPicked(null)}>
+            Close
+          </button>
+        </div>
+      ) : null}
+      {matches.length ? (
+        <ul className="palette" role="listbox" data-testid="palette">
+          {matches.map((m, i) => (
+            <li key={i}>
+              <button
+                role="option"
+                aria-selected={i === highlight}
+                className={i === highlight ? "item selected" : "item"}
+                data-testid={m.kind === "prompt" ? "palette-prompt-option" : "palette-resource-option"}
+                data-name={m.kind === "prompt" ? m.entry.prompt.name : m.entry.resource.uri}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  choose(i);
+                }}
+              >
+                <span className="name">
+                  {m.kind === "prompt" ? `/${m.entry.prompt.name}` : `@${m.entry.resource.name}`}
+                </span>{" "}
+                <span className="muted small">
+                  {m.entry.server}
+                  {m.kind === "prompt" && m.entry.prompt.description ? ` · ${m.entry.prompt.description}` : ""}
+                  {m.kind === "resource" ? ` · ${m.entry.resource.uri}` : ""}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {attached.length ? (
+        <div className="chips" data-testid="attachments">
+          {attached.map((a, i) => (
+            <span key={i} className="chip" data-testid="attachment">
+              @{a.resource.name}
+              <button className="link" aria-label="Remove" onClick={() => setAttached((list) => list.filter((_, j) => j !== i))}>
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      ) : null}
+      <div className="row">
+        <textarea
+          data-testid="chat-input"
+          rows={3}
+          placeholder="Message the model. / for a server's prompt, @ to attach a resource. Ctrl+Enter sends."
+          value={text}
+          onChange={(e) => {
+            setText(e.currentTarget.value);
+            setHighlight(0);
+          }}
+          onKeyDown={(e) => {
+            if (matches.length && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
+              e.preventDefault();
+              setHighlight((h) => (h + (e.key === "ArrowDown" ? 1 : matches.length - 1)) % matches.length);
+            } else if (matches.length && (e.key === "Enter" || e.key === "Tab")) {
+              e.preventDefault();
+              choose(highlight);
+            } else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              void submit();
+            }
+          }}
+        />
+        {props.busy ? (
+          <button data-testid="chat-stop" onClick={props.onStop}>
+            Stop
+          </button>
+        ) : (
+          <button className="primary" data-testid="chat-send" onClick={() => void submit()}>
+            Send
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
