@@ -509,3 +509,64 @@ fn the_audit_log_survives_the_cli_being_killed_mid_review() {
     assert_eq!(rows[1].1, Step::Shown);
     assert_eq!(rows[1].4["content"]["provider"], "manual");
 }
+
+#[test]
+fn a_sampling_tool_loop_round_trips_through_the_provider() {
+    // The model first calls the server's tool, then answers once it has the result.
+    let provider = Provider::replay_in_turn(
+        vec![
+            include_str!("../../core/tests/providers/openai_tool_call.sse"),
+            OPENAI_TEXT,
+        ],
+        Duration::from_millis(5),
+    );
+    let base = format!("{}/v1", provider.base);
+    let server = format!(
+        "{} {} ok",
+        fixture(".venv/bin/python"),
+        fixture("python/faulty_server.py")
+    );
+    let data = tempfile::tempdir().unwrap();
+    let o = command(
+        data.path(),
+        &[
+            "--approve",
+            "allow",
+            "--provider",
+            "openai",
+            "--base-url",
+            &base,
+            "--model",
+            "gpt-4o-mini",
+            "call",
+            "--stdio",
+            &server,
+            "weather_loop",
+            "--args",
+            r#"{"city":"Paris"}"#,
+        ],
+    )
+    .env("OPENAI_API_KEY", "sk-test")
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout_lines(&o);
+    let text = out[0]["content"][0]["text"].as_str().unwrap();
+    let loop_result: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        loop_result,
+        json!({"first": "toolUse", "final": "The capital of France is Paris."})
+    );
+
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 2);
+    let (first, second) = (&requests[0].1, &requests[1].1);
+    assert_eq!(first["tools"][0]["function"]["name"], "get_weather");
+    assert_eq!(first["tool_choice"], "auto");
+    let messages = second["messages"].as_array().unwrap();
+    let call = messages.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(call["tool_calls"][0]["function"]["name"], "get_weather");
+    let result = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(result["tool_call_id"], call["tool_calls"][0]["id"]);
+    assert!(result["content"].to_string().contains("18°C, sunny"));
+}

@@ -263,11 +263,35 @@ impl ToolHost for crate::host::Host {
         let (server, tool) = (server.to_owned(), tool.to_owned());
         Box::pin(async move {
             let call_id = format!("chat-{}", crate::audit::new_id());
+            // A turn that is stopped drops this future; the call must not run on unseen, and
+            // the server is told (notifications/cancelled) when the call's task is aborted.
+            let mut guard = CancelOnDrop {
+                host: host.clone(),
+                call_id: call_id.clone(),
+                armed: true,
+            };
             let result = host
                 .call_tool(&server, &tool, Some(arguments), &call_id)
-                .await?;
+                .await;
+            guard.armed = false;
+            let result = result?;
             serde_json::to_value(result).map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))
         })
+    }
+}
+
+/// Cancels a tool call whose caller went away before it finished.
+struct CancelOnDrop {
+    host: crate::host::Host,
+    call_id: String,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.host.cancel_call(&self.call_id);
+        }
     }
 }
 

@@ -84,12 +84,12 @@ impl HostHandler {
     }
 }
 
-/// What Switchboard declares: roots with change notifications, sampling (never `includeContext`),
-/// and elicitation in form and URL modes.
+/// What Switchboard declares: roots with change notifications, sampling with tools (never
+/// `includeContext`), and elicitation in form and URL modes.
 pub fn client_config() -> ClientConfig {
     let capabilities: ClientCapabilities = serde_json::from_value(json!({
         "roots": {"listChanged": true},
-        "sampling": {},
+        "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}}
     }))
     .unwrap_or_default();

@@ -332,6 +332,8 @@ export class FakeBackend implements Backend {
   conversations: { conversation: Conversation; messages: ChatMessage[] }[] = [];
   /** What the fake model answers: text, or a function of the conversation so far. */
   answer: (messages: ChatMessage[]) => unknown[] = () => [{ type: "text", text: "Hello from the model." }];
+  /** How long the fake model takes to answer. */
+  turnMs = 0;
   private nextMessage = 1;
 
   private conv(id: string) {
@@ -377,7 +379,7 @@ export class FakeBackend implements Backend {
       }
       this.push(conversation, "assistant", reply);
       this.emit({ type: "chatDone", conversation, error: null });
-    }, 0);
+    }, this.turnMs);
   }
   async cancelTurn(conversation: string) {
     this.log("cancelTurn", conversation);

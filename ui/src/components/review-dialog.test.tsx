@@ -58,6 +58,28 @@ describe("ReviewDialog", () => {
     await waitFor(() => expect(screen.queryByTestId("review-dialog")).toBeNull());
   });
 
+  it("lets the user send the request to another of their models", async () => {
+    const b = new FakeBackend();
+    b.providers = [
+      {
+        id: "openrouter",
+        kind: "openai",
+        baseUrl: "https://openrouter.ai/api/v1",
+        models: [{ provider: "openrouter", model: "anthropic/claude-sonnet-4", cost: 0.5, speed: 0.5, intelligence: 0.9 }],
+        hasKey: true,
+      },
+    ];
+    await open(b, review("sampling_request", request));
+    const choice = (await screen.findByTestId("sampling-choice")) as HTMLSelectElement;
+    expect(choice.value).toBe("manual/manual");
+    fireEvent.change(choice, { target: { value: "openrouter/anthropic/claude-sonnet-4" } });
+    expect(screen.getByTestId("sampling-provider").textContent).toBe("openrouter");
+    fireEvent.click(screen.getByTestId("review-approve"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    const v = b.decisions[0]!.verdict;
+    expect(v.decision === "approve" && v.content).toMatchObject({ provider: "openrouter", model: "anthropic/claude-sonnet-4" });
+  });
+
   it("refuses to send an invalid maxTokens or broken JSON", async () => {
     const b = new FakeBackend();
     await open(b, review("sampling_request", request));

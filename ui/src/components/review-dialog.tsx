@@ -125,7 +125,7 @@ export function ReviewDialog(props: { backend: Backend }) {
           </div>
         ) : null}
         {review.kind === "sampling_request" ? (
-          <SamplingRequest key={review.id} review={review} busy={busy} decide={decide} />
+          <SamplingRequest key={review.id} review={review} backend={backend} busy={busy} decide={decide} />
         ) : review.kind === "sampling_completion" ? (
           <SamplingCompletion key={review.id} review={review} busy={busy} decide={decide} />
         ) : review.kind === "elicitation" ? (
@@ -266,8 +266,15 @@ function Actions(props: {
   );
 }
 
-function SamplingRequest(props: EditorProps) {
-  const { review } = props;
+function SamplingRequest(props: EditorProps & { backend: Backend }) {
+  const { review, backend } = props;
+  const [choices, setChoices] = useState<string[]>([]);
+  useEffect(() => {
+    backend.listProviders().then(
+      (list) => setChoices(["manual/manual", ...list.flatMap((p) => p.models.map((m) => `${p.id}/${m.model}`))]),
+      () => setChoices([]),
+    );
+  }, [backend]);
   const [draft, setDraft] = useState<Json>(() => structuredClone(obj(review.content)));
   const [asJson, setAsJson] = useState(false);
   const [jsonError, setJsonError] = useState<string | null>(null);
@@ -291,6 +298,30 @@ function SamplingRequest(props: EditorProps) {
     <>
       <div className="review-body" data-testid="sampling-request">
         <p className="muted">
+          {choices.length > 1 ? (
+            <select
+              data-testid="sampling-choice"
+              aria-label="Provider and model"
+              value={`${str(draft.provider)}/${str(draft.model)}`}
+              onChange={(e) => {
+                // Provider names never contain "/"; model names may.
+                const v = e.currentTarget.value;
+                const cut = v.indexOf("/");
+                setDraft((d) => ({ ...d, provider: v.slice(0, cut), model: v.slice(cut + 1) }));
+              }}
+            >
+              {choices.includes(`${str(draft.provider)}/${str(draft.model)}`) ? null : (
+                <option value={`${str(draft.provider)}/${str(draft.model)}`}>
+                  {str(draft.provider)} · {str(draft.model)}
+                </option>
+              )}
+              {choices.map((c) => (
+                <option key={c} value={c}>
+                  {c.replace("/", " · ")}
+                </option>
+              ))}
+            </select>
+          ) : null}{" "}
           Going to <strong data-testid="sampling-provider">{str(draft.provider)}</strong>, model{" "}
           <input
             data-testid="sampling-model"

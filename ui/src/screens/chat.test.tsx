@@ -52,6 +52,21 @@ describe("Chat screen", () => {
     expect(b.conversations[0]!.conversation.title).toBe("Hi there");
   });
 
+  it("shows a called tool's progress while the turn runs", async () => {
+    const b = backend();
+    b.turnMs = 300;
+    const input = await startChat(b);
+    // The turn is open for a while; progress arrives meanwhile.
+    fireEvent.change(input, { target: { value: "Run the long operation" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await screen.findByTestId("chat-message");
+    await act(async () =>
+      b.emit({ type: "progress", server: "everything", progressToken: 1, progress: 2, total: 5, message: "step 2" }),
+    );
+    expect(screen.getByTestId("chat-progress").textContent).toContain("everything: step 2");
+    await waitFor(() => expect(screen.queryByTestId("chat-progress")).toBeNull());
+  });
+
   it("shows tool calls and their results", async () => {
     const b = backend();
     b.answer = () => [{ type: "tool_use", id: "t1", name: "everything__echo", input: { message: "hi" } }];

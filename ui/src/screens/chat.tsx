@@ -145,6 +145,9 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   const [error, setError] = useState<string | null>(null);
   const [providers, setProviders] = useState<ProviderSettings[]>([]);
   const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<{ server: string; progress: number; total: number | null; message: string | null } | null>(null);
+  const busyRef = useRef(false);
+  busyRef.current = busy;
   const currentRef = useRef<string | null>(null);
   currentRef.current = current;
 
@@ -175,7 +178,20 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
           setMessages((m) => (m.some((x) => x.id === e.message.id) ? m : [...m, e.message]));
           if (e.message.role === "assistant") setStreaming(null);
         }
+        // A tool the model called reports progress, as on the Tools screen.
+        if (e.type === "progress" && busyRef.current)
+          setProgress({ server: e.server, progress: e.progress, total: e.total, message: e.message });
+        // The call's result (or the model's next message) ends that progress.
+        if (e.type === "chatMessage" && e.conversation === currentRef.current && e.message.role === "assistant")
+          setProgress(null);
+        if (
+          e.type === "chatMessage" &&
+          e.conversation === currentRef.current &&
+          (e.message.content as Json[]).some((b) => b.type === "tool_result")
+        )
+          setProgress(null);
         if (e.type === "chatDone" && e.conversation === currentRef.current) {
+          setProgress(null);
           setStreaming(null);
           setBusy(false);
           if (e.error) setError(e.error.message);
@@ -315,7 +331,13 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
                   <ChatText text={streaming} />
                 </div>
               ) : null}
-              {busy && streaming === null ? <p className="muted">Waiting for the model…</p> : null}
+              {progress ? (
+                <div className="muted" data-testid="chat-progress">
+                  {progress.server}: {progress.message ?? "working"}{" "}
+                  {progress.total ? <progress value={progress.progress} max={progress.total} /> : `(${progress.progress})`}
+                </div>
+              ) : null}
+              {busy && streaming === null && !progress ? <p className="muted">Waiting for the model…</p> : null}
             </div>
             <Composer
               backend={backend}
