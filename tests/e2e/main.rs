@@ -23,6 +23,20 @@ fn row(name: &str, state: &str) -> String {
     format!("[data-testid=server-row][data-name=\"{name}\"][data-state=\"{state}\"]")
 }
 
+/// Adds an OpenAI-compatible provider at `base` with one model, on the Models screen.
+async fn add_provider(s: &webdriver::Session, id: &str, base: &str, key: &str) {
+    s.click_css("[data-testid=nav-models]").await;
+    s.click_css("[data-testid=add-provider]").await;
+    s.type_into("[data-testid=provider-id]", id).await;
+    s.type_into("[data-testid=provider-url]", &format!("{base}/v1"))
+        .await;
+    s.type_into("[data-testid=provider-key-input]", key).await;
+    s.type_into("[data-testid=custom-model]", "gpt-4o-mini")
+        .await;
+    s.click_css("[data-testid=add-model]").await;
+    s.click_css("[data-testid=save-provider]").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Desktop::start().await;
@@ -138,20 +152,7 @@ async fn a_person_uses_every_screen() {
         include_str!("../../src-tauri/core/tests/providers/openai_text.sse"),
         Duration::from_millis(300),
     );
-    s.click_css("[data-testid=nav-models]").await;
-    s.click_css("[data-testid=add-provider]").await;
-    s.type_into("[data-testid=provider-id]", "replay").await;
-    s.type_into(
-        "[data-testid=provider-url]",
-        &format!("{}/v1", provider.base),
-    )
-    .await;
-    s.type_into("[data-testid=provider-key-input]", "sk-e2e-key")
-        .await;
-    s.type_into("[data-testid=custom-model]", "gpt-4o-mini")
-        .await;
-    s.click_css("[data-testid=add-model]").await;
-    s.click_css("[data-testid=save-provider]").await;
+    add_provider(s, "replay", &provider.base, "sk-e2e-key").await;
     s.wait_text(
         "[data-testid=provider-row][data-id=replay] [data-testid=provider-key]",
         SHORT,
@@ -241,20 +242,7 @@ async fn a_person_uses_every_screen() {
         ],
         Duration::from_millis(30),
     );
-    s.click_css("[data-testid=nav-models]").await;
-    s.click_css("[data-testid=add-provider]").await;
-    s.type_into("[data-testid=provider-id]", "chatmodel").await;
-    s.type_into(
-        "[data-testid=provider-url]",
-        &format!("{}/v1", chat_model.base),
-    )
-    .await;
-    s.type_into("[data-testid=provider-key-input]", "sk-chat")
-        .await;
-    s.type_into("[data-testid=custom-model]", "gpt-4o-mini")
-        .await;
-    s.click_css("[data-testid=add-model]").await;
-    s.click_css("[data-testid=save-provider]").await;
+    add_provider(s, "chatmodel", &chat_model.base, "sk-chat").await;
     s.wait_for("[data-testid=provider-row][data-id=chatmodel]", SHORT)
         .await;
     s.click_css("[data-testid=nav-chat]").await;

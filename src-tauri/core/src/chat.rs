@@ -68,6 +68,17 @@ pub struct Chats {
     store: Arc<Store>,
 }
 
+/// A `SELECT id, title, provider, model, updated_ms` row.
+fn conversation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Conversation> {
+    Ok(Conversation {
+        id: r.get(0)?,
+        title: r.get(1)?,
+        provider: r.get(2)?,
+        model: r.get(3)?,
+        updated_ms: r.get(4)?,
+    })
+}
+
 fn not_found(id: &str) -> Error {
     Error::new(ErrorCode::InvalidInput, format!("no conversation {id:?}"))
 }
@@ -102,15 +113,7 @@ impl Chats {
             let mut stmt = db.prepare(
                 "SELECT id, title, provider, model, updated_ms FROM conversations ORDER BY updated_ms DESC",
             )?;
-            let rows = stmt.query_map([], |r| {
-                Ok(Conversation {
-                    id: r.get(0)?,
-                    title: r.get(1)?,
-                    provider: r.get(2)?,
-                    model: r.get(3)?,
-                    updated_ms: r.get(4)?,
-                })
-            })?;
+            let rows = stmt.query_map([], conversation_row)?;
             rows.collect()
         })
     }
@@ -122,15 +125,7 @@ impl Chats {
                 .query_row(
                     "SELECT id, title, provider, model, updated_ms FROM conversations WHERE id = ?1",
                     params![id],
-                    |r| {
-                        Ok(Conversation {
-                            id: r.get(0)?,
-                            title: r.get(1)?,
-                            provider: r.get(2)?,
-                            model: r.get(3)?,
-                            updated_ms: r.get(4)?,
-                        })
-                    },
+                    conversation_row,
                 )
                 .optional()?;
             let mut stmt = db.prepare(

@@ -18,6 +18,9 @@ import { PromptPanel } from "./prompts";
 
 type Json = Record<string, unknown>;
 
+/** How many pages of each server's resources "@" searches. */
+const RESOURCE_PAGES = 10;
+
 /** Subsequence match with a score: consecutive and early matches rank higher; null when no match. */
 export function fuzzyScore(query: string, text: string): number | null {
   const q = query.toLowerCase();
@@ -372,9 +375,18 @@ function Composer(props: {
   const prompts = useEverything<PromptEntry>(host, "prompts", async (server) =>
     (await backend.listPrompts(server)).map((prompt) => ({ server, prompt })),
   );
-  const resources = useEverything<ResourceEntry>(host, "resources", async (server) =>
-    (await backend.listResourcesPage(server, null)).resources.map((resource) => ({ server, resource })),
-  );
+  const resources = useEverything<ResourceEntry>(host, "resources", async (server) => {
+    // Enough pages to find what people attach, without walking a huge server's whole list.
+    const found: ResourceEntry[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < RESOURCE_PAGES; page++) {
+      const r = await backend.listResourcesPage(server, cursor);
+      found.push(...r.resources.map((resource) => ({ server, resource })));
+      if (!r.nextCursor) break;
+      cursor = r.nextCursor;
+    }
+    return found;
+  });
 
   const slash = text.startsWith("/") ? text.slice(1) : null;
   const at = /(?:^|\s)@(\S*)$/.exec(text)?.[1] ?? null;
