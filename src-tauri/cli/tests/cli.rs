@@ -474,6 +474,7 @@ fn with_approve_ask_the_request_and_the_answer_are_edited_in_the_editor() {
 fn the_audit_log_survives_the_cli_being_killed_mid_review() {
     let e = everything();
     let data = tempfile::tempdir().unwrap();
+    let stderr = data.path().join("stderr.txt");
     let mut child = command(
         data.path(),
         &[
@@ -489,13 +490,24 @@ fn the_audit_log_survives_the_cli_being_killed_mid_review() {
     )
     .stdin(Stdio::piped())
     .stdout(Stdio::null())
-    .stderr(Stdio::null())
+    .stderr(std::fs::File::create(&stderr).unwrap())
     .spawn()
     .unwrap();
     // Wait until the request is in front of the (absent) person, then kill -9.
     let deadline = Instant::now() + Duration::from_secs(60);
     while !steps(data.path()).iter().any(|(s, _, _)| *s == Step::Shown) {
-        assert!(Instant::now() < deadline, "the review was never shown");
+        let said = || std::fs::read_to_string(&stderr).unwrap_or_default();
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!(
+                "the CLI ended ({status}) before the review was shown: {}",
+                said()
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the review was never shown: {}",
+            said()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     child.kill().unwrap();

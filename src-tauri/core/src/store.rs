@@ -55,12 +55,14 @@ impl Store {
     }
 
     fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
+        // The busy timeout comes first: switching to WAL and migrating take write locks, and the
+        // CLI and the app (or two CLIs) may open the same fresh file at the same moment.
         // WAL + NORMAL: every committed row survives the process being killed (only an OS crash
-        // can lose the last transactions); a busy timeout lets the CLI and the app share the file.
-        conn.pragma_update(None, "journal_mode", "WAL")
+        // can lose the last transactions).
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .and_then(|_| conn.pragma_update(None, "journal_mode", "WAL"))
             .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
             .and_then(|_| conn.pragma_update(None, "foreign_keys", "ON"))
-            .and_then(|_| conn.busy_timeout(std::time::Duration::from_secs(5)))
             .map_err(|e| db_error(&path, e))?;
         migrate(&mut conn).map_err(|e| db_error(&path, e))?;
         Ok(Self {
@@ -85,15 +87,19 @@ impl Store {
 }
 
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let done: usize = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
-        let tx = conn.transaction()?;
+    loop {
+        // IMMEDIATE takes the write lock before reading the version, so of two processes opening
+        // the same file, one migrates and the other then sees the new version and skips it.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let done: usize = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let Some(sql) = MIGRATIONS.get(done) else {
+            return Ok(());
+        };
         tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", i + 1)?;
+        tx.pragma_update(None, "user_version", done + 1)?;
         tx.commit()?;
-        tracing::info!(migration = i + 1, "database migrated");
+        tracing::info!(migration = done + 1, "database migrated");
     }
-    Ok(())
 }
 
 fn db_error(path: &Path, e: rusqlite::Error) -> Error {
@@ -135,5 +141,27 @@ mod tests {
             })
             .unwrap();
         assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn many_openers_of_a_fresh_file_all_succeed() {
+        // The CLI, the app and a test reading the audit log may all open a new file at once.
+        for _ in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let openers: Vec<_> = (0..8)
+                .map(|_| {
+                    let path = dir.path().to_owned();
+                    std::thread::spawn(move || Store::open(&path).map(|_| ()))
+                })
+                .collect();
+            for o in openers {
+                o.join().unwrap().unwrap();
+            }
+            let store = Store::open(dir.path()).unwrap();
+            let version: usize = store
+                .with(|c| c.pragma_query_value(None, "user_version", |r| r.get(0)))
+                .unwrap();
+            assert_eq!(version, MIGRATIONS.len());
+        }
     }
 }
