@@ -28,8 +28,9 @@ const request = {
   },
 };
 
-async function open(b: FakeBackend, r: Review) {
-  render(<ReviewDialog backend={b} />);
+/** Opens the dialog on `r`; Approve is armed at once unless a delay is asked for. */
+async function open(b: FakeBackend, r: Review, armDelayMs = 0) {
+  render(<ReviewDialog backend={b} armDelayMs={armDelayMs} />);
   await act(async () => b.addReview(r));
   return screen.findByTestId("review-dialog");
 }
@@ -95,7 +96,7 @@ describe("ReviewDialog", () => {
 
   it("shows the answer as it streams, until it is up for review", async () => {
     const b = new FakeBackend();
-    render(<ReviewDialog backend={b} />);
+    render(<ReviewDialog backend={b} armDelayMs={0} />);
     await act(async () => {
       b.emit({ type: "samplingText", flow: "f1", text: "The capital " });
       b.emit({ type: "samplingText", flow: "f1", text: "is Paris." });
@@ -207,6 +208,26 @@ describe("ReviewDialog", () => {
       content: { tool: "echo", arguments: { message: "edited" } },
       remember: null,
     });
+  });
+});
+
+describe("ReviewDialog arming", () => {
+  it("keeps Approve disabled for a moment after each new request, Reject never", async () => {
+    const b = new FakeBackend();
+    await open(b, review("tool_call", { tool: "echo", arguments: {} }, { definition: { name: "echo" }, pins: [] }), 400);
+    const approve = () => screen.getByTestId("review-approve") as HTMLButtonElement;
+    expect(approve().disabled).toBe(true);
+    expect((screen.getByTestId("review-deny") as HTMLButtonElement).disabled).toBe(false);
+    fireEvent.click(approve());
+    expect(b.decisions).toHaveLength(0);
+    await waitFor(() => expect(approve().disabled).toBe(false));
+    await act(async () => b.addReview(review("tool_call", { tool: "echo", arguments: {} }, { definition: { name: "echo" }, pins: [] }, "r2")));
+    fireEvent.click(approve());
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    // The next request in the queue is a new thing to read: disarmed again.
+    await waitFor(() => expect(screen.getByTestId("review-dialog").textContent).not.toContain("more waiting"));
+    expect(approve().disabled).toBe(true);
+    await waitFor(() => expect(approve().disabled).toBe(false));
   });
 });
 

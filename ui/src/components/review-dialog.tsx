@@ -2,8 +2,10 @@
 // more are waiting. Sampling requests are shown whole and editable before they reach the model;
 // the model's answer streams in and is editable before it goes back; elicitation forms and URLs;
 // a model's tool call with its arguments. Decisions carry the digest of what was shown, so the
-// backend refuses a decision about anything else. Hidden characters are shown visibly.
-import { useCallback, useEffect, useState } from "react";
+// backend refuses a decision about anything else. Hidden characters are shown visibly. Approve is
+// armed only a moment after a request appears, so a click or Enter meant for the window beneath
+// (the chat composer, say) cannot approve what nobody has read.
+import { createContext, useCallback, useContext, useEffect, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { Review } from "../bindings/Review";
@@ -75,13 +77,28 @@ const TITLES: Record<Review["kind"], string> = {
   tool_call: "The model wants to call a tool",
 };
 
-export function ReviewDialog(props: { backend: Backend }) {
+/** How long Approve stays disabled after a request appears (as browsers do for permission prompts). */
+export const ARM_DELAY_MS = 700;
+
+/** Whether the dialog's Approve may be pressed yet. */
+const Armed = createContext(true);
+
+export function ReviewDialog(props: { backend: Backend; armDelayMs?: number }) {
   const { backend } = props;
+  const delay = props.armDelayMs ?? ARM_DELAY_MS;
   const { reviews, streamed, refresh, drop } = useReviews(backend);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [armedFor, setArmedFor] = useState<string | null>(null);
   const review = reviews[0];
+  const reviewId = review?.id;
+  useEffect(() => {
+    if (reviewId === undefined || delay <= 0) return;
+    const t = setTimeout(() => setArmedFor(reviewId), delay);
+    return () => clearTimeout(t);
+  }, [reviewId, delay]);
   if (!review) return <Streaming streamed={streamed} drop={drop} />;
+  const armed = delay <= 0 || armedFor === review.id;
 
   const decide = async (verdict: Verdict) => {
     setBusy(true);
@@ -124,15 +141,17 @@ export function ReviewDialog(props: { backend: Backend }) {
             {error}
           </div>
         ) : null}
-        {review.kind === "sampling_request" ? (
-          <SamplingRequest key={review.id} review={review} backend={backend} busy={busy} decide={decide} />
-        ) : review.kind === "sampling_completion" ? (
-          <SamplingCompletion key={review.id} review={review} busy={busy} decide={decide} />
-        ) : review.kind === "elicitation" ? (
-          <Elicitation key={review.id} review={review} backend={backend} busy={busy} decide={decide} />
-        ) : (
-          <ToolCall key={review.id} review={review} busy={busy} decide={decide} />
-        )}
+        <Armed.Provider value={armed}>
+          {review.kind === "sampling_request" ? (
+            <SamplingRequest key={review.id} review={review} backend={backend} busy={busy} decide={decide} />
+          ) : review.kind === "sampling_completion" ? (
+            <SamplingCompletion key={review.id} review={review} busy={busy} decide={decide} />
+          ) : review.kind === "elicitation" ? (
+            <Elicitation key={review.id} review={review} backend={backend} busy={busy} decide={decide} />
+          ) : (
+            <ToolCall key={review.id} review={review} busy={busy} decide={decide} />
+          )}
+        </Armed.Provider>
       </div>
     </div>
   );
@@ -247,6 +266,7 @@ function Actions(props: {
   denyLabel?: string;
   extra?: React.ReactNode;
 }) {
+  const armed = useContext(Armed);
   return (
     <footer className="actions">
       {props.invalid ? <span className="warn-text">{props.invalid}</span> : null}
@@ -257,7 +277,7 @@ function Actions(props: {
       <button
         data-testid="review-approve"
         className="primary"
-        disabled={props.busy || props.invalid !== null}
+        disabled={props.busy || !armed || props.invalid !== null}
         onClick={props.onApprove}
       >
         {props.approveLabel}
@@ -491,6 +511,7 @@ function Elicitation(props: EditorProps & { backend: Backend }) {
   const [values, setValues] = useState<Record<string, unknown> | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [opened, setOpened] = useState(false);
+  const armed = useContext(Armed);
   const url = typeof content.url === "string" ? content.url : null;
   const cancel = (
     <button data-testid="review-cancel" disabled={props.busy} onClick={() => props.decide({ decision: "cancel" })}>
@@ -508,7 +529,7 @@ function Elicitation(props: EditorProps & { backend: Backend }) {
           </pre>
           <button
             data-testid="elicitation-open"
-            disabled={!url.startsWith("https://")}
+            disabled={!armed || !url.startsWith("https://")}
             onClick={() => backend.openExternal(url).then(() => setOpened(true), () => setOpened(false))}
           >
             Open in my browser
