@@ -112,7 +112,8 @@ async fn a_person_uses_every_screen() {
         serde_json::json!("What is the capital of Spain? One word.")
     );
     desktop.screenshot("sampling-request.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
     s.wait_for(
         "[data-testid=review-dialog][data-kind=sampling_completion]",
         SHORT,
@@ -121,7 +122,8 @@ async fn a_person_uses_every_screen() {
     s.type_into("[data-testid=completion-text-0]", "Madrid")
         .await;
     desktop.screenshot("sampling-completion.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
     s.wait_text("[data-testid=tool-result]", SHORT, |t| t.contains("Madrid"))
         .await;
     assert!(s.all("[data-testid=review-dialog]").await.is_empty());
@@ -169,7 +171,8 @@ async fn a_person_uses_every_screen() {
     s.click_css("[data-testid=call-tool]").await;
     s.wait_text("[data-testid=sampling-provider]", SHORT, |t| t == "replay")
         .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
     s.wait_text("[data-testid=sampling-stream]", SHORT, |t| {
         t.contains("The capital")
     })
@@ -190,7 +193,8 @@ async fn a_person_uses_every_screen() {
         "The capital of France is Paris, on the Seine.",
     )
     .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
     s.wait_text("[data-testid=tool-result]", SHORT, |t| {
         t.contains("on the Seine")
     })
@@ -219,7 +223,8 @@ async fn a_person_uses_every_screen() {
     s.click_css("[data-testid=arg-untitledMultipleSelectEnum-Piano]")
         .await;
     desktop.screenshot("elicitation.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
     let result = s
         .wait_text("[data-testid=tool-result]", SHORT, |t| {
             t.contains("Name: Ada Lovelace")
@@ -260,7 +265,8 @@ async fn a_person_uses_every_screen() {
     )
     .await;
     desktop.screenshot("chat-tool-call.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
     s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
         t.contains("The capital of France is Paris.")
     })
