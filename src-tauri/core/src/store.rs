@@ -57,14 +57,21 @@ impl Store {
     fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
         // The busy timeout comes first: switching to WAL and migrating take write locks, and the
         // CLI and the app (or two CLIs) may open the same fresh file at the same moment.
-        // WAL + NORMAL: every committed row survives the process being killed (only an OS crash
-        // can lose the last transactions).
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .and_then(|_| conn.pragma_update(None, "journal_mode", "WAL"))
-            .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
-            .and_then(|_| conn.pragma_update(None, "foreign_keys", "ON"))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| db_error(&path, e))?;
-        migrate(&mut conn).map_err(|e| db_error(&path, e))?;
+        // SQLite answers "busy" at once, without waiting, in a few cases the busy timeout does
+        // not cover (switching a file another connection is opening to WAL, WAL recovery): those
+        // are retried for as long as the timeout would have waited.
+        let started = std::time::Instant::now();
+        loop {
+            match prepare(&mut conn) {
+                Ok(()) => break,
+                Err(e) if is_busy(&e) && started.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(db_error(&path, e)),
+            }
+        }
         Ok(Self {
             conn: Mutex::new(conn),
             path,
@@ -84,6 +91,27 @@ impl Store {
             .map_err(|_| Error::new(ErrorCode::Internal, "database lock poisoned"))?;
         f(&mut conn).map_err(|e| db_error(&self.path, e))
     }
+}
+
+/// How long opening the database waits for other processes holding it.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Sets the connection up and migrates. Safe to repeat after a "busy".
+///
+/// WAL + NORMAL: every committed row survives the process being killed (only an OS crash can
+/// lose the last transactions).
+fn prepare(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    migrate(conn)
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
