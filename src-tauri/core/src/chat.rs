@@ -419,6 +419,61 @@ fn result_blocks(result: &Value) -> Vec<Value> {
     out
 }
 
+/// What the model is told of a call that never returned (the turn was stopped, or the app quit).
+const STOPPED: &str = "The call was stopped before it returned; it may or may not have run.";
+
+/// The conversation as sampling messages, with every `tool_use` answered: a turn stopped during
+/// a call (or an app killed then) leaves a call without its result, which providers refuse in
+/// every later request, so each missing result is given as an error saying what happened.
+pub fn with_unanswered_calls_closed(history: &[ChatMessage]) -> Vec<Value> {
+    let results_of = |m: &ChatMessage| -> Vec<String> {
+        if m.role != "user" {
+            return Vec::new();
+        }
+        providers::blocks(&m.content)
+            .into_iter()
+            .filter(|b| providers::block_type(b) == "tool_result")
+            .filter_map(|b| b["toolUseId"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let mut out = Vec::with_capacity(history.len());
+    let mut rest = history.iter().peekable();
+    while let Some(m) = rest.next() {
+        out.push(json!({"role": m.role, "content": m.content}));
+        if m.role != "assistant" {
+            continue;
+        }
+        let answered = rest.peek().map(|n| results_of(n)).unwrap_or_default();
+        let missing: Vec<Value> = providers::blocks(&m.content)
+            .into_iter()
+            .filter(|b| providers::block_type(b) == "tool_use")
+            .filter_map(|b| b["id"].as_str())
+            .filter(|id| !answered.iter().any(|a| a == id))
+            .map(|id| {
+                json!({
+                    "type": "tool_result",
+                    "toolUseId": id,
+                    "content": [{"type": "text", "text": STOPPED}],
+                    "isError": true,
+                })
+            })
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        let mut blocks: Vec<Value> = Vec::new();
+        // Some results arrived: the missing ones join them in the same message.
+        if !answered.is_empty()
+            && let Some(n) = rest.next()
+        {
+            blocks.extend(providers::blocks(&n.content).into_iter().cloned());
+        }
+        blocks.extend(missing);
+        out.push(json!({"role": "user", "content": blocks}));
+    }
+    out
+}
+
 /// Runs one turn of conversation `id` after the user's message was appended: asks the model,
 /// and while it calls tools, has each call approved, makes it, and gives the model the result.
 /// Returns the messages the turn added.
@@ -435,12 +490,7 @@ pub async fn run_turn(
     let names = ToolNames::new(tools.tools());
     let mut added = Vec::new();
     for _ in 0..MAX_STEPS {
-        let messages: Vec<Value> = chats
-            .get(id)?
-            .messages
-            .iter()
-            .map(|m| json!({"role": m.role, "content": m.content}))
-            .collect();
+        let messages = with_unanswered_calls_closed(&chats.get(id)?.messages);
         let mut request = json!({"messages": messages, "maxTokens": 4096});
         let offered = names.request_tools();
         if offered.as_array().is_some_and(|a| !a.is_empty()) {
@@ -526,9 +576,32 @@ async fn call_tool(
         )
         .await?;
     let name = tool.definition["name"].as_str().unwrap_or_default();
+    let mut unfinished = Unfinished {
+        door,
+        flow: &flow,
+        armed: true,
+    };
     let result = tools.call(&tool.server, name, arguments.clone()).await;
+    unfinished.armed = false;
     door.tool_call_finished(&flow, result.as_ref());
     Ok((arguments, result?))
+}
+
+/// Ends the audit of a call whose turn was stopped (dropped) before the call returned.
+struct Unfinished<'a> {
+    door: &'a Door,
+    flow: &'a crate::audit::Flow,
+    armed: bool,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let stopped = Error::new(ErrorCode::Cancelled, STOPPED);
+            self.door
+                .tool_call_finished::<Value>(self.flow, Err(&stopped));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use std::sync::Mutex;
+use std::time::Duration;
 
 use super::*;
 use crate::approvals::policy::Policies;
@@ -318,4 +319,148 @@ async fn a_denied_call_is_reported_to_the_model_and_not_made() {
             .unwrap()
             .contains("you denied")
     );
+}
+
+fn message(role: &str, content: Value) -> ChatMessage {
+    ChatMessage {
+        id: 0,
+        role: role.into(),
+        content,
+        at_ms: 0,
+    }
+}
+
+#[test]
+fn calls_that_never_returned_are_answered_as_stopped() {
+    let tool_use = |id: &str| json!({"type": "tool_use", "id": id, "name": "t", "input": {}});
+    let result = |id: &str| json!({"type": "tool_result", "toolUseId": id, "content": []});
+    let history = vec![
+        message("user", json!([{"type": "text", "text": "go"}])),
+        message("assistant", json!([tool_use("a"), tool_use("b")])),
+        message("user", json!([result("a")])),
+        message("assistant", json!([tool_use("c")])),
+        message(
+            "user",
+            json!([{"type": "text", "text": "why did you stop?"}]),
+        ),
+        message("assistant", json!([tool_use("d")])),
+    ];
+    let out = with_unanswered_calls_closed(&history);
+    let roles: Vec<&str> = out.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "user",
+            "assistant",
+            "user"
+        ]
+    );
+    let ids = |m: &Value| -> Vec<String> {
+        m["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["toolUseId"].as_str().unwrap_or("text").to_owned())
+            .collect()
+    };
+    // The missing result joins the ones that came; the others get a message of their own,
+    // before the user's next words; none is mixed with text.
+    assert_eq!(ids(&out[2]), ["a", "b"]);
+    assert_eq!(ids(&out[4]), ["c"]);
+    assert_eq!(ids(&out[5]), ["text"]);
+    assert_eq!(ids(&out[7]), ["d"]);
+    assert_eq!(out[7]["content"][0]["isError"], true);
+    assert_eq!(out[7]["content"][0]["content"][0]["text"], STOPPED);
+    // A whole history passes unchanged.
+    let whole = &history[..3];
+    let mut complete = whole.to_vec();
+    complete[2] = message("user", json!([result("a"), result("b")]));
+    assert_eq!(with_unanswered_calls_closed(&complete).len(), 3);
+}
+
+/// A server whose tool never answers.
+struct Hangs;
+
+impl ToolHost for Hangs {
+    fn tools(&self) -> Vec<OfferedTool> {
+        Weather {
+            calls: Mutex::default(),
+        }
+        .tools()
+    }
+
+    fn call(&self, _: &str, _: &str, _: Value) -> BoxFuture<'static, Result<Value>> {
+        Box::pin(std::future::pending())
+    }
+}
+
+#[tokio::test]
+async fn a_turn_stopped_during_a_call_leaves_a_conversation_that_goes_on() {
+    let store = store();
+    let chats = Chats::new(store.clone());
+    let person = Arc::new(Person {
+        edit: Some(Value::clone),
+        seen: Mutex::default(),
+    });
+    let door = door(&store, person);
+    let (provider, bodies) = provider_replaying(vec![
+        include_str!("../../tests/providers/openai_chat_tool_call.sse"),
+        include_str!("../../tests/providers/openai_text.sse"),
+    ])
+    .await;
+    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
+    chats
+        .append(&c.id, "user", json!({"type": "text", "text": "Weather?"}))
+        .unwrap();
+    // Stop = the turn's future is dropped while the call is in flight.
+    let mut seen = Seen::default();
+    let turn = run_turn(&chats, &door, &provider, &Hangs, &c.id, &mut seen);
+    let stopped = tokio::time::timeout(Duration::from_millis(500), turn).await;
+    assert!(stopped.is_err(), "the call never returns");
+
+    let rows = Audit::new(store.clone())
+        .search(&AuditQuery {
+            kind: Some(FlowKind::ToolCall),
+            ..AuditQuery::default()
+        })
+        .unwrap();
+    assert_eq!(rows[0].step, Step::Failed);
+    assert_eq!(rows[0].detail["code"], "cancelled");
+
+    chats
+        .append(
+            &c.id,
+            "user",
+            json!({"type": "text", "text": "Never mind."}),
+        )
+        .unwrap();
+    let added = run_turn(
+        &chats,
+        &door,
+        &provider,
+        &Hangs,
+        &c.id,
+        &mut Seen::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        added[0].content[0]["text"],
+        "The capital of France is Paris."
+    );
+    // The model was told the call was stopped, in the provider's own shape.
+    let bodies = bodies.lock().unwrap().clone();
+    let roles: Vec<&str> = bodies[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "user"]);
+    assert_eq!(bodies[1]["messages"][2]["content"], STOPPED);
 }
