@@ -4,7 +4,7 @@
 //! was not shown, nor approve on its own a review that was replaced or withdrawn.
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use tokio::sync::oneshot;
@@ -18,7 +18,7 @@ type Waiting = (Review, oneshot::Sender<Verdict>);
 
 /// Pending reviews, oldest first.
 pub struct ReviewQueue {
-    pending: Mutex<VecDeque<Waiting>>,
+    pending: Arc<Mutex<VecDeque<Waiting>>>,
     events: EventSender,
 }
 
@@ -26,7 +26,7 @@ impl ReviewQueue {
     /// An empty queue announcing changes on `events`.
     pub fn new(events: EventSender) -> Self {
         Self {
-            pending: Mutex::default(),
+            pending: Arc::default(),
             events,
         }
     }
@@ -83,9 +83,39 @@ impl ReviewQueue {
     }
 }
 
+/// Lives as long as a review's future: when the door stops waiting (timeout, the server
+/// cancelled, the chat turn was stopped), the review leaves the queue and the window is told at
+/// once, so no dialog stays up for a request nobody waits for.
+struct Withdrawn {
+    id: String,
+    pending: Arc<Mutex<VecDeque<Waiting>>>,
+    events: EventSender,
+}
+
+impl Drop for Withdrawn {
+    fn drop(&mut self) {
+        let Ok(mut q) = self.pending.lock() else {
+            return;
+        };
+        let before = q.len();
+        // Its own entry goes whether or not the channel looks closed yet (drop order).
+        q.retain(|(r, tx)| r.id != self.id && !tx.is_closed());
+        if q.len() != before {
+            let _ = self.events.send(HostEvent::ReviewsChanged {
+                pending: q.len() as u32,
+            });
+        }
+    }
+}
+
 impl Reviewer for ReviewQueue {
     fn review(&self, review: Review) -> BoxFuture<'static, Verdict> {
         let (tx, rx) = oneshot::channel();
+        let withdrawn = Withdrawn {
+            id: review.id.clone(),
+            pending: self.pending.clone(),
+            events: self.events.clone(),
+        };
         let len = match self.lock() {
             Ok(mut q) => {
                 q.push_back((review, tx));
@@ -94,7 +124,10 @@ impl Reviewer for ReviewQueue {
             Err(_) => return Box::pin(async { Verdict::Deny }),
         };
         self.announce(len);
-        Box::pin(async move { rx.await.unwrap_or(Verdict::Cancel) })
+        Box::pin(async move {
+            let _withdrawn = withdrawn;
+            rx.await.unwrap_or(Verdict::Cancel)
+        })
     }
 
     fn streamed(&self, flow: &str, text: &str) {
@@ -152,7 +185,18 @@ mod tests {
         let flow = Flow::new(FlowKind::Elicitation, "s", None);
         let review = Review::for_test(&flow, json!({}));
         let (id, digest) = (review.id.clone(), review.digest.clone());
-        drop(q.review(review));
+        let mut events = q.events.subscribe();
+        let waiting = q.review(review);
+        assert_eq!(
+            events.try_recv().unwrap(),
+            HostEvent::ReviewsChanged { pending: 1 }
+        );
+        drop(waiting);
+        // The window hears of it at once, without asking.
+        assert_eq!(
+            events.try_recv().unwrap(),
+            HostEvent::ReviewsChanged { pending: 0 }
+        );
         assert!(q.pending().unwrap().is_empty());
         assert!(q.decide(&id, &digest, Verdict::Deny).is_err());
     }
