@@ -349,6 +349,12 @@ impl Host {
                 store,
             ),
         );
+        // `--approve deny` means deny: rules the app saved do not let anything through here.
+        let door = if approve == Approve::Deny {
+            door.without_allow_rules()
+        } else {
+            door
+        };
         Ok(Self {
             paths,
             config,
@@ -497,7 +503,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let args = parse_json_arg("--args", args.as_deref())?;
             with_connection(&host, target, rest, async |c, rest| {
                 let tool = positional(rest, 0, "TOOL")?;
-                let result = c.call_tool(tool, args).await?;
+                // Asked for on the command line, so nobody is asked again; but audited.
+                let flow = host.door.user_tool_call(c.server(), tool, args.as_ref());
+                let result = c.call_tool(tool, args).await;
+                host.door.tool_call_finished(&flow, result.as_ref());
+                let result = result?;
                 print_line(&result)?;
                 Ok(if result.is_error == Some(true) {
                     ExitCode::from(1)

@@ -87,18 +87,35 @@ fn tools_call_and_lists_against_server_everything() {
     let tools = stdout_lines(&o);
     assert!(tools.iter().any(|t| t["name"] == "echo"));
 
-    let o = cli(&[
-        "--approve",
-        "deny",
-        "call",
-        "--stdio",
-        &e,
-        "echo",
-        "--args",
-        r#"{"message":"cli"}"#,
-    ]);
+    let data = tempfile::tempdir().unwrap();
+    let o = command(
+        data.path(),
+        &[
+            "--approve",
+            "deny",
+            "call",
+            "--stdio",
+            &e,
+            "echo",
+            "--args",
+            r#"{"message":"cli"}"#,
+        ],
+    )
+    .output()
+    .unwrap();
     assert!(o.status.success());
     assert_eq!(stdout_lines(&o)[0]["content"][0]["text"], "Echo: cli");
+    // The call is in the audit log: asked for by the user, with what came back.
+    let rows = audit_rows(data.path());
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(
+        (rows[0].0, rows[0].1),
+        (FlowKind::ToolCall, Step::Requested)
+    );
+    assert_eq!(rows[0].2, "user");
+    assert_eq!(rows[0].4["arguments"]["message"], "cli");
+    assert_eq!((rows[1].1, rows[1].2.as_str()), (Step::Returned, "server"));
+    assert_eq!(rows[1].4["content"][0]["text"], "Echo: cli");
 
     let o = cli(&[
         "--approve",

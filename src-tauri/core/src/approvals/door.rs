@@ -134,6 +134,9 @@ struct Inner {
     audit: Audit,
     sampling: Sampling,
     timeout: Duration,
+    /// False when the one deciding said "deny everything" (the CLI's `--approve deny`): standing
+    /// rules may still deny, but none lets a request through.
+    allow_rules: bool,
 }
 
 /// The approval door. Cheap to clone.
@@ -178,7 +181,20 @@ impl Door {
             audit,
             sampling,
             timeout: DEFAULT_REVIEW_TIMEOUT,
+            allow_rules: true,
         }))
+    }
+
+    /// A door on which standing "allow" rules are not applied: every request goes to the
+    /// reviewer (deny rules still deny). For a reviewer told to deny everything.
+    pub fn without_allow_rules(self) -> Self {
+        match Arc::try_unwrap(self.0) {
+            Ok(mut inner) => {
+                inner.allow_rules = false;
+                Self(Arc::new(inner))
+            }
+            Err(shared) => Self(shared),
+        }
     }
 
     /// The same door with another review timeout.
@@ -223,13 +239,18 @@ impl Door {
     }
 
     fn rule(&self, server: &str, kind: PolicyKind, tool: Option<&str>) -> Rule {
-        self.0
+        let rule = self
+            .0
             .policies
             .rule(server, kind, tool)
             .unwrap_or_else(|e| {
                 tracing::error!(error = %e, "could not read approval rules; asking");
                 Rule::Ask
-            })
+            });
+        if rule.allows() && !self.0.allow_rules {
+            return Rule::Ask;
+        }
+        rule
     }
 
     fn remember(&self, server: &str, kind: PolicyKind, tool: Option<&str>, rule: Option<Rule>) {
@@ -719,10 +740,32 @@ impl Door {
         Ok(chosen.len())
     }
 
+    /// Records a tool call the user makes themselves (the Tools screen, the CLI's `call`): nobody
+    /// is asked, but it is in the audit log like every other call. End it with
+    /// [`Door::tool_call_finished`].
+    pub fn user_tool_call(&self, server: &str, tool: &str, arguments: Option<&Value>) -> Flow {
+        let flow = Flow::new(FlowKind::ToolCall, server, Some(tool.to_owned()));
+        self.note(
+            &flow,
+            Step::Requested,
+            "user",
+            None,
+            json!({"arguments": arguments}),
+        );
+        flow
+    }
+
     /// Records how an approved tool call ended.
-    pub fn tool_call_finished(&self, flow: &Flow, outcome: std::result::Result<&Value, &Error>) {
+    pub fn tool_call_finished<T: Serialize>(
+        &self,
+        flow: &Flow,
+        outcome: std::result::Result<&T, &Error>,
+    ) {
         match outcome {
-            Ok(result) => self.note(flow, Step::Returned, "server", None, result.clone()),
+            Ok(result) => {
+                let result = serde_json::to_value(result).unwrap_or(Value::Null);
+                self.note(flow, Step::Returned, "server", None, result)
+            }
             Err(e) => self.note(
                 flow,
                 Step::Failed,

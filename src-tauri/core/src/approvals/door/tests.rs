@@ -416,6 +416,24 @@ async fn an_allow_rule_accepts_a_form_with_its_defaults() {
 }
 
 #[tokio::test]
+async fn a_door_without_allow_rules_asks_despite_them() {
+    let script = Arc::new(Script::default());
+    let door = door(&script).without_allow_rules();
+    set(&door, PolicyKind::Elicitation, None, Rule::AlwaysAllow);
+    set(&door, PolicyKind::Sampling, None, Rule::AlwaysAllow);
+    script.then(|_| Some(Verdict::Deny));
+    script.then(|_| Some(Verdict::Deny));
+    let r = door.elicitation(origin(), form()).await.unwrap();
+    assert_eq!(serde_json::to_value(&r).unwrap()["action"], "decline");
+    let e = door
+        .sampling(origin(), request("hi", 10))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code.0, USER_REJECTED);
+    assert_eq!(script.seen().len(), 2, "both were put to the reviewer");
+}
+
+#[tokio::test]
 async fn invalid_form_values_are_shown_again_with_the_error() {
     let script = Arc::new(Script::default());
     let door = door(&script);
