@@ -90,6 +90,7 @@ commands! {
     list_policies(NoArgs) -> "PolicyEntry[]";
     set_policy(PolicyEntry) -> "null";
     search_audit(AuditQuery) -> "AuditEntry[]";
+    export_audit(NoArgs) -> "AuditExport | null";
     list_providers(NoArgs) -> "ProviderSettings[]";
     save_provider(SaveProvider) -> "null";
     remove_provider(ProviderId) -> "null";
@@ -652,11 +653,16 @@ async fn call_tool(
             }
         }
     });
+    // The user's own call: nobody is asked, but it is audited like every other.
+    let flow = state
+        .door
+        .user_tool_call(&args.server, &args.name, arguments.as_ref());
     let result = state
         .host
         .call_tool(&args.server, &args.name, arguments, &args.call_id)
         .await;
     forward.abort();
+    state.door.tool_call_finished(&flow, result.as_ref());
     result
 }
 
@@ -820,6 +826,50 @@ async fn save_bytes(app: AppHandle, args: SaveBytes) -> Result<Option<String>> {
     Ok(Some(path))
 }
 
+/// Where the audit log was exported, and how many entries it holds.
+#[derive(Debug, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AuditExport {
+    pub path: String,
+    pub entries: u32,
+}
+
+/// Writes the whole audit log, oldest first, as JSON Lines to a file the user picks.
+#[tauri::command]
+async fn export_audit(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    _args: NoArgs,
+) -> Result<Option<AuditExport>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog()
+        .file()
+        .set_file_name("switchboard-audit.jsonl")
+        .save_file(move |picked| {
+            let _ = tx.send(picked);
+        });
+    let Some(path) = picked_path(rx.await.ok().flatten())? else {
+        return Ok(None);
+    };
+    let audit = state.door.audit().clone();
+    let target = path.clone();
+    let entries = tokio::task::spawn_blocking(move || -> Result<usize> {
+        let io =
+            |e: std::io::Error| Error::new(ErrorCode::Io, format!("cannot write {target}: {e}"));
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&target).map_err(io)?);
+        let n = audit.export_jsonl(&mut out)?;
+        std::io::Write::flush(&mut out).map_err(io)?;
+        Ok(n)
+    })
+    .await
+    .map_err(|e| Error::new(ErrorCode::Internal, format!("export failed: {e}")))??;
+    Ok(Some(AuditExport {
+        path,
+        entries: entries as u32,
+    }))
+}
+
 fn picked_path(picked: Option<tauri_plugin_dialog::FilePath>) -> Result<Option<String>> {
     picked
         .map(|p| {
@@ -864,6 +914,7 @@ mod tests {
                     "Review",
                     "PolicyEntry",
                     "AuditEntry",
+                    "AuditExport",
                     "ProviderSettings",
                     "PinItem",
                     "Conversation",

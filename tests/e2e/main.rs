@@ -299,6 +299,14 @@ async fn a_person_uses_every_screen() {
     s.click_css("[data-testid=nav-approvals]").await;
     s.wait_for("[data-testid=audit-row][data-step=returned]", SHORT)
         .await;
+    // The call made by hand on the Tools screen is audited too, as the user's.
+    s.type_into("[data-testid=audit-search]", "hello from the window")
+        .await;
+    s.wait_text("[data-testid=audit]", SHORT, |t| {
+        t.contains("tool call: echo") && t.contains("user") && t.contains("returned")
+    })
+    .await;
+    s.type_into("[data-testid=audit-search]", "").await;
     // Tool pinning: approve the server's definitions as shown.
     s.select(
         "[data-testid=pins-panel] [data-testid=server-picker]",

@@ -1,6 +1,7 @@
 // The one interface the UI talks to. Only backend/tauri.ts implements it with Tauri; tests use a
 // fake. Every method rejects with a `{code, message}` BackendError, never a bare string.
 import type { AuditEntry } from "./bindings/AuditEntry";
+import type { AuditExport } from "./bindings/AuditExport";
 import type { Conversation } from "./bindings/Conversation";
 import type { ConversationView } from "./bindings/ConversationView";
 import type { NewMessage } from "./bindings/NewMessage";
@@ -101,6 +102,8 @@ export interface Backend {
   setPolicy(entry: PolicyEntry): Promise<void>;
   /** Audit log rows, newest first. */
   searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /** Asks where to save, then writes the whole audit log there as JSON Lines; null when cancelled. */
+  exportAudit(): Promise<AuditExport | null>;
   /** A running server's tool definitions and instructions against what was approved (pinned). */
   reviewPins(server: string): Promise<PinItem[]>;
   /** Pins the reviewed items as shown (each with its digest); refused if one changed meanwhile. */

@@ -254,19 +254,29 @@ impl Audit {
 
     /// Writes every row, oldest first, as JSON Lines. Returns how many were written.
     pub fn export_jsonl(&self, out: &mut dyn Write) -> Result<usize> {
-        let rows = self.store.with(|c| {
-            let mut stmt = c.prepare(
-                "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit ORDER BY id",
-            )?;
-            let rows = stmt.query_map([], row_to_entry)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })?;
-        for row in &rows {
-            let line = serde_json::to_string(row)
-                .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
-            writeln!(out, "{line}")?;
+        // Page by id so the database is never held for the whole export, nor the log in memory.
+        const PAGE: i64 = 1000;
+        let mut after = 0_i64;
+        let mut written = 0;
+        loop {
+            let rows = self.store.with(|c| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit WHERE id > ?1 ORDER BY id LIMIT ?2",
+                )?;
+                let rows = stmt.query_map(rusqlite::params![after, PAGE], row_to_entry)?;
+                rows.collect::<rusqlite::Result<Vec<_>>>()
+            })?;
+            let Some(last) = rows.last() else {
+                return Ok(written);
+            };
+            after = last.id;
+            for row in &rows {
+                let line = serde_json::to_string(row)
+                    .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+                writeln!(out, "{line}")?;
+            }
+            written += rows.len();
         }
-        Ok(rows.len())
     }
 }
 
@@ -371,5 +381,33 @@ mod tests {
             .collect();
         assert_eq!(lines[0].step, Step::Requested);
         assert_eq!(lines[1].detail, json!({"text": "write a limerick"}));
+    }
+
+    #[test]
+    fn export_is_the_whole_log_in_order_across_pages() {
+        let a = audit();
+        let flow = Flow::new(FlowKind::ToolCall, "files", Some("read".into()));
+        for i in 0..2_345 {
+            a.record(Record {
+                flow: &flow,
+                step: Step::Requested,
+                actor: "user",
+                decision: None,
+                detail: json!({"n": i}),
+            })
+            .unwrap();
+        }
+        let mut out = Vec::new();
+        assert_eq!(a.export_jsonl(&mut out).unwrap(), 2_345);
+        let ns: Vec<i64> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<AuditEntry>(l).unwrap().detail["n"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(ns, (0..2_345).collect::<Vec<_>>());
     }
 }

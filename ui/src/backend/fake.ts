@@ -414,6 +414,10 @@ export class FakeBackend implements Backend {
   async openExternal(url: string) {
     this.log("openExternal", url);
   }
+  async exportAudit() {
+    this.log("exportAudit");
+    return { path: "/home/you/switchboard-audit.jsonl", entries: this.audit.length };
+  }
   async saveBytes(name: string, _base64: string) {
     this.log("saveBytes", name);
     return `/home/you/${name}`;

@@ -61,6 +61,7 @@ export const tauriBackend: Backend = {
   listPolicies: () => call("list_policies", none),
   setPolicy: async (entry) => void (await call("set_policy", entry)),
   searchAudit: (query) => call("search_audit", query),
+  exportAudit: () => call("export_audit", {}),
   reviewPins: (server) => call("review_pins", { server }),
   approvePins: (server, items) => call("approve_pins", { server, items }),
 

@@ -2,6 +2,7 @@
 import type * as Mcp from "../mcp";
 import type { ApprovePins } from "./ApprovePins";
 import type { AuditEntry } from "./AuditEntry";
+import type { AuditExport } from "./AuditExport";
 import type { AuditQuery } from "./AuditQuery";
 import type { CallId } from "./CallId";
 import type { CallTool } from "./CallTool";
@@ -71,6 +72,7 @@ export type Commands = {
   list_policies: { args: NoArgs; result: PolicyEntry[] };
   set_policy: { args: PolicyEntry; result: null };
   search_audit: { args: AuditQuery; result: AuditEntry[] };
+  export_audit: { args: NoArgs; result: AuditExport | null };
   list_providers: { args: NoArgs; result: ProviderSettings[] };
   save_provider: { args: SaveProvider; result: null };
   remove_provider: { args: ProviderId; result: null };
@@ -121,6 +123,7 @@ export const COMMAND_NAMES = [
   "list_policies",
   "set_policy",
   "search_audit",
+  "export_audit",
   "list_providers",
   "save_provider",
   "remove_provider",

@@ -55,8 +55,12 @@ describe("Approvals screen", () => {
     await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(1));
     fireEvent.click(screen.getAllByTestId("audit-row")[0]!);
     expect(screen.getByTestId("audit-detail").textContent).toContain("edited to Spain");
+    // Export writes the whole log, not the one row the search left on screen.
     fireEvent.click(screen.getByTestId("audit-export"));
-    await waitFor(() => expect(b.calls.some((c) => c.method === "saveBytes")).toBe(true));
+    expect((await screen.findByTestId("audit-exported")).textContent).toBe(
+      "3 entries written to /home/you/switchboard-audit.jsonl",
+    );
+    expect(b.calls.some((c) => c.method === "exportAudit")).toBe(true);
   });
 
   it("shows a changed tool's difference and pins only what was shown", async () => {

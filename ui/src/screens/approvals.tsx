@@ -24,18 +24,12 @@ const KINDS: Record<PolicyEntry["kind"], string> = {
   tool_call: "tool calls",
 };
 
-function toBase64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
 export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
   const { backend } = props;
   const [policies, setPolicies] = useState<PolicyEntry[]>([]);
   const [rows, setRows] = useState<AuditEntry[]>([]);
   const [text, setText] = useState("");
+  const [exported, setExported] = useState<string | null>(null);
   const [open, setOpen] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -64,14 +58,11 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
   const change = (p: PolicyEntry, rule: Rule) =>
     backend.setPolicy({ ...p, rule }).then(load, (e: unknown) => setError(errorMessage(e)));
 
+  // The whole log, not only the rows on screen: the backend writes it to the file you pick.
   const exportLog = async () => {
-    const lines = rows
-      .slice()
-      .reverse()
-      .map((r) => JSON.stringify(r))
-      .join("\n");
     try {
-      await backend.saveBytes("switchboard-audit.jsonl", toBase64(lines + "\n"));
+      const done = await backend.exportAudit();
+      if (done) setExported(`${done.entries} entries written to ${done.path}`);
     } catch (e) {
       setError(errorMessage(e));
     }
@@ -135,10 +126,15 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
             value={text}
             onChange={(e) => setText(e.currentTarget.value)}
           />
-          <button data-testid="audit-export" disabled={rows.length === 0} onClick={exportLog}>
+          <button data-testid="audit-export" onClick={exportLog}>
             Export JSON Lines
           </button>
         </header>
+        {exported ? (
+          <p className="muted" data-testid="audit-exported">
+            {exported}
+          </p>
+        ) : null}
         <table className="table" data-testid="audit">
           <thead>
             <tr>
