@@ -352,10 +352,22 @@ fn audit_rows(data_dir: &Path) -> Vec<(FlowKind, Step, String, Option<String>, V
         .collect()
 }
 
+/// The steps of what the server asked (sampling, elicitation), leaving out the tool call
+/// (`call`) during which it asked.
 fn steps(data_dir: &Path) -> Vec<(Step, String, Option<String>)> {
     audit_rows(data_dir)
         .into_iter()
+        .filter(|(kind, ..)| *kind != FlowKind::ToolCall)
         .map(|(_, step, actor, decision, _)| (step, actor, decision))
+        .collect()
+}
+
+/// The steps of the tool calls.
+fn call_steps(data_dir: &Path) -> Vec<(Step, String)> {
+    audit_rows(data_dir)
+        .into_iter()
+        .filter(|(kind, ..)| *kind == FlowKind::ToolCall)
+        .map(|(_, step, actor, ..)| (step, actor))
         .collect()
 }
 
@@ -414,13 +426,22 @@ fn sampling_goes_to_the_chosen_provider_and_every_step_is_audited() {
             step(Step::Returned, "cli_allow", None),
         ]
     );
+    // Around it, the call that made the server ask.
+    assert_eq!(
+        call_steps(data.path()),
+        vec![
+            (Step::Requested, "user".to_owned()),
+            (Step::Returned, "server".to_owned())
+        ]
+    );
 
     // `audit` prints the same rows as JSON Lines.
     let o = command(data.path(), &["audit"]).output().unwrap();
     let lines = stdout_lines(&o);
-    assert_eq!(lines.len(), 8);
-    assert_eq!(lines[0]["kind"], "sampling");
-    assert_eq!(lines[0]["server"], "stdio");
+    assert_eq!(lines.len(), 10);
+    assert_eq!(lines[0]["kind"], "tool_call");
+    assert_eq!(lines[1]["kind"], "sampling");
+    assert_eq!(lines[1]["server"], "stdio");
 
     // --approve deny: the server gets -1, nothing is sent, and that is audited too.
     let o = command(data.path(), &sampling_args(&base, &e, "deny"))
@@ -530,7 +551,15 @@ fn the_audit_log_survives_the_cli_being_killed_mid_review() {
     child.kill().unwrap();
     child.wait().unwrap();
 
-    let rows = audit_rows(data.path());
+    // The call was requested and never ended; the sampling it started was shown.
+    assert_eq!(
+        call_steps(data.path()),
+        vec![(Step::Requested, "user".to_owned())]
+    );
+    let rows: Vec<_> = audit_rows(data.path())
+        .into_iter()
+        .filter(|r| r.0 != FlowKind::ToolCall)
+        .collect();
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert_eq!(rows[0].0, FlowKind::Sampling);
     assert_eq!(rows[0].1, Step::Requested);
