@@ -89,6 +89,7 @@ commands! {
     decide_review(DecideReview) -> "null";
     list_policies(NoArgs) -> "PolicyEntry[]";
     set_policy(PolicyEntry) -> "null";
+    remove_policy(PolicyEntry) -> "null";
     search_audit(AuditQuery) -> "AuditEntry[]";
     export_audit(NoArgs) -> "AuditExport | null";
     list_providers(NoArgs) -> "ProviderSettings[]";
@@ -289,6 +290,11 @@ fn list_policies(state: State<'_, AppState>, _args: NoArgs) -> Result<Vec<Policy
 #[tauri::command]
 fn set_policy(state: State<'_, AppState>, args: PolicyEntry) -> Result<()> {
     state.door.policies().set(&args)
+}
+
+#[tauri::command]
+fn remove_policy(state: State<'_, AppState>, args: PolicyEntry) -> Result<()> {
+    state.door.policies().remove(&args)
 }
 
 #[tauri::command]
@@ -564,12 +570,18 @@ async fn save_server(state: State<'_, AppState>, args: SaveServer) -> Result<()>
     state
         .host
         .save_server(&args.name, args.config, args.previous_name.as_deref())
-        .await
+        .await?;
+    match args.previous_name.as_deref() {
+        // A renamed server keeps what was decided for it.
+        Some(previous) if previous != args.name => state.door.rename_server(previous, &args.name),
+        _ => Ok(()),
+    }
 }
 
 #[tauri::command]
 async fn remove_server(state: State<'_, AppState>, args: ServerName) -> Result<()> {
-    state.host.remove_server(&args.server).await
+    state.host.remove_server(&args.server).await?;
+    state.door.forget_server(&args.server)
 }
 
 #[tauri::command]

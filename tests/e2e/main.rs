@@ -320,6 +320,19 @@ async fn a_person_uses_every_screen() {
         t.contains("are approved as they are")
     })
     .await;
+    // A rule made on the screen itself: always allow the server's echo.
+    s.select("[data-testid=policy-new-server]", "everything")
+        .await;
+    s.type_into("[data-testid=policy-new-tool]", "echo").await;
+    s.click_css("[data-testid=policy-add-button]").await;
+    s.wait_text("[data-testid=policies]", SHORT, |t| t.contains("echo"))
+        .await;
+    // The screenshot shows the screen from its top, as a person arriving sees it.
+    s.script(
+        "document.querySelector('[data-testid=approvals-screen]').scrollTop = 0",
+        serde_json::json!([]),
+    )
+    .await;
     desktop.screenshot("approvals.png").await;
 
     // Resources: page through the fixture's 1000 resources by scrolling, then read its image.

@@ -98,8 +98,10 @@ export interface Backend {
   decideReview(id: string, digest: string, verdict: Verdict): Promise<void>;
   /** The standing rules (per server, kind and tool). */
   listPolicies(): Promise<PolicyEntry[]>;
-  /** Sets a rule; `ask` revokes it. */
+  /** Sets a rule. `ask` for a whole server revokes its rule; for one tool it keeps asking about that tool. */
   setPolicy(entry: PolicyEntry): Promise<void>;
+  /** Removes the rule at the entry's scope (server, kind, tool). */
+  removePolicy(entry: PolicyEntry): Promise<void>;
   /** Audit log rows, newest first. */
   searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** Asks where to save, then writes the whole audit log there as JSON Lines; null when cancelled. */

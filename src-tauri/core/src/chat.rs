@@ -3,7 +3,8 @@
 //! call the model makes goes through the approval door ([`Door::authorize_tool_call`]) with its
 //! arguments shown and editable, and its result (or refusal) goes back to the model. Messages are
 //! MCP sampling JSON (text, image, audio, `tool_use`, `tool_result` blocks), so the providers'
-//! own mappings serve the chat too.
+//! own mappings serve the chat too. With the manual provider the person writes the model's answers
+//! ([`Door::write_answer`]), so every flow can be tried without a key.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use ts_rs::TS;
 
 use crate::approvals::Door;
 use crate::error::{Error, ErrorCode, Result};
-use crate::providers::{self, Provider};
+use crate::providers::{self, Provider, ProviderKind};
 use crate::store::{Store, now_ms};
 
 /// How many model requests one turn may make (each tool round trip is one).
@@ -497,11 +498,16 @@ pub async fn run_turn(
             request["tools"] = offered;
             request["toolChoice"] = json!({"mode": "auto"});
         }
-        let completion = {
+        let completion = if provider.kind == ProviderKind::Manual {
+            door.write_answer(&model, &request).await?
+        } else {
             let mut on_text = |t: &str| events.text(t);
-            provider.complete(&model, &request, &mut on_text).await?
+            provider
+                .complete(&model, &request, &mut on_text)
+                .await?
+                .result
         };
-        let content = completion.result["content"].clone();
+        let content = completion["content"].clone();
         let message = chats.append(id, "assistant", content.clone())?;
         events.message(&message);
         added.push(message);

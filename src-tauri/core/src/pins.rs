@@ -226,6 +226,22 @@ impl Pins {
         Ok(review)
     }
 
+    /// Moves `from`'s pins to `to` (the server was renamed), replacing any `to` had.
+    pub fn rename(&self, from: &str, to: &str) -> Result<()> {
+        if from == to {
+            return Ok(());
+        }
+        self.forget(to)?;
+        self.store
+            .with(|c| {
+                c.execute(
+                    "UPDATE pins SET server = ?2 WHERE server = ?1",
+                    params![from, to],
+                )
+            })
+            .map(|_| ())
+    }
+
     /// Forgets every pin of `server` (when it is removed).
     pub fn forget(&self, server: &str) -> Result<()> {
         self.store
@@ -273,6 +289,20 @@ mod tests {
         );
         assert_eq!(digest(&a), digest(&b));
         assert_ne!(digest(&a), digest(&json!({"b": 2})));
+    }
+
+    #[test]
+    fn pins_follow_a_renamed_server_and_go_with_a_removed_one() {
+        let pins = Pins::new(Arc::new(Store::in_memory().unwrap()));
+        let read = json!({"name": "read", "description": "Reads a file"});
+        pins.approve("old", &definitions(None, std::slice::from_ref(&read)))
+            .unwrap();
+        pins.rename("old", "new").unwrap();
+        let state = |server: &str| pins.check_call(server, &read, None).unwrap()[0].state;
+        assert_eq!(state("new"), PinState::Pinned);
+        assert_eq!(state("old"), PinState::New);
+        pins.forget("new").unwrap();
+        assert_eq!(state("new"), PinState::New);
     }
 
     #[test]

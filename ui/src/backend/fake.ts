@@ -297,7 +297,11 @@ export class FakeBackend implements Backend {
   async setPolicy(entry: PolicyEntry) {
     this.log("setPolicy", entry);
     this.policies = this.policies.filter((p) => !(p.server === entry.server && p.kind === entry.kind && p.tool === entry.tool));
-    if (entry.rule !== "ask") this.policies.push(entry);
+    if (entry.rule !== "ask" || entry.tool !== null) this.policies.push(entry);
+  }
+  async removePolicy(entry: PolicyEntry) {
+    this.log("removePolicy", entry);
+    this.policies = this.policies.filter((p) => !(p.server === entry.server && p.kind === entry.kind && p.tool === entry.tool));
   }
   async searchAudit(query: AuditQuery) {
     const words = (query.text ?? "").toLowerCase().split(/\s+/).filter(Boolean);

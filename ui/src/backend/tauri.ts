@@ -60,6 +60,7 @@ export const tauriBackend: Backend = {
   decideReview: async (id, digest, verdict) => void (await call("decide_review", { id, digest, verdict })),
   listPolicies: () => call("list_policies", none),
   setPolicy: async (entry) => void (await call("set_policy", entry)),
+  removePolicy: async (entry) => void (await call("remove_policy", entry)),
   searchAudit: (query) => call("search_audit", query),
   exportAudit: () => call("export_audit", {}),
   reviewPins: (server) => call("review_pins", { server }),

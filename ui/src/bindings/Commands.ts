@@ -71,6 +71,7 @@ export type Commands = {
   decide_review: { args: DecideReview; result: null };
   list_policies: { args: NoArgs; result: PolicyEntry[] };
   set_policy: { args: PolicyEntry; result: null };
+  remove_policy: { args: PolicyEntry; result: null };
   search_audit: { args: AuditQuery; result: AuditEntry[] };
   export_audit: { args: NoArgs; result: AuditExport | null };
   list_providers: { args: NoArgs; result: ProviderSettings[] };
@@ -122,6 +123,7 @@ export const COMMAND_NAMES = [
   "decide_review",
   "list_policies",
   "set_policy",
+  "remove_policy",
   "search_audit",
   "export_audit",
   "list_providers",

@@ -40,6 +40,30 @@ describe("Approvals screen", () => {
     expect(b.policies).toEqual([{ server: "files", kind: "tool_call", tool: "write_file", rule: "deny" }]);
   });
 
+  it("adds a server-wide rule, asks about one tool under it, and removes a rule", async () => {
+    const b = new FakeBackend().addServer("files");
+    render(<Screen backend={b} />);
+    await waitFor(() => expect((screen.getByTestId("policy-new-server") as HTMLSelectElement).value).toBe("files"));
+    // Every tool call of the server allowed...
+    fireEvent.click(screen.getByTestId("policy-add-button"));
+    await waitFor(() => expect(screen.getAllByTestId("policy-row")).toHaveLength(1));
+    // ...except one, which is asked about.
+    fireEvent.change(screen.getByTestId("policy-new-tool"), { target: { value: "delete_file" } });
+    fireEvent.change(screen.getByTestId("policy-new-rule"), { target: { value: "ask" } });
+    fireEvent.click(screen.getByTestId("policy-add-button"));
+    await waitFor(() => expect(screen.getAllByTestId("policy-row")).toHaveLength(2));
+    expect(b.policies).toEqual([
+      { server: "files", kind: "tool_call", tool: null, rule: "always_allow" },
+      { server: "files", kind: "tool_call", tool: "delete_file", rule: "ask" },
+    ]);
+    // Sampling has no tools to name.
+    fireEvent.change(screen.getByTestId("policy-new-kind"), { target: { value: "sampling" } });
+    expect((screen.getByTestId("policy-new-tool") as HTMLInputElement).disabled).toBe(true);
+    fireEvent.click(screen.getAllByTestId("policy-remove")[1]!);
+    await waitFor(() => expect(screen.getAllByTestId("policy-row")).toHaveLength(1));
+    expect(b.policies).toEqual([{ server: "files", kind: "tool_call", tool: null, rule: "always_allow" }]);
+  });
+
   it("searches the audit log, shows a step's detail and exports JSON Lines", async () => {
     const b = new FakeBackend();
     b.audit = [

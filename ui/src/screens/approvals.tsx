@@ -12,7 +12,7 @@ import { reveal } from "../components/visible";
 import type { HostState } from "../host";
 
 const RULES: { value: Rule; label: string }[] = [
-  { value: "ask", label: "ask (revoke)" },
+  { value: "ask", label: "ask every time" },
   { value: "allow_session", label: "allow until I quit" },
   { value: "always_allow", label: "always allow" },
   { value: "deny", label: "always deny" },
@@ -57,6 +57,7 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
 
   const change = (p: PolicyEntry, rule: Rule) =>
     backend.setPolicy({ ...p, rule }).then(load, (e: unknown) => setError(errorMessage(e)));
+  const remove = (p: PolicyEntry) => backend.removePolicy(p).then(load, (e: unknown) => setError(errorMessage(e)));
 
   // The whole log, not only the rows on screen: the backend writes it to the file you pick.
   const exportLog = async () => {
@@ -77,9 +78,15 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
       ) : null}
       <section aria-label="Rules">
         <h2>Rules</h2>
+        <p className="muted">
+          A tool's own rule wins over its server's: “ask every time” for one tool keeps asking about it even when
+          the server's calls are allowed.
+        </p>
+        <NewRule servers={props.host.servers.map((s) => s.name)} onAdd={(p) => change(p, p.rule)} />
         {policies.length === 0 ? (
           <p className="muted" data-testid="no-policies">
-            No standing rules: every request is shown to you. Choose “from now on” in an approval dialog to add one.
+            No standing rules: every request is shown to you. Add one above, or choose “from now on” in an approval
+            dialog.
           </p>
         ) : (
           <table className="table" data-testid="policies">
@@ -89,6 +96,7 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
                 <th>Kind</th>
                 <th>Tool</th>
                 <th>Rule</th>
+                <th />
               </tr>
             </thead>
             <tbody>
@@ -109,6 +117,11 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
                         </option>
                       ))}
                     </select>
+                  </td>
+                  <td>
+                    <button className="small" data-testid="policy-remove" onClick={() => remove(p)}>
+                      Remove
+                    </button>
                   </td>
                 </tr>
               ))}
@@ -155,6 +168,63 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
         {rows.length === 0 ? <p className="muted">Nothing recorded{text ? " matches" : " yet"}.</p> : null}
       </section>
     </div>
+  );
+}
+
+/** Adds a rule for a server, or for one of its tools. */
+function NewRule(props: { servers: string[]; onAdd: (p: PolicyEntry) => void }) {
+  const [server, setServer] = useState("");
+  const [kind, setKind] = useState<PolicyEntry["kind"]>("tool_call");
+  const [tool, setTool] = useState("");
+  const [rule, setRule] = useState<Rule>("always_allow");
+  const chosen = server || props.servers[0] || "";
+  return (
+    <form
+      className="inline-form"
+      data-testid="policy-add"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!chosen) return;
+        props.onAdd({ server: chosen, kind, tool: kind === "tool_call" && tool.trim() ? tool.trim() : null, rule });
+        setTool("");
+      }}
+    >
+      <select data-testid="policy-new-server" value={chosen} onChange={(e) => setServer(e.currentTarget.value)}>
+        {props.servers.map((name) => (
+          <option key={name} value={name}>
+            {name}
+          </option>
+        ))}
+      </select>
+      <select
+        data-testid="policy-new-kind"
+        value={kind}
+        onChange={(e) => setKind(e.currentTarget.value as PolicyEntry["kind"])}
+      >
+        {Object.entries(KINDS).map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <input
+        data-testid="policy-new-tool"
+        placeholder="all tools"
+        disabled={kind !== "tool_call"}
+        value={kind === "tool_call" ? tool : ""}
+        onChange={(e) => setTool(e.currentTarget.value)}
+      />
+      <select data-testid="policy-new-rule" value={rule} onChange={(e) => setRule(e.currentTarget.value as Rule)}>
+        {RULES.map((r) => (
+          <option key={r.value} value={r.value}>
+            {r.label}
+          </option>
+        ))}
+      </select>
+      <button type="submit" data-testid="policy-add-button" disabled={!chosen}>
+        Add rule
+      </button>
+    </form>
   );
 }
 

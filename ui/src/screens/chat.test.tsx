@@ -52,6 +52,17 @@ describe("Chat screen", () => {
     expect(b.conversations[0]!.conversation.title).toBe("Hi there");
   });
 
+  it("starts with the manual provider when no model is configured: you write the answers", async () => {
+    const b = backend();
+    b.providers = [];
+    await startChat(b);
+    const select = screen.getByTestId("chat-model") as HTMLSelectElement;
+    expect(select.value).toBe("manual/manual");
+    expect(select.selectedOptions[0]!.textContent).toBe("manual · you write the answers");
+    expect(b.conversations[0]!.conversation.provider).toBe("manual");
+    expect(screen.queryByTestId("chat-error")).toBeNull();
+  });
+
   it("shows a called tool's progress while the turn runs", async () => {
     const b = backend();
     b.turnMs = 300;

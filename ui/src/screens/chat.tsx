@@ -18,6 +18,9 @@ import { PromptPanel } from "./prompts";
 
 type Json = Record<string, unknown>;
 
+/** The manual provider: no key, the person writes the model's answers in the approval dialog. */
+const MANUAL = { provider: "manual", model: "manual" };
+
 /** How many pages of each server's resources "@" searches. */
 const RESOURCE_PAGES = 10;
 
@@ -154,7 +157,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   const currentRef = useRef<string | null>(null);
   currentRef.current = current;
 
-  const models = providers.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model })));
+  const models = [...providers.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model }))), MANUAL];
   const conversation = conversations.find((c) => c.id === current) ?? null;
 
   const loadList = useCallback(() => {
@@ -210,13 +213,10 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
 
   const start = async () => {
     // The list may still be loading (or changed on the Models screen): ask again when empty.
-    const known = models.length ? providers : await backend.listProviders().catch(() => [] as ProviderSettings[]);
+    const known = providers.length ? providers : await backend.listProviders().catch(() => [] as ProviderSettings[]);
     if (known !== providers) setProviders(known);
-    const first = known.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model })))[0];
-    if (!first) {
-      setError("Add a provider with a model on the Models screen first.");
-      return;
-    }
+    // With no model configured, you write the answers yourself (the manual provider).
+    const first = known.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model })))[0] ?? MANUAL;
     try {
       const c = await backend.newConversation("New chat", first.provider, first.model);
       setConversations((list) => [c, ...list]);
@@ -308,7 +308,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
               >
                 {models.map((m) => (
                   <option key={`${m.provider}/${m.model}`} value={`${m.provider}/${m.model}`}>
-                    {m.provider} · {m.model}
+                    {m.provider === MANUAL.provider ? "manual · you write the answers" : `${m.provider} · ${m.model}`}
                   </option>
                 ))}
               </select>

@@ -740,6 +740,52 @@ impl Door {
         Ok(chosen.len())
     }
 
+    /// Has the person write the model's answer to a chat `request` (the manual provider): the
+    /// request is shown, the answer is theirs, as text or as JSON content (tool calls included).
+    /// Returns the assistant message they wrote.
+    pub async fn write_answer(&self, model: &str, request: &Value) -> Result<Value> {
+        let flow = Flow::new(FlowKind::Sampling, "chat", Some(model.to_owned()));
+        self.note(&flow, Step::Requested, "chat", None, request.clone());
+        let blank = json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": ""},
+            "model": model,
+            "stopReason": "endTurn",
+        });
+        let context = json!({"provider": "manual", "model": model, "request": request});
+        match self
+            .ask(&flow, ReviewKind::SamplingCompletion, blank, context)
+            .await
+        {
+            Verdict::Approve { content, .. } => {
+                let actor = self.0.reviewer.actor();
+                self.note(&flow, Step::Decided, actor, Some("written"), Value::Null);
+                self.note(&flow, Step::Returned, actor, None, content.clone());
+                Ok(content)
+            }
+            other => {
+                self.refused(&flow, &other);
+                Err(Error::new(
+                    ErrorCode::Denied,
+                    "no answer was written (you are the model with the manual provider)",
+                ))
+            }
+        }
+    }
+
+    /// Forgets what was decided for `server` (rules and pinned tools): it was removed, and a
+    /// server added later under its name must be approved afresh.
+    pub fn forget_server(&self, server: &str) -> Result<()> {
+        self.0.policies.forget(server)?;
+        self.0.pins.forget(server)
+    }
+
+    /// Carries `from`'s rules and pins over to its new name `to`.
+    pub fn rename_server(&self, from: &str, to: &str) -> Result<()> {
+        self.0.policies.rename(from, to)?;
+        self.0.pins.rename(from, to)
+    }
+
     /// Records a tool call the user makes themselves (the Tools screen, the CLI's `call`): nobody
     /// is asked, but it is in the audit log like every other call. End it with
     /// [`Door::tool_call_finished`].

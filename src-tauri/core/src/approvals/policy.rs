@@ -152,23 +152,18 @@ impl Policies {
         Ok(Rule::Ask)
     }
 
-    /// Sets a rule; [`Rule::Ask`] removes any rule at that scope (revoking it).
+    /// Sets a rule. [`Rule::Ask`] for a whole server removes its rule (asking is the default);
+    /// for one tool it is kept, so that tool is asked about whatever the server's rule says.
     pub fn set(&self, entry: &PolicyEntry) -> Result<()> {
+        self.remove(entry)?;
         let tool = entry.tool.clone().unwrap_or_default();
         let key = (entry.server.clone(), entry.kind, tool.clone());
-        self.session()?.remove(&key);
-        self.store.with(|c| {
-            c.execute(
-                "DELETE FROM policies WHERE server = ?1 AND kind = ?2 AND tool = ?3",
-                params![entry.server, entry.kind.as_str(), tool],
-            )
-        })?;
         match entry.rule {
-            Rule::Ask => {}
+            Rule::Ask if tool.is_empty() => {}
             Rule::AllowSession => {
                 self.session()?.insert(key, Rule::AllowSession);
             }
-            Rule::AlwaysAllow | Rule::Deny => {
+            Rule::Ask | Rule::AlwaysAllow | Rule::Deny => {
                 self.store.with(|c| {
                     c.execute(
                         "INSERT INTO policies (server, kind, tool, rule, changed_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -177,6 +172,54 @@ impl Policies {
                 })?;
             }
         }
+        Ok(())
+    }
+
+    /// Removes the rule at `entry`'s scope (server, kind, tool), whatever it is.
+    pub fn remove(&self, entry: &PolicyEntry) -> Result<()> {
+        let tool = entry.tool.clone().unwrap_or_default();
+        self.session()?
+            .remove(&(entry.server.clone(), entry.kind, tool.clone()));
+        self.store.with(|c| {
+            c.execute(
+                "DELETE FROM policies WHERE server = ?1 AND kind = ?2 AND tool = ?3",
+                params![entry.server, entry.kind.as_str(), tool],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Forgets every rule of `server` (it was removed: a new server given its name later must
+    /// not inherit what was allowed to this one).
+    pub fn forget(&self, server: &str) -> Result<()> {
+        self.session()?.retain(|(s, _, _), _| s != server);
+        self.store
+            .with(|c| c.execute("DELETE FROM policies WHERE server = ?1", params![server]))?;
+        Ok(())
+    }
+
+    /// Moves `from`'s rules to `to` (the server was renamed), replacing any `to` had.
+    pub fn rename(&self, from: &str, to: &str) -> Result<()> {
+        if from == to {
+            return Ok(());
+        }
+        self.forget(to)?;
+        {
+            let mut session = self.session()?;
+            let moved: Vec<(Key, Rule)> = session
+                .iter()
+                .filter(|((s, _, _), _)| s == from)
+                .map(|((_, k, t), r)| ((to.to_owned(), *k, t.clone()), *r))
+                .collect();
+            session.retain(|(s, _, _), _| s != from);
+            session.extend(moved);
+        }
+        self.store.with(|c| {
+            c.execute(
+                "UPDATE policies SET server = ?2 WHERE server = ?1",
+                params![from, to],
+            )
+        })?;
         Ok(())
     }
 
@@ -267,5 +310,43 @@ mod tests {
         p.set(&entry("py", k, None, Rule::Ask)).unwrap();
         assert_eq!(p.rule("py", k, None).unwrap(), Rule::Ask);
         assert!(p.list().unwrap().is_empty());
+    }
+
+    #[test]
+    fn one_tool_can_be_asked_about_under_a_server_wide_allow() {
+        let p = Policies::new(Arc::new(Store::in_memory().unwrap()));
+        let k = PolicyKind::ToolCall;
+        p.set(&entry("fs", k, None, Rule::AlwaysAllow)).unwrap();
+        p.set(&entry("fs", k, Some("delete"), Rule::Ask)).unwrap();
+        assert_eq!(p.rule("fs", k, Some("read")).unwrap(), Rule::AlwaysAllow);
+        assert_eq!(p.rule("fs", k, Some("delete")).unwrap(), Rule::Ask);
+        assert_eq!(p.list().unwrap().len(), 2);
+        p.remove(&entry("fs", k, Some("delete"), Rule::Ask))
+            .unwrap();
+        assert_eq!(p.rule("fs", k, Some("delete")).unwrap(), Rule::AlwaysAllow);
+    }
+
+    #[test]
+    fn removed_servers_lose_their_rules_and_renamed_ones_keep_them() {
+        let p = Policies::new(Arc::new(Store::in_memory().unwrap()));
+        let k = PolicyKind::Sampling;
+        p.set(&entry("old", k, None, Rule::AlwaysAllow)).unwrap();
+        p.set(&entry(
+            "old",
+            PolicyKind::ToolCall,
+            Some("t"),
+            Rule::AllowSession,
+        ))
+        .unwrap();
+        p.rename("old", "new").unwrap();
+        assert_eq!(p.rule("old", k, None).unwrap(), Rule::Ask);
+        assert_eq!(p.rule("new", k, None).unwrap(), Rule::AlwaysAllow);
+        assert_eq!(
+            p.rule("new", PolicyKind::ToolCall, Some("t")).unwrap(),
+            Rule::AllowSession
+        );
+        p.forget("new").unwrap();
+        assert!(p.list().unwrap().is_empty());
+        assert_eq!(p.rule("new", k, None).unwrap(), Rule::Ask);
     }
 }

@@ -464,3 +464,94 @@ async fn a_turn_stopped_during_a_call_leaves_a_conversation_that_goes_on() {
     assert_eq!(roles, ["user", "assistant", "tool", "user"]);
     assert_eq!(bodies[1]["messages"][2]["content"], STOPPED);
 }
+
+/// Writes the model's answers by hand: a tool call first, then text once the result is in.
+struct Writer {
+    seen: Mutex<Vec<Review>>,
+}
+
+impl Reviewer for Writer {
+    fn review(&self, review: Review) -> BoxFuture<'static, Verdict> {
+        let mut answer = review.content.clone();
+        let written = match review.kind {
+            ReviewKind::SamplingCompletion if self.seen.lock().unwrap().is_empty() => {
+                json!([{"type": "tool_use", "id": "u1", "name": "weather__get_weather", "input": {"city": "Oslo"}}])
+            }
+            ReviewKind::SamplingCompletion => json!({"type": "text", "text": "Sunny in Oslo."}),
+            _ => Value::Null,
+        };
+        let verdict = if written.is_null() {
+            // The tool call the person wrote is approved as it is.
+            Verdict::Approve {
+                content: review.content.clone(),
+                remember: None,
+            }
+        } else {
+            answer["content"] = written;
+            Verdict::Approve {
+                content: answer,
+                remember: None,
+            }
+        };
+        self.seen.lock().unwrap().push(review);
+        Box::pin(async move { verdict })
+    }
+}
+
+#[tokio::test]
+async fn with_the_manual_provider_the_person_writes_the_answers() {
+    let store = store();
+    let chats = Chats::new(store.clone());
+    let writer = Arc::new(Writer {
+        seen: Mutex::default(),
+    });
+    let door = Door::new(
+        writer.clone(),
+        Policies::new(store.clone()),
+        Pins::new(store.clone()),
+        Audit::new(store.clone()),
+        Sampling::new(
+            Models::default(),
+            Arc::new(|_| Default::default()),
+            store.clone(),
+        ),
+    );
+    let manual = Provider::new("manual", ProviderKind::Manual, None, None).unwrap();
+    let weather = Weather {
+        calls: Mutex::default(),
+    };
+    let c = chats.create("By hand", "manual", "manual").unwrap();
+    chats
+        .append(
+            &c.id,
+            "user",
+            json!({"type": "text", "text": "Weather in Oslo?"}),
+        )
+        .unwrap();
+    let added = run_turn(
+        &chats,
+        &door,
+        &manual,
+        &weather,
+        &c.id,
+        &mut Seen::default(),
+    )
+    .await
+    .unwrap();
+    let kinds: Vec<ReviewKind> = writer.seen.lock().unwrap().iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            ReviewKind::SamplingCompletion,
+            ReviewKind::ToolCall,
+            ReviewKind::SamplingCompletion
+        ]
+    );
+    // The person saw the conversation and the tools they may call, as a model would.
+    let first = writer.seen.lock().unwrap()[0].context.clone();
+    assert_eq!(first["provider"], "manual");
+    assert_eq!(first["request"]["tools"][0]["name"], "weather__get_weather");
+    assert_eq!(weather.calls.lock().unwrap()[0].2, json!({"city": "Oslo"}));
+    assert_eq!(added.len(), 3);
+    assert_eq!(added[2].content[0]["text"], "Sunny in Oslo.");
+}
