@@ -342,6 +342,65 @@ fn sampling_args<'a>(provider: &'a str, e: &'a str, approve: &'a str) -> Vec<&'a
     ]
 }
 
+#[test]
+fn anthropic_and_gemini_keys_come_from_their_environment_variables() {
+    let e = everything();
+    let cases = [
+        (
+            "anthropic",
+            "claude-sonnet-4-5",
+            include_str!("../../core/tests/providers/anthropic_text.sse"),
+            "ANTHROPIC_API_KEY",
+            "x-api-key: sk-ant-from-env",
+        ),
+        (
+            "gemini",
+            "gemini-2.5-flash",
+            include_str!("../../core/tests/providers/gemini_text.sse"),
+            "GEMINI_API_KEY",
+            "x-goog-api-key: gm-from-env",
+        ),
+    ];
+    for (name, model, sse, var, header) in cases {
+        let provider = Provider::replay(sse);
+        let data = tempfile::tempdir().unwrap();
+        let key = header.rsplit(": ").next().unwrap();
+        let o = command(
+            data.path(),
+            &[
+                "--approve",
+                "allow",
+                "--provider",
+                name,
+                "--base-url",
+                &provider.base,
+                "--model",
+                model,
+                "call",
+                "--stdio",
+                &e,
+                "trigger-sampling-request",
+                "--args",
+                r#"{"prompt":"What is the capital of France?"}"#,
+            ],
+        )
+        .env(var, key)
+        .output()
+        .unwrap();
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let requests = provider.requests();
+        assert_eq!(requests.len(), 1, "{name}");
+        let head = requests[0].0.to_lowercase();
+        assert!(head.contains(header), "{name}: {head}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("Paris"), "{name}: the answer went back: {out}");
+    }
+}
+
 /// `(kind, step, actor, decision)` of every audit row in `data_dir`, oldest first.
 fn audit_rows(data_dir: &Path) -> Vec<(FlowKind, Step, String, Option<String>, Value)> {
     let audit = Audit::new(Arc::new(Store::open(data_dir).unwrap()));

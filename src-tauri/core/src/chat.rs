@@ -304,7 +304,8 @@ fn sanitize(s: &str) -> String {
 }
 
 /// The tools offered to the model under collision-free names: `server__tool`, made of the
-/// characters every provider accepts, at most 64 long, with a numeric suffix when two would meet.
+/// characters every provider accepts, starting with a letter or `_`, at most 64 long, with a
+/// numeric suffix when two would meet.
 #[derive(Debug, Clone, Default)]
 pub struct ToolNames {
     by_name: HashMap<String, OfferedTool>,
@@ -317,10 +318,12 @@ impl ToolNames {
         let mut names = Self::default();
         for t in tools {
             let tool = t.definition["name"].as_str().unwrap_or_default();
-            let base: String = format!("{}__{}", sanitize(&t.server), sanitize(tool))
-                .chars()
-                .take(MAX_TOOL_NAME)
-                .collect();
+            let mut base = format!("{}__{}", sanitize(&t.server), sanitize(tool));
+            // Gemini wants a name to start with a letter or an underscore.
+            if !base.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                base.insert(0, '_');
+            }
+            let base: String = base.chars().take(MAX_TOOL_NAME).collect();
             let mut name = base.clone();
             let mut n = 2;
             while names.by_name.contains_key(&name) {

@@ -226,3 +226,17 @@ pub fn roots_from_paths(paths: &[std::path::PathBuf]) -> Vec<Root> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declares_sampling_with_tools_but_never_context() {
+        let declared = serde_json::to_value(&client_config().capabilities).unwrap_or_default();
+        // Without `sampling.context`, servers must not ask for `includeContext`.
+        assert_eq!(declared["sampling"], json!({"tools": {}}));
+        assert_eq!(declared["roots"], json!({"listChanged": true}));
+        assert_eq!(declared["elicitation"], json!({"form": {}, "url": {}}));
+    }
+}

@@ -53,6 +53,7 @@ fn tool_names_are_namespaced_valid_and_unique() {
         offered("my server", "read.file"),
         offered("my_server", "read_file"),
         offered("files", &long),
+        offered("1password", "get"),
     ]);
     let exposed: Vec<String> = names
         .request_tools()
@@ -64,6 +65,7 @@ fn tool_names_are_namespaced_valid_and_unique() {
     assert_eq!(exposed[0], "my_server__read_file");
     assert_eq!(exposed[1], "my_server__read_file_2");
     assert_eq!(exposed[2].len(), MAX_TOOL_NAME);
+    assert_eq!(exposed[3], "_1password__get");
     assert!(exposed.iter().all(|n| {
         n.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
