@@ -571,17 +571,21 @@ async fn save_server(state: State<'_, AppState>, args: SaveServer) -> Result<()>
         .host
         .save_server(&args.name, args.config, args.previous_name.as_deref())
         .await?;
-    match args.previous_name.as_deref() {
-        // A renamed server keeps what was decided for it.
-        Some(previous) if previous != args.name => state.door.rename_server(previous, &args.name),
+    // A renamed server keeps what was decided for it (under the name as the host saved it).
+    let name = args.name.trim();
+    match args.previous_name.as_deref().map(str::trim) {
+        Some(previous) if previous != name => state.door.rename_server(previous, name),
         _ => Ok(()),
     }
 }
 
 #[tauri::command]
 async fn remove_server(state: State<'_, AppState>, args: ServerName) -> Result<()> {
-    state.host.remove_server(&args.server).await?;
-    state.door.forget_server(&args.server)
+    let removed = state.host.remove_server(&args.server).await;
+    // Forgotten even if stopping it failed after it left the config: a server added later
+    // under this name must not inherit its rules or pins.
+    state.door.forget_server(&args.server)?;
+    removed
 }
 
 #[tauri::command]

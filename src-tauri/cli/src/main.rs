@@ -350,11 +350,9 @@ impl Host {
             ),
         );
         // `--approve deny` means deny: rules the app saved do not let anything through here.
-        let door = if approve == Approve::Deny {
-            door.without_allow_rules()
-        } else {
-            door
-        };
+        if approve == Approve::Deny {
+            door.refuse_allow_rules();
+        }
         Ok(Self {
             paths,
             config,

@@ -522,7 +522,11 @@ pub async fn run_turn(
         if uses.is_empty() {
             return Ok(added);
         }
-        let mut results = Vec::with_capacity(uses.len());
+        let mut results = Answered {
+            chats,
+            id,
+            blocks: Vec::with_capacity(uses.len()),
+        };
         for call in uses {
             let use_id = call["id"].as_str().unwrap_or_default().to_owned();
             let name = call["name"].as_str().unwrap_or_default();
@@ -534,7 +538,7 @@ pub async fn run_turn(
                 )),
                 Some(t) => call_tool(door, tools, t, input.clone()).await,
             };
-            results.push(match outcome {
+            results.blocks.push(match outcome {
                 Ok((sent, result)) => {
                     let mut content = result_blocks(&result);
                     // The model should know what was really called.
@@ -559,7 +563,7 @@ pub async fn run_turn(
                 }),
             });
         }
-        let message = chats.append(id, "user", Value::Array(results))?;
+        let message = chats.append(id, "user", Value::Array(results.take()))?;
         events.message(&message);
         added.push(message);
     }
@@ -567,6 +571,32 @@ pub async fn run_turn(
         ErrorCode::LimitExceeded,
         format!("the model kept calling tools; stopped after {MAX_STEPS} requests"),
     ))
+}
+
+/// The results of a step's tool calls as they come in. If the turn is stopped part way, those
+/// that did return are kept (the rest are answered as stopped when the conversation goes on).
+struct Answered<'a> {
+    chats: &'a Chats,
+    id: &'a str,
+    blocks: Vec<Value>,
+}
+
+impl Answered<'_> {
+    fn take(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.blocks)
+    }
+}
+
+impl Drop for Answered<'_> {
+    fn drop(&mut self) {
+        if self.blocks.is_empty() {
+            return;
+        }
+        let blocks = self.take();
+        if let Err(e) = self.chats.append(self.id, "user", Value::Array(blocks)) {
+            tracing::error!(error = %e, "could not keep the results of a stopped turn");
+        }
+    }
 }
 
 /// Has the call approved, makes it; returns the arguments sent and the result.
@@ -606,9 +636,7 @@ struct Unfinished<'a> {
 impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
         if self.armed {
-            let stopped = Error::new(ErrorCode::Cancelled, STOPPED);
-            self.door
-                .tool_call_finished::<Value>(self.flow, Err(&stopped));
+            self.door.tool_call_stopped(self.flow, STOPPED);
         }
     }
 }

@@ -79,8 +79,8 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
       <section aria-label="Rules">
         <h2>Rules</h2>
         <p className="muted">
-          A tool's own rule wins over its server's: “ask every time” for one tool keeps asking about it even when
-          the server's calls are allowed.
+          A tool's own rule wins over its server's: “ask every time” for one tool keeps asking about it whatever
+          the server's rule (allow or deny). For a whole server, “ask every time” removes its rule.
         </p>
         <NewRule servers={props.host.servers.map((s) => s.name)} onAdd={(p) => change(p, p.rule)} />
         {policies.length === 0 ? (
@@ -177,7 +177,8 @@ function NewRule(props: { servers: string[]; onAdd: (p: PolicyEntry) => void }) 
   const [kind, setKind] = useState<PolicyEntry["kind"]>("tool_call");
   const [tool, setTool] = useState("");
   const [rule, setRule] = useState<Rule>("always_allow");
-  const chosen = server || props.servers[0] || "";
+  // The picked server may have been renamed or removed meanwhile: then the first one.
+  const chosen = props.servers.includes(server) ? server : (props.servers[0] ?? "");
   return (
     <form
       className="inline-form"

@@ -136,7 +136,7 @@ struct Inner {
     timeout: Duration,
     /// False when the one deciding said "deny everything" (the CLI's `--approve deny`): standing
     /// rules may still deny, but none lets a request through.
-    allow_rules: bool,
+    allow_rules: std::sync::atomic::AtomicBool,
 }
 
 /// The approval door. Cheap to clone.
@@ -181,20 +181,16 @@ impl Door {
             audit,
             sampling,
             timeout: DEFAULT_REVIEW_TIMEOUT,
-            allow_rules: true,
+            allow_rules: std::sync::atomic::AtomicBool::new(true),
         }))
     }
 
-    /// A door on which standing "allow" rules are not applied: every request goes to the
-    /// reviewer (deny rules still deny). For a reviewer told to deny everything.
-    pub fn without_allow_rules(self) -> Self {
-        match Arc::try_unwrap(self.0) {
-            Ok(mut inner) => {
-                inner.allow_rules = false;
-                Self(Arc::new(inner))
-            }
-            Err(shared) => Self(shared),
-        }
+    /// Stops applying standing "allow" rules on this door (and its clones): every request goes
+    /// to the reviewer; deny rules still deny. For a reviewer told to deny everything.
+    pub fn refuse_allow_rules(&self) {
+        self.0
+            .allow_rules
+            .store(false, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The same door with another review timeout.
@@ -247,7 +243,7 @@ impl Door {
                 tracing::error!(error = %e, "could not read approval rules; asking");
                 Rule::Ask
             });
-        if rule.allows() && !self.0.allow_rules {
+        if rule.allows() && !self.0.allow_rules.load(std::sync::atomic::Ordering::SeqCst) {
             return Rule::Ask;
         }
         rule
@@ -269,6 +265,19 @@ impl Door {
 
     /// Shows a review and waits (bounded) for the decision; records what was shown.
     async fn ask(&self, flow: &Flow, kind: ReviewKind, content: Value, context: Value) -> Verdict {
+        self.ask_within(Some(self.0.timeout), flow, kind, content, context)
+            .await
+    }
+
+    /// [`Door::ask`] with its own time limit (`None`: wait as long as the caller does).
+    async fn ask_within(
+        &self,
+        limit: Option<Duration>,
+        flow: &Flow,
+        kind: ReviewKind,
+        content: Value,
+        context: Value,
+    ) -> Verdict {
         let review = Review::new(flow, kind, content, context);
         self.note(
             flow,
@@ -277,7 +286,11 @@ impl Door {
             None,
             json!({"review": review.kind, "content": review.content, "context": review.context, "digest": review.digest}),
         );
-        match tokio::time::timeout(self.0.timeout, self.0.reviewer.review(review)).await {
+        let answer = self.0.reviewer.review(review);
+        let Some(limit) = limit else {
+            return answer.await;
+        };
+        match tokio::time::timeout(limit, answer).await {
             Ok(v) => v,
             Err(_) => Verdict::TimedOut,
         }
@@ -753,12 +766,23 @@ impl Door {
             "stopReason": "endTurn",
         });
         let context = json!({"provider": "manual", "model": model, "request": request});
+        // The person is writing at their own pace; Stop ends the turn if they walk away.
         match self
-            .ask(&flow, ReviewKind::SamplingCompletion, blank, context)
+            .ask_within(None, &flow, ReviewKind::SamplingCompletion, blank, context)
             .await
         {
             Verdict::Approve { content, .. } => {
                 let actor = self.0.reviewer.actor();
+                if let Err(e) = written_answer_problem(&content) {
+                    self.note(
+                        &flow,
+                        Step::Failed,
+                        actor,
+                        None,
+                        json!({"code": e.code, "message": e.message, "answer": content}),
+                    );
+                    return Err(e);
+                }
                 self.note(&flow, Step::Decided, actor, Some("written"), Value::Null);
                 self.note(&flow, Step::Returned, actor, None, content.clone());
                 Ok(content)
@@ -801,6 +825,17 @@ impl Door {
         flow
     }
 
+    /// Records that the person stopped an approved tool call before it returned.
+    pub fn tool_call_stopped(&self, flow: &Flow, message: &str) {
+        self.note(
+            flow,
+            Step::Failed,
+            "user",
+            Some("stopped"),
+            json!({"code": ErrorCode::Cancelled, "message": message}),
+        );
+    }
+
     /// Records how an approved tool call ended.
     pub fn tool_call_finished<T: Serialize>(
         &self,
@@ -821,6 +856,32 @@ impl Door {
             ),
         }
     }
+}
+
+/// Why an answer written by hand cannot stand for the model's, if it cannot: it needs content,
+/// some text or a tool call, and every tool call an id and a name.
+pub(crate) fn written_answer_problem(answer: &Value) -> Result<()> {
+    let bad = |m: &str| Err(Error::new(ErrorCode::InvalidInput, m.to_owned()));
+    let blocks = crate::providers::blocks(answer.get("content").unwrap_or(&Value::Null));
+    let mut said = false;
+    for b in &blocks {
+        match crate::providers::block_type(b) {
+            "text" => said |= b["text"].as_str().is_some_and(|t| !t.trim().is_empty()),
+            "tool_use" => {
+                let named = |k: &str| b[k].as_str().is_some_and(|v| !v.is_empty());
+                if !named("id") || !named("name") {
+                    return bad("a tool call in the answer needs an id and a name");
+                }
+                said = true;
+            }
+            "image" | "audio" => said = true,
+            other => return bad(&format!("an answer cannot hold a {other:?} block")),
+        }
+    }
+    if !said {
+        return bad("the answer is empty: write what the model says, or reject to end the turn");
+    }
+    Ok(())
 }
 
 impl Approver for Door {

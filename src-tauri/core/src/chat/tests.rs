@@ -433,6 +433,10 @@ async fn a_turn_stopped_during_a_call_leaves_a_conversation_that_goes_on() {
         .unwrap();
     assert_eq!(rows[0].step, Step::Failed);
     assert_eq!(rows[0].detail["code"], "cancelled");
+    assert_eq!(
+        (rows[0].actor.as_str(), rows[0].decision.as_deref()),
+        ("user", Some("stopped"))
+    );
 
     chats
         .append(
@@ -556,4 +560,79 @@ async fn with_the_manual_provider_the_person_writes_the_answers() {
     assert_eq!(weather.calls.lock().unwrap()[0].2, json!({"city": "Oslo"}));
     assert_eq!(added.len(), 3);
     assert_eq!(added[2].content[0]["text"], "Sunny in Oslo.");
+}
+
+/// One model step calling the tool twice: Paris answers, the other never does.
+const TWO_CALLS: &str = concat!(
+    r#"data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"weather__get_weather","arguments":"{\"city\":\"Paris\"}"}},{"index":1,"id":"call_b","type":"function","function":{"name":"weather__get_weather","arguments":"{\"city\":\"Nowhere\"}"}}]},"finish_reason":null}]}"#,
+    "\n\n",
+    r#"data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+    "\n\n",
+    "data: [DONE]\n\n",
+);
+
+/// Paris answers at once; anywhere else never does.
+struct ParisOnly;
+
+impl ToolHost for ParisOnly {
+    fn tools(&self) -> Vec<OfferedTool> {
+        Hangs.tools()
+    }
+
+    fn call(&self, _: &str, _: &str, arguments: Value) -> BoxFuture<'static, Result<Value>> {
+        if arguments["city"] == "Paris" {
+            Box::pin(async { Ok(json!({"content": [{"type": "text", "text": "18°C, sunny"}]})) })
+        } else {
+            Box::pin(std::future::pending())
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_stopped_turn_keeps_the_results_that_did_come_back() {
+    let store = store();
+    let chats = Chats::new(store.clone());
+    let person = Arc::new(Person {
+        edit: Some(Value::clone),
+        seen: Mutex::default(),
+    });
+    let door = door(&store, person);
+    let (provider, _) = provider_replaying(vec![TWO_CALLS]).await;
+    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
+    chats
+        .append(&c.id, "user", json!({"type": "text", "text": "Weather?"}))
+        .unwrap();
+    let mut seen = Seen::default();
+    let turn = run_turn(&chats, &door, &provider, &ParisOnly, &c.id, &mut seen);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), turn)
+            .await
+            .is_err()
+    );
+    let messages = chats.get(&c.id).unwrap().messages;
+    assert_eq!(messages.len(), 3);
+    assert_eq!(messages[1].content.as_array().unwrap().len(), 2);
+    // Paris's real result is kept; the call that never came back is closed as stopped.
+    let closed = with_unanswered_calls_closed(&messages);
+    assert_eq!(closed.len(), 3);
+    let results = closed[2]["content"].as_array().unwrap();
+    assert_eq!(results[0]["toolUseId"], "call_a");
+    assert_eq!(results[0]["content"][0]["text"], "18°C, sunny");
+    assert_eq!(results[1]["toolUseId"], "call_b");
+    assert_eq!(results[1]["content"][0]["text"], STOPPED);
+}
+
+#[test]
+fn a_written_answer_must_say_something() {
+    use crate::approvals::door::written_answer_problem as problem;
+    assert!(problem(&json!({"content": {"type": "text", "text": "  "}})).is_err());
+    assert!(problem(&json!({"role": "assistant"})).is_err());
+    assert!(
+        problem(&json!({"content": [{"type": "tool_use", "name": "x", "input": {}}]})).is_err()
+    );
+    assert!(problem(&json!({"content": {"type": "text", "text": "Hi"}})).is_ok());
+    assert!(
+        problem(&json!({"content": [{"type": "tool_use", "id": "u", "name": "x", "input": {}}]}))
+            .is_ok()
+    );
 }

@@ -418,9 +418,11 @@ async fn an_allow_rule_accepts_a_form_with_its_defaults() {
 #[tokio::test]
 async fn a_door_without_allow_rules_asks_despite_them() {
     let script = Arc::new(Script::default());
-    let door = door(&script).without_allow_rules();
+    let door = door(&script);
+    door.refuse_allow_rules();
     set(&door, PolicyKind::Elicitation, None, Rule::AlwaysAllow);
     set(&door, PolicyKind::Sampling, None, Rule::AlwaysAllow);
+    set(&door, PolicyKind::ToolCall, Some("rm"), Rule::Deny);
     script.then(|_| Some(Verdict::Deny));
     script.then(|_| Some(Verdict::Deny));
     let r = door.elicitation(origin(), form()).await.unwrap();
@@ -431,6 +433,13 @@ async fn a_door_without_allow_rules_asks_despite_them() {
         .unwrap_err();
     assert_eq!(e.code.0, USER_REJECTED);
     assert_eq!(script.seen().len(), 2, "both were put to the reviewer");
+    // Deny rules still deny, without asking.
+    let e = door
+        .authorize_tool_call("s", &json!({"name": "rm"}), None, json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Denied);
+    assert_eq!(script.seen().len(), 2);
 }
 
 #[tokio::test]
