@@ -181,7 +181,16 @@ impl TurnEvents for Seen {
     }
 }
 
-fn door(store: &Arc<Store>, person: Arc<Person>) -> Door {
+/// A conversation with `model` of `provider` in which the user asked `question`.
+fn asked(chats: &Chats, provider: &str, model: &str, question: &str) -> Conversation {
+    let c = chats.create("Weather", provider, model).unwrap();
+    chats
+        .append(&c.id, "user", json!({"type": "text", "text": question}))
+        .unwrap();
+    c
+}
+
+fn door(store: &Arc<Store>, person: Arc<dyn Reviewer>) -> Door {
     Door::new(
         person,
         Policies::new(store.clone()),
@@ -216,14 +225,7 @@ async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
     let weather = Weather {
         calls: Mutex::default(),
     };
-    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
-    chats
-        .append(
-            &c.id,
-            "user",
-            json!({"type": "text", "text": "Weather in Paris?"}),
-        )
-        .unwrap();
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather in Paris?");
     let mut seen = Seen::default();
     let added = run_turn(&chats, &door, &provider, &weather, &c.id, &mut seen)
         .await
@@ -299,10 +301,7 @@ async fn a_denied_call_is_reported_to_the_model_and_not_made() {
     let weather = Weather {
         calls: Mutex::default(),
     };
-    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
-    chats
-        .append(&c.id, "user", json!({"type": "text", "text": "Weather?"}))
-        .unwrap();
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?");
     let added = run_turn(
         &chats,
         &door,
@@ -415,10 +414,7 @@ async fn a_turn_stopped_during_a_call_leaves_a_conversation_that_goes_on() {
         include_str!("../../tests/providers/openai_text.sse"),
     ])
     .await;
-    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
-    chats
-        .append(&c.id, "user", json!({"type": "text", "text": "Weather?"}))
-        .unwrap();
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?");
     // Stop = the turn's future is dropped while the call is in flight.
     let mut seen = Seen::default();
     let turn = run_turn(&chats, &door, &provider, &Hangs, &c.id, &mut seen);
@@ -511,29 +507,12 @@ async fn with_the_manual_provider_the_person_writes_the_answers() {
     let writer = Arc::new(Writer {
         seen: Mutex::default(),
     });
-    let door = Door::new(
-        writer.clone(),
-        Policies::new(store.clone()),
-        Pins::new(store.clone()),
-        Audit::new(store.clone()),
-        Sampling::new(
-            Models::default(),
-            Arc::new(|_| Default::default()),
-            store.clone(),
-        ),
-    );
+    let door = door(&store, writer.clone());
     let manual = Provider::new("manual", ProviderKind::Manual, None, None).unwrap();
     let weather = Weather {
         calls: Mutex::default(),
     };
-    let c = chats.create("By hand", "manual", "manual").unwrap();
-    chats
-        .append(
-            &c.id,
-            "user",
-            json!({"type": "text", "text": "Weather in Oslo?"}),
-        )
-        .unwrap();
+    let c = asked(&chats, "manual", "manual", "Weather in Oslo?");
     let added = run_turn(
         &chats,
         &door,
@@ -598,10 +577,7 @@ async fn a_stopped_turn_keeps_the_results_that_did_come_back() {
     });
     let door = door(&store, person);
     let (provider, _) = provider_replaying(vec![TWO_CALLS]).await;
-    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
-    chats
-        .append(&c.id, "user", json!({"type": "text", "text": "Weather?"}))
-        .unwrap();
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?");
     let mut seen = Seen::default();
     let turn = run_turn(&chats, &door, &provider, &ParisOnly, &c.id, &mut seen);
     assert!(
