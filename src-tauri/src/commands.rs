@@ -826,14 +826,7 @@ async fn save_bytes(app: AppHandle, args: SaveBytes) -> Result<Option<String>> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "resource.bin".into());
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog()
-        .file()
-        .set_file_name(name)
-        .save_file(move |picked| {
-            let _ = tx.send(picked);
-        });
-    let Some(path) = picked_path(rx.await.ok().flatten())? else {
+    let Some(path) = pick_save_path(&app, name).await? else {
         return Ok(None);
     };
     tokio::fs::write(&path, bytes)
@@ -858,14 +851,7 @@ async fn export_audit(
     state: State<'_, AppState>,
     _args: NoArgs,
 ) -> Result<Option<AuditExport>> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog()
-        .file()
-        .set_file_name("switchboard-audit.jsonl")
-        .save_file(move |picked| {
-            let _ = tx.send(picked);
-        });
-    let Some(path) = picked_path(rx.await.ok().flatten())? else {
+    let Some(path) = pick_save_path(&app, "switchboard-audit.jsonl".into()).await? else {
         return Ok(None);
     };
     let audit = state.door.audit().clone();
@@ -884,6 +870,18 @@ async fn export_audit(
         path,
         entries: entries as u32,
     }))
+}
+
+/// Asks where to save a file named `name`; `None` when the person cancels.
+async fn pick_save_path(app: &AppHandle, name: String) -> Result<Option<String>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog()
+        .file()
+        .set_file_name(name)
+        .save_file(move |picked| {
+            let _ = tx.send(picked);
+        });
+    picked_path(rx.await.ok().flatten())
 }
 
 fn picked_path(picked: Option<tauri_plugin_dialog::FilePath>) -> Result<Option<String>> {
