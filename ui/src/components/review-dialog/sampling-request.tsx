@@ -1,0 +1,173 @@
+// Review of a server's sampling request before it reaches the model: provider and model, system
+// prompt, messages, limits, editable as fields or as JSON, with a "from now on" rule.
+import { useEffect, useState } from "react";
+import type { Backend } from "../../backend";
+import type { Rule } from "../../bindings/Rule";
+import { reveal } from "../visible";
+import type { Json } from "./loose-json";
+import { blocksOf, obj, str } from "./loose-json";
+import type { EditorProps } from "./review-actions";
+import { Actions, RememberPicker } from "./review-actions";
+import { JsonEditor, Media, TextBlock } from "./review-fields";
+
+export function SamplingRequest(props: EditorProps & { backend: Backend }) {
+  const { review, backend } = props;
+  const [choices, setChoices] = useState<string[]>([]);
+  useEffect(() => {
+    backend.listProviders().then(
+      (list) => setChoices(["manual/manual", ...list.flatMap((p) => p.models.map((m) => `${p.id}/${m.model}`))]),
+      () => setChoices([]),
+    );
+  }, [backend]);
+  const [draft, setDraft] = useState<Json>(() => structuredClone(obj(review.content)));
+  const [asJson, setAsJson] = useState(false);
+  const [jsonError, setJsonError] = useState<string | null>(null);
+  const [remember, setRemember] = useState<Rule | null>(null);
+  const request = obj(draft.request);
+  const messages = Array.isArray(request.messages) ? (request.messages as unknown[]).map(obj) : [];
+  const setRequest = (patch: Json) => setDraft((d) => ({ ...d, request: { ...obj(d.request), ...patch } }));
+  const setBlockText = (i: number, j: number, text: string) => {
+    const next = messages.map((m, mi) => {
+      if (mi !== i) return m;
+      const list = blocksOf(m.content).map((b, bj) => (bj === j ? { ...b, text } : b));
+      return { ...m, content: Array.isArray(m.content) ? list : list[0] };
+    });
+    setRequest({ messages: next });
+  };
+  const maxTokens = Number(request.maxTokens);
+  const invalid =
+    jsonError ?? (!Number.isInteger(maxTokens) || maxTokens < 1 ? "maxTokens must be a whole number above 0" : null);
+  const extra = <RememberPicker value={remember} onChange={setRemember} />;
+  return (
+    <>
+      <div className="review-body" data-testid="sampling-request">
+        <p className="muted">
+          {choices.length > 1 ? (
+            <select
+              data-testid="sampling-choice"
+              aria-label="Provider and model"
+              value={`${str(draft.provider)}/${str(draft.model)}`}
+              onChange={(e) => {
+                // Provider names never contain "/"; model names may.
+                const v = e.currentTarget.value;
+                const cut = v.indexOf("/");
+                setDraft((d) => ({ ...d, provider: v.slice(0, cut), model: v.slice(cut + 1) }));
+              }}
+            >
+              {choices.includes(`${str(draft.provider)}/${str(draft.model)}`) ? null : (
+                <option value={`${str(draft.provider)}/${str(draft.model)}`}>
+                  {str(draft.provider)} · {str(draft.model)}
+                </option>
+              )}
+              {choices.map((c) => (
+                <option key={c} value={c}>
+                  {c.replace("/", " · ")}
+                </option>
+              ))}
+            </select>
+          ) : null}{" "}
+          Going to <strong data-testid="sampling-provider">{str(draft.provider)}</strong>, model{" "}
+          <input
+            data-testid="sampling-model"
+            value={str(draft.model)}
+            onChange={(e) => setDraft((d) => ({ ...d, model: e.currentTarget.value }))}
+          />
+          <button className="link" data-testid="review-json-toggle" onClick={() => setAsJson(!asJson)}>
+            {asJson ? "Edit as fields" : "Edit as JSON"}
+          </button>
+        </p>
+        {asJson ? (
+          <JsonEditor value={draft} onChange={(v) => setDraft(obj(v))} onError={setJsonError} />
+        ) : (
+          <>
+            <TextBlock
+              label="System prompt"
+              testid="sampling-system"
+              value={str(request.systemPrompt)}
+              onChange={(v) => setRequest({ systemPrompt: v === "" ? undefined : v })}
+            />
+            {messages.map((m, i) =>
+              blocksOf(m.content).map((b, j) =>
+                str(b.type) === "text" ? (
+                  <TextBlock
+                    key={`${i}-${j}`}
+                    label={`${str(m.role)} message ${i + 1}`}
+                    testid={`sampling-message-${i}-${j}`}
+                    value={str(b.text)}
+                    onChange={(v) => setBlockText(i, j, v)}
+                  />
+                ) : (
+                  <div key={`${i}-${j}`} className="field">
+                    <span className="muted">
+                      {str(m.role)} message {i + 1} ({str(b.type)})
+                    </span>
+                    <Media block={b} />
+                  </div>
+                ),
+              ),
+            )}
+            <div className="row">
+              <label className="field">
+                <span className="muted">Max tokens</span>
+                <input
+                  data-testid="sampling-max-tokens"
+                  type="number"
+                  min={1}
+                  value={Number.isFinite(maxTokens) ? maxTokens : ""}
+                  onChange={(e) => setRequest({ maxTokens: Number(e.currentTarget.value) })}
+                />
+              </label>
+              <label className="field">
+                <span className="muted">Temperature</span>
+                <input
+                  data-testid="sampling-temperature"
+                  type="number"
+                  step={0.1}
+                  min={0}
+                  value={typeof request.temperature === "number" ? request.temperature : ""}
+                  onChange={(e) =>
+                    setRequest({ temperature: e.currentTarget.value === "" ? undefined : Number(e.currentTarget.value) })
+                  }
+                />
+              </label>
+              <label className="field">
+                <span className="muted">Stop sequences (one per line)</span>
+                <textarea
+                  data-testid="sampling-stop"
+                  rows={2}
+                  value={Array.isArray(request.stopSequences) ? (request.stopSequences as string[]).join("\n") : ""}
+                  onChange={(e) => {
+                    const lines = e.currentTarget.value.split("\n").filter((l) => l !== "");
+                    setRequest({ stopSequences: lines.length ? lines : undefined });
+                  }}
+                />
+              </label>
+            </div>
+            {request.modelPreferences || request.tools || request.toolChoice ? (
+              <details>
+                <summary>Model preferences and tools (edit as JSON to change)</summary>
+                <pre className="json">
+                  {reveal(
+                    JSON.stringify(
+                      { modelPreferences: request.modelPreferences, tools: request.tools, toolChoice: request.toolChoice },
+                      null,
+                      2,
+                    ),
+                  )}
+                </pre>
+              </details>
+            ) : null}
+          </>
+        )}
+      </div>
+      <Actions
+        busy={props.busy}
+        invalid={invalid}
+        approveLabel="Send to the model"
+        extra={extra}
+        onApprove={() => props.decide({ decision: "approve", content: draft, remember })}
+        onDeny={() => props.decide({ decision: "deny" })}
+      />
+    </>
+  );
+}

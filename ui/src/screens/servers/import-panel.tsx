@@ -1,0 +1,121 @@
+// Importing servers from a Claude Desktop or VS Code configuration file: preview what it holds,
+// fill in the inputs it asks for, apply, and report what was added.
+import { useState } from "react";
+import type { Backend } from "../../backend";
+import { errorMessage } from "../../backend";
+import type { ImportPlan } from "../../bindings/ImportPlan";
+import type { ImportReport } from "../../bindings/ImportReport";
+
+export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
+  const [path, setPath] = useState("");
+  const [plan, setPlan] = useState<ImportPlan | null>(null);
+  const [inputs, setInputs] = useState<Record<string, string>>({});
+  const [report, setReport] = useState<ImportReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const preview = (p: string) => {
+    setError(null);
+    setPlan(null);
+    props.backend.importPreview(p).then(setPlan, (e: unknown) => setError(errorMessage(e)));
+  };
+  return (
+    <div className="import">
+      <header className="pane-header">
+        <h2>Import servers</h2>
+      </header>
+      <p className="muted">
+        From Claude Desktop (<code>claude_desktop_config.json</code>) or VS Code (<code>mcp.json</code>). Secrets in the file go to the
+        system keychain, never into Switchboard's configuration.
+      </p>
+      <div className="row">
+        <input
+          data-testid="import-path"
+          className="grow"
+          value={path}
+          placeholder="/path/to/claude_desktop_config.json"
+          onChange={(e) => setPath(e.currentTarget.value)}
+        />
+        <button
+          onClick={() =>
+            props.backend.pickFile().then((p) => {
+              if (p) {
+                setPath(p);
+                preview(p);
+              }
+            }, (e: unknown) => setError(errorMessage(e)))
+          }
+        >
+          Choose file…
+        </button>
+        <button disabled={!path.trim()} onClick={() => preview(path.trim())}>
+          Preview
+        </button>
+      </div>
+      {error ? (
+        <div className="banner error" data-testid="error-banner">
+          {error}
+        </div>
+      ) : null}
+      {plan ? (
+        <div className="plan">
+          <h3>
+            {Object.keys(plan.servers).length} server(s) from {plan.source === "vs-code" ? "VS Code" : "Claude Desktop"}
+          </h3>
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Runs</th>
+              </tr>
+            </thead>
+            <tbody>
+              {Object.entries(plan.servers).map(([n, s]) => (
+                <tr key={n}>
+                  <td>{n}</td>
+                  <td>
+                    <code>{s.url ?? [s.command, ...(s.args ?? [])].join(" ")}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {plan.secretNames.length ? (
+            <p>
+              Into the keychain: {plan.secretNames.map((n) => <code key={n}>{n} </code>)}
+            </p>
+          ) : null}
+          {plan.inputs.map((i) => (
+            <label className="field" key={i.id}>
+              <span>{i.description || i.id}</span>
+              <input
+                type={i.password ? "password" : "text"}
+                value={inputs[i.id] ?? ""}
+                onChange={(e) => {
+                  const v = e.currentTarget.value;
+                  setInputs((old) => ({ ...old, [i.id]: v }));
+                }}
+              />
+            </label>
+          ))}
+          <div className="actions">
+            <button
+              className="primary"
+              onClick={() =>
+                props.backend.importApply(path.trim(), inputs).then(setReport, (e: unknown) => setError(errorMessage(e)))
+              }
+            >
+              Import
+            </button>
+            <button onClick={props.onDone}>Cancel</button>
+          </div>
+        </div>
+      ) : null}
+      {report ? (
+        <div className="banner ok">
+          Added {report.added.join(", ") || "nothing"}.
+          {report.inputsMissing.length ? ` Missing values: ${report.inputsMissing.join(", ")}.` : ""}{" "}
+          <button onClick={props.onDone}>Done</button>
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+// One server's detail pane: status, enable/start/stop/restart/edit/remove, and tabs for its
+// overview (transport, protocol, capabilities, instructions), its stderr tail and its MCP log.
+import { useState } from "react";
+import type { Backend } from "../../backend";
+import { errorMessage } from "../../backend";
+import type { ServerView } from "../../bindings/ServerView";
+import { TextBlock } from "../../components/content";
+import type { HostState } from "../../host";
+import type { LogLevel } from "../../mcp";
+
+const LEVELS: LogLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+export function ServerDetail(props: { backend: Backend; host: HostState; server: ServerView; status: string; onEdit: () => void }) {
+  const { backend, server } = props;
+  const [tab, setTab] = useState<"overview" | "stderr" | "log">("overview");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [level, setLevel] = useState<LogLevel>("info");
+  const s = server.status;
+  const enabled = server.config?.enabled ?? true;
+  const act = (f: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    f()
+      .catch((e: unknown) => setError(errorMessage(e)))
+      .finally(() => {
+        setBusy(false);
+        void props.host.reload();
+      });
+  };
+  const info = s.state === "running" ? s.summary.serverInfo : null;
+  const logs = props.host.logs[server.name] ?? [];
+  return (
+    <div className="detail">
+      <header className="pane-header">
+        <div>
+          <h2>{server.name}</h2>
+          <p className={`status-line ${s.state}`} data-testid="server-status-text">
+            {props.status}
+          </p>
+        </div>
+        <div className="actions">
+          <label className="toggle">
+            <input
+              type="checkbox"
+              data-testid="server-enabled"
+              checked={enabled}
+              disabled={busy}
+              onChange={(e) => {
+                const on = e.currentTarget.checked;
+                act(() => backend.setServerEnabled(server.name, on));
+              }}
+            />
+            Enabled
+          </label>
+          {s.state === "running" || s.state === "starting" || s.state === "restarting" ? (
+            <button data-testid="server-stop" disabled={busy} onClick={() => act(() => backend.stopServer(server.name))}>
+              Stop
+            </button>
+          ) : (
+            <button
+              data-testid="server-start"
+              disabled={busy || !enabled}
+              onClick={() => act(() => backend.startServer(server.name))}
+            >
+              Start
+            </button>
+          )}
+          <button data-testid="server-restart" disabled={busy || !enabled} onClick={() => act(() => backend.restartServer(server.name))}>
+            Restart
+          </button>
+          <button onClick={props.onEdit}>Edit</button>
+          <button
+            data-testid="server-remove"
+            className="danger"
+            disabled={busy}
+            onClick={() => {
+              if (window.confirm(`Remove ${server.name}? It is stopped and deleted from the configuration.`)) {
+                act(() => backend.removeServer(server.name));
+              }
+            }}
+          >
+            Remove
+          </button>
+        </div>
+      </header>
+      {error ? (
+        <div className="banner error" data-testid="error-banner">
+          {error}
+        </div>
+      ) : null}
+      <div className="tabs" role="tablist">
+        {(["overview", "stderr", "log"] as const).map((t) => (
+          <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? "tab active" : "tab"} onClick={() => setTab(t)}>
+            {t === "overview" ? "Overview" : t === "stderr" ? `Stderr (${server.stderrTail.length})` : `Log (${logs.length})`}
+          </button>
+        ))}
+      </div>
+      {tab === "overview" ? (
+        <div className="overview">
+          <dl className="facts">
+            <dt>Transport</dt>
+            <dd>{server.config?.url ? `${server.config.transport ?? "auto"} · ${server.config.url}` : "stdio"}</dd>
+            {server.config?.command ? (
+              <>
+                <dt>Command</dt>
+                <dd>
+                  <code>{[server.config.command, ...(server.config.args ?? [])].join(" ")}</code>
+                </dd>
+              </>
+            ) : null}
+            {s.state === "running" ? (
+              <>
+                <dt>Protocol</dt>
+                <dd>{s.summary.protocolVersion}</dd>
+                <dt>Server</dt>
+                <dd>
+                  {String(info?.["title"] ?? info?.["name"] ?? "unknown")} {info?.["version"] ? `v${String(info["version"])}` : ""}
+                </dd>
+                <dt>Capabilities</dt>
+                <dd className="chips">
+                  {Object.keys(s.summary.capabilities).map((c) => (
+                    <span key={c} className="chip">
+                      {c}
+                    </span>
+                  ))}
+                </dd>
+              </>
+            ) : null}
+          </dl>
+          {s.state === "running" && s.summary.instructions ? (
+            <div className="instructions">
+              <h4>Instructions from the server</h4>
+              <TextBlock text={s.summary.instructions} />
+            </div>
+          ) : null}
+        </div>
+      ) : tab === "stderr" ? (
+        <pre className="log-view" data-testid="stderr-tail" ref={(el) => el?.scrollTo(0, el.scrollHeight)}>
+          {server.stderrTail.length ? server.stderrTail.join("\n") : "Nothing on stderr yet."}
+        </pre>
+      ) : (
+        <div className="log-tab">
+          <label className="picker">
+            <span>Level sent to the server</span>
+            <select
+              data-testid="log-level"
+              value={level}
+              disabled={s.state !== "running" || !("logging" in (s.state === "running" ? s.summary.capabilities : {}))}
+              onChange={(e) => {
+                const l = e.currentTarget.value as LogLevel;
+                setLevel(l);
+                act(() => backend.setLogLevel(server.name, l));
+              }}
+            >
+              {LEVELS.map((l) => (
+                <option key={l}>{l}</option>
+              ))}
+            </select>
+          </label>
+          <pre className="log-view" ref={(el) => el?.scrollTo(0, el.scrollHeight)}>
+            {logs.length
+              ? logs
+                  .map((l) => `${new Date(l.at).toLocaleTimeString()} ${l.level.padEnd(8)} ${l.logger ? `[${l.logger}] ` : ""}${typeof l.data === "string" ? l.data : JSON.stringify(l.data)}`)
+                  .join("\n")
+              : "No log messages yet."}
+          </pre>
+        </div>
+      )}
+    </div>
+  );
+}
