@@ -26,6 +26,12 @@ bash scripts/setup-e2e.sh
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
+step "switchboard-core never depends on Tauri"
+if cargo tree -p switchboard-core --locked -e normal,build --prefix none | grep -qi '^tauri'; then
+  cargo tree -p switchboard-core --locked -e normal,build -i tauri >&2 || true
+  echo "switchboard-core depends on tauri" >&2
+  exit 1
+fi
 step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 

@@ -97,6 +97,16 @@ export function useHost(backend: Backend): HostState {
         case "resourceUpdated":
           setResourceUpdated((u) => ({ server: event.server, uri: event.uri, n: (u?.n ?? 0) + 1 }));
           break;
+        case "resync":
+          // Events were dropped: read the servers again and have every screen reload its lists.
+          void reload().then(() =>
+            setServers((list) => {
+              setCatalog((c) => Object.fromEntries(list.map((s) => [s.name, (c[s.name] ?? 0) + 1])));
+              setResourceList((c) => Object.fromEntries(list.map((s) => [s.name, (c[s.name] ?? 0) + 1])));
+              return list;
+            }),
+          );
+          break;
       }
     };
     void backend.onHostEvent(onEvent).then((unlisten) => {
@@ -131,6 +141,8 @@ export function statusText(view: ServerView, now: number, since: number): string
       return s.attempt > 0 ? `Starting (attempt ${s.attempt + 1})…` : "Starting…";
     case "running":
       return `Running · ${s.summary.protocolVersion}`;
+    case "stopping":
+      return "Stopping…";
     case "restarting": {
       const left = Math.max(0, Math.ceil((s.retryInMs - Math.max(0, now - since)) / 1000));
       return `Restarting in ${left} s (attempt ${s.attempt}) — ${s.error.message}`;

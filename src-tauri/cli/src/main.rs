@@ -16,21 +16,15 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
-use switchboard_core::approvals::policy::Policies;
-use switchboard_core::approvals::{Approver, Door, Reviewer};
-use switchboard_core::audit::{Audit, AuditQuery};
+use switchboard_core::app::{App, AppBuilder};
+use switchboard_core::approvals::{Door, Reviewer};
+use switchboard_core::audit::AuditQuery;
 use switchboard_core::config::{Config, ServerConfig, import};
-use switchboard_core::connection::{self, CompletionRef, ConnectOptions, Connection, Live};
-use switchboard_core::handler::roots_from_paths;
+use switchboard_core::connection::{CompletionRef, Connection, Live};
 use switchboard_core::paths::Paths;
-use switchboard_core::pins::Pins;
-use switchboard_core::process::{BaseEnv, StderrRing};
-use switchboard_core::providers::{Provider, ProviderKind};
-use switchboard_core::sampling::{Models, Sampling};
-use switchboard_core::secrets::{Keychain, SecretStore};
-use switchboard_core::store::Store;
-use switchboard_core::{Error, ErrorCode, Result, events};
-use tokio::sync::watch;
+use switchboard_core::providers::{Models, Provider, ProviderKind};
+use switchboard_core::secrets::Keychain;
+use switchboard_core::{Error, ErrorCode, Result};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -283,21 +277,15 @@ fn exit_code(code: ErrorCode) -> u8 {
     }
 }
 
-/// Shared state of one CLI run.
+/// One CLI run: the core's app without supervision (each command connects on its own), with the
+/// reviewer and models the flags chose.
 struct Host {
-    paths: Paths,
-    config: Config,
-    approver: Arc<dyn Approver>,
-    door: Door,
-    secrets: Arc<dyn SecretStore>,
-    base_env: BaseEnv,
-    events: events::EventSender,
+    app: App,
 }
 
 impl Host {
-    fn new(cli: &Cli) -> Result<Self> {
+    async fn new(cli: &Cli) -> Result<Self> {
         let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
-        let config = Config::load(&paths.config_file)?;
         let approve = cli.approve.unwrap_or_else(|| {
             if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
                 Approve::Ask
@@ -310,115 +298,51 @@ impl Host {
             Approve::Allow => Arc::new(reviewers::Allow),
             Approve::Deny => Arc::new(reviewers::Deny),
         };
-        let secrets: Arc<dyn SecretStore> = Arc::new(Keychain::default());
-        let provider = cli
-            .provider
-            .or((approve == Approve::Ask).then_some(ProviderArg::Manual));
-        let models = match provider {
-            None => Models::default(),
-            Some(p) => {
-                let model = match (p, &cli.model) {
-                    (_, Some(m)) => m.clone(),
-                    (ProviderArg::Manual, None) => "manual".to_owned(),
-                    (_, None) => {
-                        return Err(Error::new(
-                            ErrorCode::InvalidInput,
-                            format!("--provider {} needs --model NAME", p.name()),
-                        ));
-                    }
-                };
-                let key = Provider::find_key(p.name(), p.kind(), secrets.as_ref());
-                let provider = Provider::new(p.name(), p.kind(), cli.base_url.as_deref(), key)?;
-                Models::single(provider, &model)
-            }
-        };
-        let store = Arc::new(Store::open(&paths.data_dir)?);
-        let limits: std::collections::HashMap<String, _> = config
-            .mcp_servers
-            .iter()
-            .map(|(name, s)| (name.clone(), s.sampling.unwrap_or_default()))
-            .collect();
-        let door = Door::new(
-            reviewer,
-            Policies::new(store.clone()),
-            Pins::new(store.clone()),
-            Audit::new(store.clone()),
-            Sampling::new(
-                models,
-                Arc::new(move |server| limits.get(server).copied().unwrap_or_default()),
-                store,
-            ),
-        );
+        let mut builder = AppBuilder::new(paths)
+            .supervise(false)
+            .reviewer(reviewer)
+            .models(models(cli, approve)?);
         // `--approve deny` means deny: rules the app saved do not let anything through here.
         if approve == Approve::Deny {
-            door.refuse_allow_rules();
+            builder = builder.refuse_allow_rules();
         }
-        Ok(Self {
-            paths,
-            config,
-            approver: Arc::new(door.clone()),
-            door,
-            secrets,
-            base_env: BaseEnv::detect(),
-            events: events::channel(1024),
-        })
+        let app = builder.build().await?;
+        // A broken configuration file is the CLI's error, not an empty list.
+        if let Some(e) = app.config_error() {
+            return Err(e.clone());
+        }
+        Ok(Self { app })
     }
 
     /// Connects to the target: `rest[0]` is the server name unless `--stdio`/`--url` is given.
     /// Returns the live connection and the remaining positionals.
     async fn open(&self, target: &Target, rest: &[String]) -> Result<(Live, Vec<String>)> {
-        let (name, server, roots, rest) = if let Some(cmd) = &target.stdio {
-            let words = shell_words::split(cmd)
-                .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("--stdio: {e}")))?;
-            let (program, args) = words
-                .split_first()
-                .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "--stdio needs a command"))?;
-            let mut server = ServerConfig::stdio(program.clone(), args.to_vec());
-            for kv in &target.env {
-                let (k, v) = kv.split_once('=').ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::InvalidInput,
-                        format!("--env {kv:?}: expected K=V"),
-                    )
-                })?;
-                server.env.insert(k.to_owned(), v.to_owned());
-            }
-            (
-                "stdio".to_owned(),
-                server,
-                target.roots.clone(),
-                rest.to_vec(),
-            )
-        } else if let Some(url) = &target.url {
+        let timeout = target.timeout.map(Duration::from_secs);
+        if let Some(cmd) = &target.stdio {
+            let server = adhoc_stdio(cmd, &target.env)?;
+            let live = self
+                .connect("stdio", server, &target.roots, timeout)
+                .await?;
+            return Ok((live, rest.to_vec()));
+        }
+        if let Some(url) = &target.url {
             let server = ServerConfig::remote(url.clone(), Default::default());
-            (
-                "remote".to_owned(),
-                server,
-                target.roots.clone(),
-                rest.to_vec(),
+            let live = self
+                .connect("remote", server, &target.roots, timeout)
+                .await?;
+            return Ok((live, rest.to_vec()));
+        }
+        let (name, rest) = rest.split_first().ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidInput,
+                "name a server from the config, or use --stdio or --url",
             )
-        } else {
-            let (name, rest) = rest.split_first().ok_or_else(|| {
-                Error::new(
-                    ErrorCode::InvalidInput,
-                    "name a server from the config, or use --stdio or --url",
-                )
-            })?;
-            let server = self.config.mcp_servers.get(name).cloned().ok_or_else(|| {
-                Error::new(
-                    ErrorCode::ServerNotFound,
-                    format!(
-                        "no server named {name:?} in {}",
-                        self.paths.config_file.display()
-                    ),
-                )
-            })?;
-            let mut roots = self.config.roots_for(name);
-            roots.extend(target.roots.iter().cloned());
-            (name.clone(), server, roots, rest.to_vec())
-        };
-        let live = self.connect(&name, server, &roots, target.timeout).await?;
-        Ok((live, rest))
+        })?;
+        let live = self
+            .app
+            .connect_configured(name, &target.roots, timeout)
+            .await?;
+        Ok((live, rest.to_vec()))
     }
 
     async fn connect(
@@ -426,23 +350,62 @@ impl Host {
         name: &str,
         server: ServerConfig,
         roots: &[PathBuf],
-        timeout: Option<u64>,
+        timeout: Option<Duration>,
     ) -> Result<Live> {
-        let (_roots_tx, roots_rx) = watch::channel(roots_from_paths(roots));
-        connection::connect(ConnectOptions {
-            server: name.to_owned(),
-            config: server,
-            config_file: self.paths.config_file.clone(),
-            timeout: timeout.map(Duration::from_secs),
-            roots: roots_rx,
-            approver: self.approver.clone(),
-            events: self.events.clone(),
-            base_env: self.base_env.clone(),
-            secrets: self.secrets.clone(),
-            stderr: StderrRing::new(200),
-        })
-        .await
+        self.app.connect_to(name, server, roots, timeout).await
     }
+
+    fn door(&self) -> &Door {
+        self.app.door()
+    }
+
+    fn config(&self) -> Result<Config> {
+        self.app.host().config()
+    }
+}
+
+/// Where sampling goes for this run: `--provider` (default: manual with `--approve ask`, none
+/// otherwise).
+fn models(cli: &Cli, approve: Approve) -> Result<Models> {
+    let provider = cli
+        .provider
+        .or((approve == Approve::Ask).then_some(ProviderArg::Manual));
+    let Some(p) = provider else {
+        return Ok(Models::default());
+    };
+    let model = match (p, &cli.model) {
+        (_, Some(m)) => m.clone(),
+        (ProviderArg::Manual, None) => "manual".to_owned(),
+        (_, None) => {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("--provider {} needs --model NAME", p.name()),
+            ));
+        }
+    };
+    let key = Provider::find_key(p.name(), p.kind(), &Keychain::default());
+    let provider = Provider::new(p.name(), p.kind(), cli.base_url.as_deref(), key)?;
+    Ok(Models::single(provider, &model))
+}
+
+/// An ad-hoc stdio server: the command line split like a shell, with `--env K=V` added.
+fn adhoc_stdio(cmd: &str, env: &[String]) -> Result<ServerConfig> {
+    let words = shell_words::split(cmd)
+        .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("--stdio: {e}")))?;
+    let (program, args) = words
+        .split_first()
+        .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "--stdio needs a command"))?;
+    let mut server = ServerConfig::stdio(program.clone(), args.to_vec());
+    for kv in env {
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidInput,
+                format!("--env {kv:?}: expected K=V"),
+            )
+        })?;
+        server.env.insert(k.to_owned(), v.to_owned());
+    }
+    Ok(server)
 }
 
 fn print_line(value: &impl serde::Serialize) -> Result<()> {
@@ -485,7 +448,7 @@ async fn with_connection<T>(
 }
 
 async fn run(cli: Cli) -> Result<ExitCode> {
-    let host = Host::new(&cli)?;
+    let host = Host::new(&cli).await?;
     match &cli.command {
         Command::Servers => servers(&host).await,
         Command::Tools { target, rest } => {
@@ -502,9 +465,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             with_connection(&host, target, rest, async |c, rest| {
                 let tool = positional(rest, 0, "TOOL")?;
                 // Asked for on the command line, so nobody is asked again; but audited.
-                let flow = host.door.user_tool_call(c.server(), tool, args.as_ref());
+                let flow = host
+                    .door()
+                    .user_tool_call(c.server(), tool, args.as_ref())
+                    .await;
                 let result = c.call_tool(tool, args).await;
-                host.door.tool_call_finished(&flow, result.as_ref());
+                host.door().tool_call_finished(&flow, result.as_ref()).await;
                 let result = result?;
                 print_line(&result)?;
                 Ok(if result.is_error == Some(true) {
@@ -595,12 +561,16 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             text,
             limit,
         } => {
-            let mut rows = host.door.audit().search(&AuditQuery {
-                server: server.clone(),
-                text: text.clone(),
-                limit: Some(*limit),
-                ..AuditQuery::default()
-            })?;
+            let mut rows = host
+                .door()
+                .audit()
+                .find(AuditQuery {
+                    server: server.clone(),
+                    text: text.clone(),
+                    limit: Some(*limit),
+                    ..AuditQuery::default()
+                })
+                .await?;
             rows.reverse();
             for row in rows {
                 print_line(&row)?;
@@ -614,14 +584,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 async fn servers(host: &Host) -> Result<ExitCode> {
-    let enabled: Vec<_> = host
-        .config
+    let config = &host.config()?;
+    let enabled: Vec<_> = config
         .mcp_servers
         .iter()
         .filter(|(_, s)| s.enabled)
         .collect();
     let results = futures::future::join_all(enabled.iter().map(|(name, server)| async move {
-        let roots = host.config.roots_for(name);
+        let roots = config.roots_for(name);
         let result = host.connect(name, (*server).clone(), &roots, None).await;
         let line = match &result {
             Ok(live) => {
@@ -656,9 +626,10 @@ fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<Exi
         print_line(&plan)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut config = host.config.clone();
+    let mut config = host.config()?;
     let interactive = std::io::stdin().is_terminal();
-    let report = plan.apply(&mut config, host.secrets.as_ref(), &mut |input| {
+    let secrets = host.app.host().context().secrets.clone();
+    let report = plan.apply(&mut config, secrets.as_ref(), &mut |input| {
         let var = format!(
             "SWITCHBOARD_INPUT_{}",
             input.id.to_ascii_uppercase().replace(['-', '.'], "_")
@@ -674,7 +645,7 @@ fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<Exi
                 .flatten()
         })
     })?;
-    config.save(&host.paths.config_file)?;
+    config.save(&host.app.paths().config_file)?;
     print_line(&report)?;
     Ok(ExitCode::SUCCESS)
 }

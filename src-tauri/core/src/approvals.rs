@@ -17,7 +17,7 @@ use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationAction, ErrorCode as McpErrorCode, ErrorData as McpError,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The JSON-RPC code a client returns when the user rejects a sampling request.
 pub const USER_REJECTED: i32 = -1;
@@ -109,24 +109,11 @@ impl Approver for AcceptDefaults {
             if value.get("mode").and_then(Value::as_str) == Some("url") {
                 return Ok(ElicitResult::new(ElicitationAction::Decline));
             }
-            let content = schema_defaults(value.get("requestedSchema").unwrap_or(&Value::Null));
+            let content =
+                crate::elicitation::defaults(value.get("requestedSchema").unwrap_or(&Value::Null));
             Ok(ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content)))
         })
     }
-}
-
-/// The `default` of every property of a flat elicitation schema that has one.
-pub fn schema_defaults(schema: &Value) -> Map<String, Value> {
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .filter_map(|(k, v)| v.get("default").map(|d| (k.clone(), d.clone())))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -140,7 +127,7 @@ mod tests {
             "name":{"type":"string","default":"Ada"},
             "ok":{"type":"boolean","default":true},
             "n":{"type":"number"}}});
-        let d = schema_defaults(&s);
+        let d = crate::elicitation::defaults(&s);
         assert_eq!(Value::Object(d), json!({"name":"Ada","ok":true}));
     }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{Store, now_ms};
+use crate::store::{Store, now_ms, off_thread};
 
 /// What a flow is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -172,41 +172,54 @@ impl Audit {
         Self { store }
     }
 
-    /// Appends one step and commits it before returning.
+    /// Appends one step and commits it before returning (on the calling thread: not for async
+    /// code, which uses [`Audit::write`]).
     pub fn record(&self, r: Record<'_>) -> Result<i64> {
-        let detail = serde_json::to_string(&r.detail)
-            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
-        let duration = r.flow.started.elapsed().as_millis() as i64;
-        self.store.with(|c| {
-            c.execute(
-                "INSERT INTO audit (flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![
-                    r.flow.id,
-                    now_ms(),
-                    r.flow.kind.as_str(),
-                    r.step.as_str(),
-                    r.flow.server,
-                    r.flow.subject,
-                    r.actor,
-                    r.decision,
-                    detail,
-                    duration
-                ],
-            )?;
-            Ok(c.last_insert_rowid())
-        })
+        let row = Row::of(&r)?;
+        self.store.with(|c| row.insert(c))
     }
 
-    /// Records a step, logging instead of failing: an audit write error must not turn an answer
+    /// Appends one step on a blocking thread and returns once it is committed, so the flow it
+    /// records goes on only after its step is on disk.
+    pub async fn write(&self, r: Record<'_>) -> Result<i64> {
+        let row = Row::of(&r)?;
+        self.store.run(move |c| row.insert(c)).await
+    }
+
+    /// Writes a step, logging instead of failing: an audit write error must not turn an answer
     /// the user approved into a failure, but it must be visible.
-    pub fn note(&self, r: Record<'_>) {
-        if let Err(e) = self.record(r) {
+    pub async fn note(&self, r: Record<'_>) {
+        if let Err(e) = self.write(r).await {
             tracing::error!(error = %e, "could not write the audit log");
         }
     }
 
-    /// Rows matching `q`, newest first.
+    /// Writes a step from where nothing can wait (a `Drop`): queued for the store's worker, ahead
+    /// of anything written after it.
+    pub fn note_detached(&self, r: Record<'_>) {
+        let row = match Row::of(&r) {
+            Ok(row) => row,
+            Err(e) => return tracing::error!(error = %e, "could not write the audit log"),
+        };
+        self.store.detach(move |c| row.insert(c).map(|_| ()));
+    }
+
+    /// Deletes the rows written more than `keep` ago (the retention setting); returns how many.
+    pub fn prune(&self, keep: std::time::Duration) -> Result<usize> {
+        let cutoff = now_ms().saturating_sub(i64::try_from(keep.as_millis()).unwrap_or(i64::MAX));
+        self.store
+            .with(|c| c.execute("DELETE FROM audit WHERE at_ms < ?1", params![cutoff]))
+    }
+
+    /// Rows matching `q`, newest first, read after every write queued before (the app's reads:
+    /// a step written from a `Drop` is there when the window asks).
+    pub async fn find(&self, q: AuditQuery) -> Result<Vec<AuditEntry>> {
+        let audit = self.clone();
+        self.store.run(move |_| Ok(())).await?;
+        off_thread(move || audit.search(&q)).await
+    }
+
+    /// Rows matching `q`, newest first (on the calling thread).
     pub fn search(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>> {
         let mut sql = String::from(
             "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit WHERE 1=1",
@@ -229,7 +242,18 @@ impl Audit {
         if let Some(b) = q.before_id {
             push(" AND id < ?{}", b.into());
         }
-        for word in q.text.as_deref().unwrap_or("").split_whitespace() {
+        let words: Vec<&str> = q.text.as_deref().unwrap_or("").split_whitespace().collect();
+        // The index matches substrings of three characters or more; shorter words are scanned
+        // for among the rows the index (and the other filters) left.
+        let (indexed, short): (Vec<&str>, Vec<&str>) =
+            words.into_iter().partition(|w| w.chars().count() >= 3);
+        if !indexed.is_empty() {
+            push(
+                " AND id IN (SELECT rowid FROM audit_text WHERE audit_text MATCH ?{})",
+                fts_phrases(&indexed).into(),
+            );
+        }
+        for word in short {
             let escaped = word
                 .replace('\\', "\\\\")
                 .replace('%', "\\%")
@@ -277,6 +301,68 @@ impl Audit {
             }
             written += rows.len();
         }
+    }
+}
+
+/// Each word as an FTS5 phrase (quotes doubled), all of which must match.
+fn fts_phrases(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A step as it is stored, made before the write so the write owns everything it needs.
+struct Row {
+    flow: String,
+    at_ms: i64,
+    kind: &'static str,
+    step: &'static str,
+    server: String,
+    subject: Option<String>,
+    actor: String,
+    decision: Option<String>,
+    detail: String,
+    duration_ms: i64,
+}
+
+impl Row {
+    fn of(r: &Record<'_>) -> Result<Self> {
+        let detail = serde_json::to_string(&r.detail)
+            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        Ok(Self {
+            flow: r.flow.id.clone(),
+            at_ms: now_ms(),
+            kind: r.flow.kind.as_str(),
+            step: r.step.as_str(),
+            server: r.flow.server.clone(),
+            subject: r.flow.subject.clone(),
+            actor: r.actor.to_owned(),
+            decision: r.decision.map(str::to_owned),
+            detail,
+            duration_ms: r.flow.started.elapsed().as_millis() as i64,
+        })
+    }
+
+    fn insert(&self, c: &rusqlite::Connection) -> rusqlite::Result<i64> {
+        c.execute(
+            "INSERT INTO audit (flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                self.flow,
+                self.at_ms,
+                self.kind,
+                self.step,
+                self.server,
+                self.subject,
+                self.actor,
+                self.decision,
+                self.detail,
+                self.duration_ms
+            ],
+        )?;
+        Ok(c.last_insert_rowid())
     }
 }
 
@@ -381,6 +467,58 @@ mod tests {
             .collect();
         assert_eq!(lines[0].step, Step::Requested);
         assert_eq!(lines[1].detail, json!({"text": "write a limerick"}));
+    }
+
+    #[test]
+    fn search_goes_through_the_index_and_prune_removes_old_rows_from_it() {
+        let a = audit();
+        let flow = Flow::new(FlowKind::ToolCall, "files", Some("read_file".into()));
+        for word in ["alpha", "beta", "Quotes \"inside\""] {
+            a.record(Record {
+                flow: &flow,
+                step: Step::Requested,
+                actor: "model",
+                decision: None,
+                detail: json!({"note": word}),
+            })
+            .unwrap();
+        }
+        let hits = |t: &str| {
+            a.search(&AuditQuery {
+                text: Some(t.into()),
+                ..Default::default()
+            })
+            .unwrap()
+            .len()
+        };
+        assert_eq!(hits("lph"), 1, "substrings match, as before");
+        assert_eq!(hits("ALPHA"), 1, "case does not matter");
+        assert_eq!(hits("\"inside"), 1, "quotes are text, not FTS syntax");
+        assert_eq!(hits("NEAR(alpha"), 0, "FTS operators are text too");
+        assert_eq!(hits("read_file beta"), 1);
+        assert_eq!(hits("be"), 1, "short words are still found");
+        let plan: String = a
+            .store
+            .with(|c| {
+                let mut stmt = c.prepare(
+                    "EXPLAIN QUERY PLAN SELECT id FROM audit WHERE id IN (SELECT rowid FROM audit_text WHERE audit_text MATCH '\"alpha\"')",
+                )?;
+                let rows = stmt.query_map([], |r| r.get::<_, String>(3))?;
+                rows.collect::<rusqlite::Result<Vec<_>>>().map(|v| v.join("; "))
+            })
+            .unwrap();
+        // Rows are fetched by id from what the full-text index matched, never by a scan.
+        assert!(
+            plan.contains("SEARCH audit USING INTEGER PRIMARY KEY")
+                && plan.contains("audit_text VIRTUAL TABLE INDEX"),
+            "{plan}"
+        );
+        a.store
+            .with(|c| c.execute("UPDATE audit SET at_ms = 0 WHERE detail LIKE '%alpha%'", []))
+            .unwrap();
+        assert_eq!(a.prune(std::time::Duration::from_secs(86_400)).unwrap(), 1);
+        assert_eq!(hits("alpha"), 0, "pruned rows leave the index");
+        assert_eq!(hits("beta"), 1);
     }
 
     #[test]

@@ -6,11 +6,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{Prompt, ResourceTemplate, Tool};
-use tokio::sync::{broadcast, watch};
 
 use crate::ErrorCode;
 use crate::connection::Connection;
-use crate::events::{EventSender, HostEvent, ListKind};
+use crate::events::{Bus, HostEvent, ListKind, Listener, ServerEvent};
 
 /// The cached lists of one connection; `revision` grows with every refresh.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,48 +24,51 @@ pub struct Catalog {
     pub revision: u64,
 }
 
-/// Keeps `out` current for `connection` until the connection closes. `events` must have been
-/// subscribed before the connection was announced, so no `list_changed` is missed.
+/// Keeps the catalog of `connection` current until the connection closes, handing every fetch
+/// to `store`. `events` must have been subscribed before the connection was announced, so no
+/// `list_changed` is missed.
 pub(crate) async fn keep(
     connection: Connection,
-    mut events: broadcast::Receiver<HostEvent>,
-    out: watch::Sender<Option<Arc<Catalog>>>,
-    publish: EventSender,
+    mut events: Listener,
+    publish: Bus,
+    store: impl Fn(Arc<Catalog>) + Send + 'static,
 ) {
     let mut catalog = Catalog::default();
     let all = [ListKind::Tools, ListKind::Prompts, ListKind::Resources];
     refresh(&connection, &mut catalog, &all).await;
-    announce(&connection, &catalog, &out, &publish, None);
+    announce(&connection, &catalog, &store, &publish, None);
     loop {
         let list = match events.recv().await {
-            Ok(HostEvent::ListChanged { server, list }) if server == connection.server() => {
+            Some(HostEvent::Server(ServerEvent::ListChanged { server, list }))
+                if server == connection.server() =>
+            {
                 Some(list)
             }
-            Ok(_) => continue,
-            Err(broadcast::error::RecvError::Lagged(_)) => None,
-            Err(broadcast::error::RecvError::Closed) => return,
+            Some(HostEvent::Resync(_)) => None,
+            Some(_) => continue,
+            None => return,
         };
         if connection.is_closed() {
             return;
         }
         match list {
             Some(list) => refresh(&connection, &mut catalog, &[list]).await,
-            // Events were lost: one of them may have been a list change.
+            // Events were dropped: one of them may have been a list change.
             None => refresh(&connection, &mut catalog, &all).await,
         }
-        announce(&connection, &catalog, &out, &publish, list);
+        announce(&connection, &catalog, &store, &publish, list);
     }
 }
 
 fn announce(
     connection: &Connection,
     catalog: &Catalog,
-    out: &watch::Sender<Option<Arc<Catalog>>>,
-    publish: &EventSender,
+    store: &impl Fn(Arc<Catalog>),
+    publish: &Bus,
     list: Option<ListKind>,
 ) {
-    out.send_replace(Some(Arc::new(catalog.clone())));
-    let _ = publish.send(HostEvent::CatalogUpdated {
+    store(Arc::new(catalog.clone()));
+    publish.publish(ServerEvent::CatalogUpdated {
         server: connection.server().to_owned(),
         list,
         revision: catalog.revision,

@@ -32,11 +32,17 @@ pub struct Config {
     /// Roots every server sees unless it sets its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roots: Vec<PathBuf>,
+    /// How many days audit rows are kept (default 365; 0 keeps them forever).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_retention_days: Option<u32>,
     /// Keys Switchboard does not know, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
     pub extra: Map<String, Value>,
 }
+
+/// Audit rows are kept this many days unless the configuration says otherwise.
+pub const DEFAULT_AUDIT_RETENTION_DAYS: u32 = 365;
 
 /// How a remote server is reached.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -103,7 +109,7 @@ pub struct ServerConfig {
     pub max_message_bytes: Option<u64>,
     /// Limits on this server's sampling requests; defaults apply when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampling: Option<crate::sampling::SamplingLimits>,
+    pub sampling: Option<SamplingLimits>,
     /// Roots for this server; when absent the global roots apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "Array<string> | null")]
@@ -333,12 +339,47 @@ impl Config {
         Ok(())
     }
 
+    /// How long audit rows are kept; `None` keeps them forever.
+    pub fn audit_retention(&self) -> Option<Duration> {
+        match self
+            .audit_retention_days
+            .unwrap_or(DEFAULT_AUDIT_RETENTION_DAYS)
+        {
+            0 => None,
+            days => Some(Duration::from_secs(u64::from(days) * 86_400)),
+        }
+    }
+
     /// The roots a server sees: its own when set, otherwise the global ones.
     pub fn roots_for(&self, server: &str) -> Vec<PathBuf> {
         self.mcp_servers
             .get(server)
             .and_then(|s| s.roots.clone())
             .unwrap_or_else(|| self.roots.clone())
+    }
+}
+
+/// Per-server sampling limits, set in the server's configuration (`sampling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+#[ts(export)]
+pub struct SamplingLimits {
+    /// Requests accepted per rolling minute.
+    pub requests_per_minute: u32,
+    /// The largest `maxTokens` one request may ask for.
+    pub max_tokens: u32,
+    /// Tokens (prompt and completion) per UTC day.
+    #[ts(type = "number")]
+    pub tokens_per_day: u64,
+}
+
+impl Default for SamplingLimits {
+    fn default() -> Self {
+        Self {
+            requests_per_minute: 10,
+            max_tokens: 8192,
+            tokens_per_day: 200_000,
+        }
     }
 }
 

@@ -4,9 +4,18 @@
 
 use serde_json::{Map, Value};
 
-/// The `default` of every property that has one.
+/// The `default` of every property of a flat elicitation schema that has one.
 pub fn defaults(schema: &Value) -> Map<String, Value> {
-    crate::approvals::schema_defaults(schema)
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(k, v)| v.get("default").map(|d| (k.clone(), d.clone())))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether every required property has a default (so a standing "allow" can answer alone).

@@ -1,89 +1,227 @@
-//! Events the core publishes for the UI and the CLI: status changes, server log messages, list
-//! changes, progress and resource updates. One broadcast channel; a slow listener loses old events
-//! (it can always re-read the current state), it never slows the servers down.
+//! Events the core publishes for the UI and the CLI, and the two buses they travel on. Each domain
+//! owns one event enum ([`ServerEvent`], [`ReviewEvent`], [`ChatEvent`]) defined here, below the
+//! modules that emit them, together with the types they carry, so no emitter imports a module
+//! that imports it back.
+//!
+//! Control events (status, catalogs, reviews, chat messages) and streams (model text, progress,
+//! server logs) travel on separate broadcast channels, so a flood of tokens can never push a
+//! status change or a finished turn out of a listener's queue. A listener that still falls behind
+//! is not left stale: it receives [`HostEvent::Resync`], after which it re-reads current state.
+
+pub mod chat;
+pub mod reviews;
+pub mod servers;
+
+pub use chat::{ChatEvent, ChatMessage};
+pub use reviews::ReviewEvent;
+pub use servers::{ListKind, ServerEvent, ServerStatus, ServerSummary};
 
 use serde::Serialize;
-use serde_json::Value;
 use tokio::sync::broadcast;
 use ts_rs::TS;
 
-use crate::servers::ServerStatus;
-
-/// Which list a server said has changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub enum ListKind {
-    Tools,
-    Resources,
-    Prompts,
-}
-
-/// Something that happened on a server.
+/// Anything the core publishes: one of the domain events, or the signal to re-read everything.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(untagged)]
 #[ts(export)]
 pub enum HostEvent {
-    /// A server's derived status changed.
-    Status {
-        server: String,
-        status: ServerStatus,
-    },
-    /// `notifications/message` from a server.
-    Log {
-        server: String,
-        level: String,
-        logger: Option<String>,
-        #[ts(type = "unknown")]
-        data: Value,
-    },
-    /// `notifications/{tools,resources,prompts}/list_changed`.
-    ListChanged { server: String, list: ListKind },
-    /// `notifications/progress` for a request in flight.
-    Progress {
-        server: String,
-        #[ts(type = "string | number")]
-        progress_token: Value,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    },
-    /// `notifications/resources/updated` for a subscribed resource.
-    ResourceUpdated { server: String, uri: String },
-    /// The server's cached tools, prompts and templates were fetched again: after it connected
-    /// (`list` is null) or after it said `list` changed.
-    CatalogUpdated {
-        server: String,
-        list: Option<ListKind>,
-        #[ts(type = "number")]
-        revision: u64,
-    },
-    /// The number of reviews waiting for the user changed (sampling, elicitation, tool calls).
-    ReviewsChanged { pending: u32 },
-    /// A piece of a sampling completion as it streams from the provider.
-    SamplingText { flow: String, text: String },
-    /// A piece of the chat model's answer as it streams.
-    ChatText { conversation: String, text: String },
-    /// A message was added to a conversation.
-    ChatMessage {
-        conversation: String,
-        message: crate::chat::ChatMessage,
-    },
-    /// A chat turn ended, with its error if it failed.
-    ChatDone {
-        conversation: String,
-        error: Option<crate::error::Error>,
-    },
+    Server(ServerEvent),
+    Review(ReviewEvent),
+    Chat(ChatEvent),
+    /// `{"type": "resync"}`: events were dropped; re-read whatever is shown.
+    Resync(Resync),
 }
 
-/// The sending side, cloned into every server's handler.
-pub type EventSender = broadcast::Sender<HostEvent>;
+/// The one-variant enum behind [`HostEvent::Resync`], so it serialises as `{"type":"resync"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[ts(export)]
+pub enum Resync {
+    Resync,
+}
 
-/// A new event channel with room for `capacity` undelivered events per listener.
-pub fn channel(capacity: usize) -> EventSender {
-    broadcast::channel(capacity).0
+impl HostEvent {
+    /// The signal that a listener missed events.
+    pub const RESYNC: HostEvent = HostEvent::Resync(Resync::Resync);
+
+    /// Whether this event is part of a stream (lossy under load) rather than a state change.
+    pub fn is_stream(&self) -> bool {
+        match self {
+            HostEvent::Server(e) => e.is_stream(),
+            HostEvent::Review(e) => e.is_stream(),
+            HostEvent::Chat(e) => e.is_stream(),
+            HostEvent::Resync(_) => false,
+        }
+    }
+}
+
+impl From<ServerEvent> for HostEvent {
+    fn from(e: ServerEvent) -> Self {
+        HostEvent::Server(e)
+    }
+}
+
+impl From<ReviewEvent> for HostEvent {
+    fn from(e: ReviewEvent) -> Self {
+        HostEvent::Review(e)
+    }
+}
+
+impl From<ChatEvent> for HostEvent {
+    fn from(e: ChatEvent) -> Self {
+        HostEvent::Chat(e)
+    }
+}
+
+/// Room for undelivered control events per listener.
+pub const CONTROL_CAPACITY: usize = 4096;
+/// Room for undelivered stream events per listener.
+pub const STREAM_CAPACITY: usize = 4096;
+
+/// The two channels; cloned into every emitter. Publishing never waits for listeners.
+#[derive(Debug, Clone)]
+pub struct Bus {
+    control: broadcast::Sender<HostEvent>,
+    streams: broadcast::Sender<HostEvent>,
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Self::new(CONTROL_CAPACITY, STREAM_CAPACITY)
+    }
+}
+
+impl Bus {
+    /// A bus keeping up to `control` and `streams` undelivered events per listener.
+    pub fn new(control: usize, streams: usize) -> Self {
+        Self {
+            control: broadcast::channel(control.max(1)).0,
+            streams: broadcast::channel(streams.max(1)).0,
+        }
+    }
+
+    /// Publishes on the channel the event belongs to. No listener is fine (the CLI often has none).
+    pub fn publish(&self, event: impl Into<HostEvent>) {
+        let event = event.into();
+        let channel = if event.is_stream() {
+            &self.streams
+        } else {
+            &self.control
+        };
+        let _ = channel.send(event);
+    }
+
+    /// A listener for state changes, from now on.
+    pub fn control(&self) -> Listener {
+        Listener(self.control.subscribe())
+    }
+
+    /// A listener for streamed text, progress and logs, from now on.
+    pub fn streams(&self) -> Listener {
+        Listener(self.streams.subscribe())
+    }
+}
+
+/// One listener on one channel.
+#[derive(Debug)]
+pub struct Listener(broadcast::Receiver<HostEvent>);
+
+impl Listener {
+    /// The next event; [`HostEvent::RESYNC`] in place of any that were dropped because this
+    /// listener fell behind; `None` once the bus is gone.
+    pub async fn recv(&mut self) -> Option<HostEvent> {
+        match self.0.recv().await {
+            Ok(event) => Some(event),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::debug!(missed, "an event listener fell behind; resync");
+                Some(HostEvent::RESYNC)
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    }
+
+    /// The next event if one is waiting (same lag rule as [`Listener::recv`]).
+    pub fn try_recv(&mut self) -> Option<HostEvent> {
+        match self.0.try_recv() {
+            Ok(event) => Some(event),
+            Err(broadcast::error::TryRecvError::Lagged(_)) => Some(HostEvent::RESYNC),
+            Err(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(n: usize) -> ChatEvent {
+        ChatEvent::ChatText {
+            conversation: "c".into(),
+            text: n.to_string(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_token_flood_never_displaces_a_state_change() {
+        let bus = Bus::new(16, 16);
+        let mut control = bus.control();
+        let mut streams = bus.streams();
+        bus.publish(ReviewEvent::ReviewsChanged { pending: 1 });
+        for n in 0..10_000 {
+            bus.publish(text(n));
+        }
+        bus.publish(ChatEvent::ChatDone {
+            conversation: "c".into(),
+            error: None,
+        });
+        assert_eq!(
+            control.recv().await,
+            Some(ReviewEvent::ReviewsChanged { pending: 1 }.into())
+        );
+        assert!(matches!(
+            control.recv().await,
+            Some(HostEvent::Chat(ChatEvent::ChatDone { .. }))
+        ));
+        // The slow stream listener is told it missed text, then gets the newest.
+        assert_eq!(streams.recv().await, Some(HostEvent::RESYNC));
+        assert!(matches!(
+            streams.recv().await,
+            Some(HostEvent::Chat(ChatEvent::ChatText { .. }))
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_lagging_control_listener_is_told_to_resync() {
+        let bus = Bus::new(4, 4);
+        let mut control = bus.control();
+        for pending in 0..10 {
+            bus.publish(ReviewEvent::ReviewsChanged { pending });
+        }
+        assert_eq!(control.recv().await, Some(HostEvent::RESYNC));
+        // After the resync the listener sees the newest events, ending at the current state.
+        let mut last = None;
+        while let Some(e) = control.try_recv() {
+            last = Some(e);
+        }
+        assert_eq!(
+            last,
+            Some(ReviewEvent::ReviewsChanged { pending: 9 }.into())
+        );
+    }
+
+    #[test]
+    fn resync_serialises_as_its_own_type() {
+        assert_eq!(
+            serde_json::to_value(HostEvent::RESYNC).unwrap(),
+            serde_json::json!({"type": "resync"})
+        );
+        let status = ServerEvent::Status {
+            server: "s".into(),
+            status: ServerStatus::Stopping,
+        };
+        assert_eq!(
+            serde_json::to_value(HostEvent::from(status)).unwrap(),
+            serde_json::json!({"type": "status", "server": "s", "status": {"state": "stopping"}})
+        );
+    }
 }

@@ -18,7 +18,7 @@ use serde_json::json;
 use tokio::sync::{Semaphore, watch};
 
 use crate::approvals::{Approver, Origin};
-use crate::events::{EventSender, HostEvent, ListKind};
+use crate::events::{Bus, ListKind, ServerEvent};
 
 /// Default bound on concurrent server→client requests per server.
 pub const DEFAULT_MAX_INBOUND: usize = 16;
@@ -33,7 +33,7 @@ pub struct HostHandler {
     approver: Arc<dyn Approver>,
     roots: watch::Receiver<Vec<Root>>,
     inbound: Semaphore,
-    events: EventSender,
+    events: Bus,
     progress: watch::Sender<u64>,
 }
 
@@ -43,7 +43,7 @@ impl HostHandler {
         server: impl Into<String>,
         approver: Arc<dyn Approver>,
         roots: watch::Receiver<Vec<Root>>,
-        events: EventSender,
+        events: Bus,
         max_inbound: usize,
     ) -> Self {
         Self {
@@ -78,9 +78,8 @@ impl HostHandler {
         })
     }
 
-    fn emit(&self, event: HostEvent) {
-        // No listener is fine: the CLI often has none.
-        let _ = self.events.send(event);
+    fn emit(&self, event: ServerEvent) {
+        self.events.publish(event);
     }
 }
 
@@ -145,7 +144,7 @@ impl ClientHandler for HostHandler {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.send_modify(|n| *n = n.wrapping_add(1));
-        self.emit(HostEvent::Progress {
+        self.emit(ServerEvent::Progress {
             server: self.server.clone(),
             progress_token: serde_json::to_value(&params.progress_token).unwrap_or_default(),
             progress: params.progress,
@@ -164,7 +163,7 @@ impl ClientHandler for HostHandler {
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_else(|| "info".into());
         tracing::debug!(server = %self.server, %level, "server log message");
-        self.emit(HostEvent::Log {
+        self.emit(ServerEvent::Log {
             server: self.server.clone(),
             level,
             logger: params.logger,
@@ -177,28 +176,28 @@ impl ClientHandler for HostHandler {
         params: ResourceUpdatedNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.emit(HostEvent::ResourceUpdated {
+        self.emit(ServerEvent::ResourceUpdated {
             server: self.server.clone(),
             uri: params.uri,
         });
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.emit(HostEvent::ListChanged {
+        self.emit(ServerEvent::ListChanged {
             server: self.server.clone(),
             list: ListKind::Resources,
         });
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.emit(HostEvent::ListChanged {
+        self.emit(ServerEvent::ListChanged {
             server: self.server.clone(),
             list: ListKind::Tools,
         });
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.emit(HostEvent::ListChanged {
+        self.emit(ServerEvent::ListChanged {
             server: self.server.clone(),
             list: ListKind::Prompts,
         });

@@ -16,7 +16,7 @@ use ts_rs::TS;
 use crate::config::import::{self, ImportReport};
 use crate::config::{Config, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::EventSender;
+use crate::events::Bus;
 use crate::secrets::SecretStore;
 use crate::servers::{HostContext, ServerView, Servers};
 
@@ -38,7 +38,7 @@ pub struct Host {
     config: Arc<RwLock<Config>>,
     file: PathBuf,
     secrets: Arc<dyn SecretStore>,
-    events: EventSender,
+    events: Bus,
     calls: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
 }
 
@@ -46,6 +46,21 @@ impl Host {
     /// Starts supervising every server of `config`. Must run inside a tokio runtime.
     pub fn start(config: Config, ctx: HostContext) -> Self {
         let servers = Servers::start(&config, ctx.clone());
+        Self::with_servers(config, ctx, servers)
+    }
+
+    /// The configuration without supervisors (the CLI connects per command).
+    pub fn unsupervised(config: Config, ctx: HostContext) -> Self {
+        let servers = Servers::start(&Config::default(), ctx.clone());
+        Self::with_servers(config, ctx, servers)
+    }
+
+    /// What everything else needs to reach a server: approver, events, environment, secrets.
+    pub fn context(&self) -> &HostContext {
+        self.servers.context()
+    }
+
+    fn with_servers(config: Config, ctx: HostContext, servers: Servers) -> Self {
         Self {
             servers,
             config: Arc::new(RwLock::new(config)),
@@ -62,7 +77,7 @@ impl Host {
     }
 
     /// The event channel every server reports to.
-    pub fn events(&self) -> &EventSender {
+    pub fn events(&self) -> &Bus {
         &self.events
     }
 
@@ -221,20 +236,25 @@ impl Host {
     ) -> Result<ImportReport> {
         let plan = self.import_preview(path)?;
         let secrets = self.secrets.clone();
-        let (report, added) = self.edit(|config| {
-            let report = plan.apply(config, secrets.as_ref(), &mut |input| {
-                inputs.get(&input.id).filter(|v| !v.is_empty()).cloned()
-            })?;
-            let added: Vec<_> = report
-                .added
-                .iter()
-                .filter_map(|n| {
-                    let s = config.mcp_servers.get(n)?.clone();
-                    Some((n.clone(), s, config.roots_for(n)))
-                })
-                .collect();
-            Ok((report, added))
-        })?;
+        let (host, inputs) = (self.clone(), inputs.clone());
+        // Secrets go to the keychain, which may wait on an unlock prompt.
+        let (report, added) = crate::store::off_thread(move || {
+            host.edit(|config| {
+                let report = plan.apply(config, secrets.as_ref(), &mut |input| {
+                    inputs.get(&input.id).filter(|v| !v.is_empty()).cloned()
+                })?;
+                let added: Vec<_> = report
+                    .added
+                    .iter()
+                    .filter_map(|n| {
+                        let s = config.mcp_servers.get(n)?.clone();
+                        Some((n.clone(), s, config.roots_for(n)))
+                    })
+                    .collect();
+                Ok((report, added))
+            })
+        })
+        .await?;
         for (name, server, roots) in added {
             self.servers.upsert(&name, server, roots).await?;
         }

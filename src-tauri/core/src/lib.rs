@@ -8,6 +8,7 @@
 // Switchboard speaks every revision and these features are central to it.
 #![allow(deprecated)]
 
+pub mod app;
 pub mod approvals;
 pub mod audit;
 pub mod catalog;
@@ -26,6 +27,7 @@ pub mod providers;
 pub mod sampling;
 pub mod secrets;
 pub mod servers;
+pub mod sse;
 pub mod store;
 pub mod transport;
 pub mod visible;

@@ -41,38 +41,72 @@ pub const INHERITED_ENV: &[&str] = &[
 /// How long each shutdown step waits before escalating.
 pub const SHUTDOWN_STEP: Duration = Duration::from_secs(2);
 
-/// The environment every child starts from, computed once when the host starts.
-#[derive(Debug, Clone, Default)]
+/// The environment every child starts from, computed once when the host starts. Asking the
+/// login shell for its PATH can take seconds (slow profile scripts), so it happens on a thread
+/// of its own and only a spawn waits for it, never the app's start.
+#[derive(Debug, Clone)]
 pub struct BaseEnv {
-    vars: BTreeMap<String, String>,
+    vars: tokio::sync::watch::Receiver<Option<Arc<BTreeMap<String, String>>>>,
+}
+
+impl Default for BaseEnv {
+    fn default() -> Self {
+        Self::from_current()
+    }
 }
 
 impl BaseEnv {
     /// The allow-listed variables of this process, with PATH replaced by the login shell's so
-    /// `npx`/`uvx` installed through nvm, asdf or Homebrew are found from a GUI launch.
+    /// `npx`/`uvx` installed through nvm, asdf or Homebrew are found from a GUI launch. Returns at
+    /// once; the login shell answers in the background.
     pub fn detect() -> Self {
-        let mut env = Self::from_current();
-        if let Some(path) = login_shell_path() {
-            env.vars.insert("PATH".into(), path);
+        let (tx, vars) = tokio::sync::watch::channel(None);
+        let probe = move || {
+            let mut env = current_vars();
+            if let Some(path) = login_shell_path() {
+                env.insert("PATH".into(), path);
+            }
+            let _ = tx.send(Some(Arc::new(env)));
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("switchboard-login-path".into())
+            .spawn(probe)
+        {
+            tracing::warn!("cannot ask the login shell for PATH: {e}");
+            return Self::from_current();
         }
-        env
+        Self { vars }
     }
 
     /// The allow-listed variables of this process, without asking the login shell.
     pub fn from_current() -> Self {
-        let vars = INHERITED_ENV
-            .iter()
-            .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
-            // Shell functions exported as variables are a known injection vector.
-            .filter(|(_, v)| !v.starts_with("()"))
-            .collect();
+        let (_, vars) = tokio::sync::watch::channel(Some(Arc::new(current_vars())));
         Self { vars }
     }
 
-    /// The variables as a map.
-    pub fn vars(&self) -> &BTreeMap<String, String> {
-        &self.vars
+    /// The variables, once known.
+    pub async fn vars(&self) -> Arc<BTreeMap<String, String>> {
+        let mut vars = self.vars.clone();
+        loop {
+            if let Some(known) = vars.borrow_and_update().clone() {
+                return known;
+            }
+            if vars.changed().await.is_err() {
+                // The probe died without an answer: the host's own allow-listed variables.
+                return Arc::new(current_vars());
+            }
+        }
     }
+}
+
+/// The allow-listed variables of this process.
+fn current_vars() -> BTreeMap<String, String> {
+    INHERITED_ENV
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
+        // Shell functions exported as variables are a known injection vector.
+        .filter(|(_, v)| !v.starts_with("()"))
+        .collect()
 }
 
 /// Asks the user's login shell for its PATH, with a short timeout; `None` if that fails.
@@ -224,14 +258,18 @@ pub struct ProcessGroup {
 
 /// Starts a server process with a clean environment, in a new process group, with its stderr
 /// pumped into `ring` and `tracing`.
-pub fn spawn(spec: &SpawnSpec<'_>, base: &BaseEnv, ring: &StderrRing) -> Result<ServerProcess> {
+pub fn spawn(
+    spec: &SpawnSpec<'_>,
+    base: &BTreeMap<String, String>,
+    ring: &StderrRing,
+) -> Result<ServerProcess> {
     // Resolve the program against the child's PATH, not the host's.
-    let child_path = spec.env.get("PATH").or_else(|| base.vars().get("PATH"));
+    let child_path = spec.env.get("PATH").or_else(|| base.get("PATH"));
     let program = resolve_program(spec.command, child_path.map(String::as_str));
     let mut cmd = Command::new(program);
     cmd.args(spec.args)
         .env_clear()
-        .envs(base.vars())
+        .envs(base)
         .envs(spec.env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -382,17 +420,17 @@ impl ProcessGroup {
             }
         }
         // The child is gone; grandchildren in its group may not be.
-        if self.group_alive() {
+        if self.group_alive().await {
             self.signal_group(Signal::Term);
             let deadline = Instant::now() + step;
-            while self.group_alive() && Instant::now() < deadline {
+            while self.group_alive().await && Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(25)).await;
             }
-            if self.group_alive() {
+            if self.group_alive().await {
                 self.signal_group(Signal::Kill);
                 // SIGKILL is asynchronous: wait until the kernel has finished the processes.
                 let deadline = Instant::now() + step;
-                while self.group_alive() && Instant::now() < deadline {
+                while self.group_alive().await && Instant::now() < deadline {
                     tokio::time::sleep(Duration::from_millis(10)).await;
                 }
             }
@@ -400,13 +438,20 @@ impl ProcessGroup {
         self.pid = None;
     }
 
+    /// Whether any of the group is left, asked on a blocking thread: reading `/proc` touches
+    /// every process on the machine.
     #[cfg(unix)]
-    fn group_alive(&self) -> bool {
-        self.pid.is_some_and(group_alive)
+    async fn group_alive(&self) -> bool {
+        let Some(pid) = self.pid else {
+            return false;
+        };
+        tokio::task::spawn_blocking(move || group_alive(pid))
+            .await
+            .unwrap_or(true)
     }
 
     #[cfg(not(unix))]
-    fn group_alive(&self) -> bool {
+    async fn group_alive(&self) -> bool {
         false
     }
 
@@ -496,17 +541,17 @@ impl Drop for ProcessGroup {
 mod tests {
     use super::*;
 
-    #[test]
-    fn base_env_is_allow_listed() {
+    #[tokio::test]
+    async fn base_env_is_allow_listed() {
         // SAFETY of the test: unique names no other test reads.
         unsafe {
             std::env::set_var("OPENAI_API_KEY", "sk-should-not-leak");
             std::env::set_var("SWITCHBOARD_TEST_SECRET", "x");
         }
-        let env = BaseEnv::from_current();
-        assert!(!env.vars().contains_key("OPENAI_API_KEY"));
-        assert!(!env.vars().contains_key("SWITCHBOARD_TEST_SECRET"));
-        assert!(env.vars().contains_key("PATH"));
+        let env = BaseEnv::from_current().vars().await;
+        assert!(!env.contains_key("OPENAI_API_KEY"));
+        assert!(!env.contains_key("SWITCHBOARD_TEST_SECRET"));
+        assert!(env.contains_key("PATH"));
     }
 
     #[cfg(unix)]
@@ -570,7 +615,7 @@ mod tests {
             cwd: None,
             env: &env,
         };
-        let mut p = spawn(&spec, &BaseEnv::from_current(), &ring).unwrap();
+        let mut p = spawn(&spec, &current_vars(), &ring).unwrap();
         let pid = p.group.pid().unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
         drop(p.stdin);

@@ -10,7 +10,6 @@ pub mod anthropic;
 pub mod gemini;
 pub mod openai;
 pub mod settings;
-pub mod sse;
 
 use std::time::Duration;
 
@@ -113,11 +112,17 @@ pub struct Provider {
     base_url: String,
     key: Option<Sensitive>,
     http: reqwest::Client,
+    deadline: Duration,
 }
 
 /// How long to wait for the provider to accept a connection and for each streamed chunk.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// The longest a whole request may take, streamed answer included: a provider that keeps
+/// trickling bytes cannot hold a sampling request or a chat turn open for ever.
+pub const TOTAL_TIMEOUT: Duration = Duration::from_secs(600);
+/// The most tool calls (or content blocks) one streamed answer may carry.
+pub const MAX_STREAMED_PARTS: usize = 256;
 /// The largest non-streamed response body read from a provider (model lists, errors).
 const MAX_BODY: usize = 8 * 1024 * 1024;
 
@@ -152,7 +157,21 @@ impl Provider {
             base_url,
             key,
             http,
+            deadline: TOTAL_TIMEOUT,
         })
+    }
+
+    /// The same provider with another limit on a whole request's time.
+    pub fn with_deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    fn over_time(&self) -> Error {
+        self.error(format_args!(
+            "no complete answer within {} s",
+            self.deadline.as_secs()
+        ))
     }
 
     /// Looks the key up: the keychain entry `provider:<id>`, then the kind's environment
@@ -185,25 +204,35 @@ impl Provider {
         request: &Value,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Completion> {
-        match self.kind {
-            ProviderKind::Anthropic => anthropic::complete(self, model, request, on_text).await,
-            ProviderKind::Openai => openai::complete(self, model, request, on_text).await,
-            ProviderKind::Gemini => gemini::complete(self, model, request, on_text).await,
-            ProviderKind::Manual => Err(Error::new(
-                ErrorCode::Provider,
-                "the manual provider has no model to send to: write the completion yourself",
-            )),
-        }
+        let answer = async {
+            match self.kind {
+                ProviderKind::Anthropic => anthropic::complete(self, model, request, on_text).await,
+                ProviderKind::Openai => openai::complete(self, model, request, on_text).await,
+                ProviderKind::Gemini => gemini::complete(self, model, request, on_text).await,
+                ProviderKind::Manual => Err(Error::new(
+                    ErrorCode::Provider,
+                    "the manual provider has no model to send to: write the completion yourself",
+                )),
+            }
+        };
+        tokio::time::timeout(self.deadline, answer)
+            .await
+            .map_err(|_| self.over_time())?
     }
 
     /// The models the provider offers.
     pub async fn models(&self) -> Result<Vec<String>> {
-        match self.kind {
-            ProviderKind::Anthropic => anthropic::models(self).await,
-            ProviderKind::Openai => openai::models(self).await,
-            ProviderKind::Gemini => gemini::models(self).await,
-            ProviderKind::Manual => Ok(vec!["manual".into()]),
-        }
+        let listed = async {
+            match self.kind {
+                ProviderKind::Anthropic => anthropic::models(self).await,
+                ProviderKind::Openai => openai::models(self).await,
+                ProviderKind::Gemini => gemini::models(self).await,
+                ProviderKind::Manual => Ok(vec!["manual".into()]),
+            }
+        };
+        tokio::time::timeout(self.deadline, listed)
+            .await
+            .map_err(|_| self.over_time())?
     }
 
     fn post(&self, path: &str) -> reqwest::RequestBuilder {
@@ -282,9 +311,9 @@ async fn get_json(p: &Provider, req: reqwest::RequestBuilder) -> Result<Value> {
 async fn read_sse(
     p: &Provider,
     resp: reqwest::Response,
-    mut on_event: impl FnMut(sse::SseEvent) -> Result<()>,
+    mut on_event: impl FnMut(crate::sse::SseEvent) -> Result<()>,
 ) -> Result<()> {
-    let mut reader = sse::SseReader::default();
+    let mut reader = crate::sse::SseReader::default();
     let mut stream = resp.bytes_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| p.error(without_url(&e)))?;
@@ -418,6 +447,40 @@ pub fn choose_model<'a>(
         }
     }
     best
+}
+
+/// Where sampling goes: the user's providers and rated models.
+#[derive(Debug, Clone, Default)]
+pub struct Models {
+    pub providers: Vec<Provider>,
+    pub ratings: Vec<ModelRating>,
+}
+
+impl Models {
+    /// One provider and one model (the CLI's `--provider`/`--model`).
+    pub fn single(provider: Provider, model: &str) -> Self {
+        let rating = ModelRating {
+            provider: provider.id.clone(),
+            model: model.to_owned(),
+            cost: 0.5,
+            speed: 0.5,
+            intelligence: 0.5,
+        };
+        Self {
+            providers: vec![provider],
+            ratings: vec![rating],
+        }
+    }
+
+    /// The provider with this id.
+    pub fn provider(&self, id: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.id == id)
+    }
+
+    /// The model for a request's preferences, as `(provider id, model)`.
+    pub fn choose(&self, prefs: Option<&Value>) -> Option<(String, String)> {
+        choose_model(prefs, &self.ratings).map(|m| (m.provider.clone(), m.model.clone()))
+    }
 }
 
 #[cfg(test)]

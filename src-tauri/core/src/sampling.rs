@@ -1,7 +1,7 @@
 //! Sampling as Switchboard does it: a server's `sampling/createMessage` is validated (tool
 //! use/result balance, no mixing: -32602 otherwise), held to the server's limits (requests per
 //! minute, tokens per request, tokens per day), mapped onto one of the user's configured models
-//! and sent to that provider. The approval door ([`crate::approvals::Door`]) wraps this with the
+//! and sent to that provider. The approval door wraps this with the
 //! two reviews: the request before it is sent, the completion before it goes back.
 
 use std::collections::{HashMap, VecDeque};
@@ -10,71 +10,13 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{CreateMessageRequestParams, ErrorCode as McpErrorCode, ErrorData as McpError};
 use rusqlite::params;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use ts_rs::TS;
 
+pub use crate::config::SamplingLimits;
 use crate::error::{Error, ErrorCode, Result};
-use crate::providers::{ModelRating, Provider, ProviderKind, Usage, choose_model};
+pub use crate::providers::Models;
+use crate::providers::{Provider, ProviderKind, Usage};
 use crate::store::{Store, now_ms};
-
-/// Per-server sampling limits, set in the server's configuration (`sampling`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", default)]
-#[ts(export)]
-pub struct SamplingLimits {
-    /// Requests accepted per rolling minute.
-    pub requests_per_minute: u32,
-    /// The largest `maxTokens` one request may ask for.
-    pub max_tokens: u32,
-    /// Tokens (prompt and completion) per UTC day.
-    #[ts(type = "number")]
-    pub tokens_per_day: u64,
-}
-
-impl Default for SamplingLimits {
-    fn default() -> Self {
-        Self {
-            requests_per_minute: 10,
-            max_tokens: 8192,
-            tokens_per_day: 200_000,
-        }
-    }
-}
-
-/// Where sampling goes: the user's providers and rated models.
-#[derive(Debug, Clone, Default)]
-pub struct Models {
-    pub providers: Vec<Provider>,
-    pub ratings: Vec<ModelRating>,
-}
-
-impl Models {
-    /// One provider and one model (the CLI's `--provider`/`--model`).
-    pub fn single(provider: Provider, model: &str) -> Self {
-        let rating = ModelRating {
-            provider: provider.id.clone(),
-            model: model.to_owned(),
-            cost: 0.5,
-            speed: 0.5,
-            intelligence: 0.5,
-        };
-        Self {
-            providers: vec![provider],
-            ratings: vec![rating],
-        }
-    }
-
-    /// The provider with this id.
-    pub fn provider(&self, id: &str) -> Option<&Provider> {
-        self.providers.iter().find(|p| p.id == id)
-    }
-
-    /// The model for a request's preferences, as `(provider id, model)`.
-    pub fn choose(&self, prefs: Option<&Value>) -> Option<(String, String)> {
-        choose_model(prefs, &self.ratings).map(|m| (m.provider.clone(), m.model.clone()))
-    }
-}
 
 /// Limits looked up per server (the configuration can change while running).
 pub type LimitsFor = Arc<dyn Fn(&str) -> SamplingLimits + Send + Sync>;

@@ -1,12 +1,16 @@
-//! Supervision: one task and one state per configured server. The task owns the connection and
-//! the process; everyone else sees a derived [`ServerStatus`] through a watch channel and borrows
-//! the live [`Connection`] (cheap clone) for requests, so no lock is ever held across a remote
-//! call. Crashed servers restart with capped exponential backoff; `stop` runs the spec's shutdown.
+//! Supervision: one task and one [`ServerState`] per configured server, published through one
+//! watch channel. The task owns the connection and the process; everyone else reads the state
+//! (the UI a derived [`ServerStatus`]) and borrows the live [`Connection`] (a cheap clone) for
+//! requests, so no lock is ever held across a remote call. Every change to a server (start, stop,
+//! restart, a new definition) is a command to its supervisor, so changes are applied one at a
+//! time in the order they were asked for. Crashed servers restart with capped exponential
+//! backoff; `stop` runs the spec's shutdown.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
+use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use rmcp::model::Root;
 use serde::Serialize;
@@ -16,9 +20,10 @@ use ts_rs::TS;
 use crate::approvals::Approver;
 use crate::catalog::{self, Catalog};
 use crate::config::{Config, ServerConfig};
-use crate::connection::{self, ConnectOptions, Connection, Live, ServerSummary};
+use crate::connection::{self, ConnectOptions, Connection, Live};
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::{EventSender, HostEvent};
+pub use crate::events::ServerStatus;
+use crate::events::{Bus, ServerEvent};
 use crate::handler::roots_from_paths;
 use crate::process::{BaseEnv, StderrRing};
 use crate::secrets::SecretStore;
@@ -60,38 +65,93 @@ impl RestartPolicy {
     }
 }
 
-/// What the UI and CLI see of a server.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[serde(
-    tag = "state",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
-#[ts(export)]
-pub enum ServerStatus {
+/// Opens a connection: the real one spawns or dials the server; tests pass an in-memory one.
+pub type Connector = Arc<dyn Fn(ConnectOptions) -> BoxFuture<'static, Result<Live>> + Send + Sync>;
+
+/// The connector that spawns stdio servers and dials remote ones.
+pub fn real_connector() -> Connector {
+    Arc::new(|opts| Box::pin(connection::connect(opts)))
+}
+
+/// What a supervisor is doing, with what it holds while connected. [`ServerStatus`] is derived
+/// from it; the connection and catalog can only be had while the server is running.
+#[derive(Debug, Clone)]
+pub enum ServerState {
     /// Configured but disabled.
     Disabled,
     /// Not running (never started or stopped by the user).
     Stopped,
     /// Spawning or handshaking; `attempt` is 0 for a first start.
     Starting { attempt: u32 },
-    /// Connected.
-    Running { summary: ServerSummary },
+    /// Connected; the catalog is `None` until its first fetch completes.
+    Running {
+        connection: Connection,
+        catalog: Option<Arc<Catalog>>,
+    },
+    /// The connection is being shut down; it takes no new requests.
+    Stopping,
     /// Waiting to restart after a failure.
     Restarting {
         attempt: u32,
-        #[ts(type = "number")]
-        retry_in_ms: u64,
+        retry_in: Duration,
         error: Error,
     },
-    /// Gave up (or failed on a start the user asked for); `error` says why.
+    /// Gave up (or failed on a start the user asked for).
     Failed { error: Error },
+}
+
+impl ServerState {
+    /// What the UI and CLI show.
+    pub fn status(&self) -> ServerStatus {
+        match self {
+            ServerState::Disabled => ServerStatus::Disabled,
+            ServerState::Stopped => ServerStatus::Stopped,
+            ServerState::Starting { attempt } => ServerStatus::Starting { attempt: *attempt },
+            ServerState::Running { connection, .. } => ServerStatus::Running {
+                summary: connection.summary().clone(),
+            },
+            ServerState::Stopping => ServerStatus::Stopping,
+            ServerState::Restarting {
+                attempt,
+                retry_in,
+                error,
+            } => ServerStatus::Restarting {
+                attempt: *attempt,
+                retry_in_ms: u64::try_from(retry_in.as_millis()).unwrap_or(u64::MAX),
+                error: error.clone(),
+            },
+            ServerState::Failed { error } => ServerStatus::Failed {
+                error: error.clone(),
+            },
+        }
+    }
+
+    /// The live connection, while running.
+    pub fn connection(&self) -> Option<&Connection> {
+        match self {
+            ServerState::Running { connection, .. } => Some(connection),
+            _ => None,
+        }
+    }
+
+    /// The cached lists, once fetched while running.
+    pub fn catalog(&self) -> Option<&Arc<Catalog>> {
+        match self {
+            ServerState::Running { catalog, .. } => catalog.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 enum Command {
     Start,
     Stop(oneshot::Sender<()>),
     Restart,
+    /// A new definition: the old connection ends, the new one starts if enabled.
+    Replace {
+        config: Box<ServerConfig>,
+        ack: oneshot::Sender<()>,
+    },
 }
 
 /// A handle on one supervised server; clones share the same supervisor.
@@ -99,9 +159,7 @@ enum Command {
 pub struct ServerHandle {
     name: String,
     commands: mpsc::Sender<Command>,
-    status: watch::Receiver<ServerStatus>,
-    connection: watch::Receiver<Option<Connection>>,
-    catalog: watch::Receiver<Option<Arc<Catalog>>>,
+    state: watch::Receiver<ServerState>,
     roots: Arc<watch::Sender<Vec<Root>>>,
     stderr: StderrRing,
 }
@@ -111,10 +169,11 @@ pub struct ServerHandle {
 pub struct HostContext {
     pub config_file: PathBuf,
     pub approver: Arc<dyn Approver>,
-    pub events: EventSender,
+    pub events: Bus,
     pub base_env: BaseEnv,
     pub secrets: Arc<dyn SecretStore>,
     pub restart: RestartPolicy,
+    pub connector: Connector,
 }
 
 impl ServerHandle {
@@ -122,13 +181,11 @@ impl ServerHandle {
     pub fn spawn(name: &str, config: ServerConfig, roots: Vec<PathBuf>, ctx: &HostContext) -> Self {
         let (commands, rx) = mpsc::channel(8);
         let initial = if config.enabled {
-            ServerStatus::Starting { attempt: 0 }
+            ServerState::Starting { attempt: 0 }
         } else {
-            ServerStatus::Disabled
+            ServerState::Disabled
         };
-        let (status_tx, status) = watch::channel(initial);
-        let (conn_tx, connection) = watch::channel(None);
-        let (catalog_tx, catalog) = watch::channel(None);
+        let (state_tx, state) = watch::channel(initial);
         let (roots_tx, roots_rx) = watch::channel(roots_from_paths(&roots));
         let stderr = StderrRing::new(STDERR_LINES);
         let opts = ConnectOptions {
@@ -146,19 +203,16 @@ impl ServerHandle {
         let supervisor = Supervisor {
             opts,
             commands: rx,
-            status: status_tx,
-            connection: conn_tx,
-            catalog: catalog_tx,
+            state: state_tx,
             events: ctx.events.clone(),
             policy: ctx.restart,
+            connector: ctx.connector.clone(),
         };
         tokio::spawn(supervisor.run());
         Self {
             name: name.to_owned(),
             commands,
-            status,
-            connection,
-            catalog,
+            state,
             roots: Arc::new(roots_tx),
             stderr,
         }
@@ -171,44 +225,51 @@ impl ServerHandle {
 
     /// The current status.
     pub fn status(&self) -> ServerStatus {
-        self.status.borrow().clone()
+        self.state.borrow().status()
     }
 
-    /// A receiver that sees every status change.
-    pub fn watch_status(&self) -> watch::Receiver<ServerStatus> {
-        self.status.clone()
+    /// The current state.
+    pub fn state(&self) -> ServerState {
+        self.state.borrow().clone()
+    }
+
+    /// A receiver that sees every state change (catalog refreshes included).
+    pub fn watch_state(&self) -> watch::Receiver<ServerState> {
+        self.state.clone()
     }
 
     /// The live connection, or an error saying why there is none.
     pub fn connection(&self) -> Result<Connection> {
-        self.connection.borrow().clone().ok_or_else(|| {
-            let why = match self.status() {
-                ServerStatus::Failed { error } | ServerStatus::Restarting { error, .. } => {
-                    format!(": {}", error.message)
-                }
-                ServerStatus::Disabled => ": it is disabled".into(),
-                ServerStatus::Stopped => ": it is stopped".into(),
-                _ => ": it is still starting".into(),
-            };
-            Error::new(
-                ErrorCode::ServerNotRunning,
-                format!("server {:?} is not running{why}", self.name),
-            )
-        })
+        let state = self.state.borrow();
+        if let Some(c) = state.connection() {
+            return Ok(c.clone());
+        }
+        let why = match &*state {
+            ServerState::Failed { error } | ServerState::Restarting { error, .. } => {
+                format!(": {}", error.message)
+            }
+            ServerState::Disabled => ": it is disabled".into(),
+            ServerState::Stopped => ": it is stopped".into(),
+            ServerState::Stopping => ": it is stopping".into(),
+            _ => ": it is still starting".into(),
+        };
+        Err(Error::new(
+            ErrorCode::ServerNotRunning,
+            format!("server {:?} is not running{why}", self.name),
+        ))
     }
 
     /// Waits until the server is running (or has failed), up to `timeout`.
     pub async fn wait_running(&self, timeout: Duration) -> Result<Connection> {
-        let mut status = self.status.clone();
+        let mut state = self.state.clone();
         let wait = async {
             loop {
-                if let Some(c) = self.connection.borrow().clone() {
-                    return Ok(c);
+                match &*state.borrow_and_update() {
+                    ServerState::Running { connection, .. } => return Ok(connection.clone()),
+                    ServerState::Failed { error } => return Err(error.clone()),
+                    _ => {}
                 }
-                if let ServerStatus::Failed { error } = &*status.borrow() {
-                    return Err(error.clone());
-                }
-                if status.changed().await.is_err() {
+                if state.changed().await.is_err() {
                     return Err(Error::new(ErrorCode::Internal, "supervisor ended"));
                 }
             }
@@ -228,12 +289,7 @@ impl ServerHandle {
     /// The running server's tools, prompts and templates, refreshed on `list_changed`; `None`
     /// until the first fetch after connecting completes.
     pub fn catalog(&self) -> Option<Arc<Catalog>> {
-        self.catalog.borrow().clone()
-    }
-
-    /// A receiver that sees every catalog refresh.
-    pub fn watch_catalog(&self) -> watch::Receiver<Option<Arc<Catalog>>> {
-        self.catalog.clone()
+        self.state.borrow().catalog().cloned()
     }
 
     /// The most recent stderr lines.
@@ -257,6 +313,20 @@ impl ServerHandle {
         self.send(Command::Stop(tx)).await?;
         rx.await
             .map_err(|_| Error::new(ErrorCode::Internal, "supervisor ended during stop"))
+    }
+
+    /// Replaces the server's definition and roots: the running connection (if any) is shut
+    /// down, then the new definition starts if it is enabled. Waits until the old one is gone.
+    pub async fn replace(&self, config: ServerConfig, roots: &[PathBuf]) -> Result<()> {
+        self.roots.send_replace(roots_from_paths(roots));
+        let (ack, done) = oneshot::channel();
+        self.send(Command::Replace {
+            config: Box::new(config),
+            ack,
+        })
+        .await?;
+        done.await
+            .map_err(|_| Error::new(ErrorCode::Internal, "supervisor ended during replace"))
     }
 
     /// Replaces the roots this server sees and tells it with `notifications/roots/list_changed`.
@@ -287,11 +357,10 @@ impl ServerHandle {
 struct Supervisor {
     opts: ConnectOptions,
     commands: mpsc::Receiver<Command>,
-    status: watch::Sender<ServerStatus>,
-    connection: watch::Sender<Option<Connection>>,
-    catalog: watch::Sender<Option<Arc<Catalog>>>,
-    events: EventSender,
+    state: watch::Sender<ServerState>,
+    events: Bus,
     policy: RestartPolicy,
+    connector: Connector,
 }
 
 /// How a connected phase ended.
@@ -302,6 +371,8 @@ enum Ended {
     Restart,
     /// The user stopped the server; acknowledged once it is down.
     Stop(oneshot::Sender<()>),
+    /// A new definition; acknowledged once the old connection is down.
+    Replace(Box<ServerConfig>, oneshot::Sender<()>),
     /// Every handle is gone.
     Gone,
 }
@@ -310,19 +381,25 @@ enum Ended {
 enum Next {
     /// Try to (re)connect.
     Connect,
-    /// The user stopped it (or the handle is gone).
+    /// Wait for a command (stopped, disabled, failed, or every handle is gone).
     Idle,
     /// The connection failed or died.
     Failed(Error),
+    /// Every handle is gone.
+    Exit,
 }
 
 impl Supervisor {
-    fn set(&self, status: ServerStatus) {
-        let _ = self.events.send(HostEvent::Status {
-            server: self.opts.server.clone(),
-            status: status.clone(),
-        });
-        self.status.send_replace(status);
+    /// Publishes a new state; the UI hears of it when the derived status changed.
+    fn set(&self, state: ServerState) {
+        let status = state.status();
+        let old = self.state.send_replace(state);
+        if old.status() != status {
+            self.events.publish(ServerEvent::Status {
+                server: self.opts.server.clone(),
+                status,
+            });
+        }
     }
 
     async fn run(mut self) {
@@ -334,67 +411,97 @@ impl Supervisor {
         };
         loop {
             next = match next {
-                Next::Idle => {
-                    if !matches!(
-                        *self.status.borrow(),
-                        ServerStatus::Failed { .. } | ServerStatus::Disabled
-                    ) {
-                        self.set(ServerStatus::Stopped);
-                    }
-                    match self.commands.recv().await {
-                        None => return,
-                        Some(Command::Stop(ack)) => {
-                            let _ = ack.send(());
-                            Next::Idle
-                        }
-                        Some(Command::Start | Command::Restart) => {
-                            attempt = 0;
-                            Next::Connect
-                        }
-                    }
-                }
-                Next::Connect => {
-                    self.set(ServerStatus::Starting { attempt });
-                    let connecting = connection::connect(self.opts.clone());
-                    tokio::select! {
-                        result = connecting => match result {
-                            Ok(live) => self.serve(live, &mut attempt).await,
-                            Err(e) => Next::Failed(e),
-                        },
-                        command = self.commands.recv() => match command {
-                            None => return,
-                            Some(Command::Stop(ack)) => { let _ = ack.send(()); Next::Idle }
-                            Some(Command::Start) | Some(Command::Restart) => { attempt = 0; Next::Connect }
-                        },
-                    }
-                }
-                Next::Failed(error) => {
-                    attempt += 1;
-                    tracing::warn!(server = %self.opts.server, attempt, "{}", error.message);
-                    if attempt > self.policy.max_attempts {
-                        self.set(ServerStatus::Failed { error });
-                        Next::Idle
-                    } else {
-                        let delay = self.policy.delay(attempt);
-                        self.set(ServerStatus::Restarting {
-                            attempt,
-                            retry_in_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                            error,
-                        });
-                        tokio::select! {
-                            _ = tokio::time::sleep(delay) => Next::Connect,
-                            command = self.commands.recv() => match command {
-                                None => return,
-                                Some(Command::Stop(ack)) => { let _ = ack.send(()); Next::Idle }
-                                Some(Command::Start) | Some(Command::Restart) => { attempt = 0; Next::Connect }
-                            },
-                        }
-                    }
-                }
+                Next::Exit => return,
+                Next::Idle => self.idle(&mut attempt).await,
+                Next::Connect => self.connect(&mut attempt).await,
+                Next::Failed(error) => self.back_off(error, &mut attempt).await,
             };
-            if matches!(next, Next::Idle) && self.commands.is_closed() {
-                return;
+        }
+    }
+
+    /// Not connected: waits for the user.
+    async fn idle(&mut self, attempt: &mut u32) -> Next {
+        self.settle_stopped();
+        let command = self.commands.recv().await;
+        self.on_command(command, attempt)
+    }
+
+    /// Shows the server as stopped, unless it is disabled or failed (which say more).
+    fn settle_stopped(&self) {
+        let keep = matches!(
+            *self.state.borrow(),
+            ServerState::Failed { .. } | ServerState::Disabled
+        );
+        if !keep {
+            self.set(ServerState::Stopped);
+        }
+    }
+
+    /// What a command means while not connected (idle, connecting or backing off).
+    fn on_command(&mut self, command: Option<Command>, attempt: &mut u32) -> Next {
+        match command {
+            None => Next::Exit,
+            Some(Command::Stop(ack)) => {
+                self.settle_stopped();
+                let _ = ack.send(());
+                Next::Idle
             }
+            Some(Command::Start | Command::Restart) => {
+                *attempt = 0;
+                Next::Connect
+            }
+            Some(Command::Replace { config, ack }) => {
+                *attempt = 0;
+                let next = self.adopt(*config);
+                let _ = ack.send(());
+                next
+            }
+        }
+    }
+
+    /// Takes a new definition; connects if it is enabled.
+    fn adopt(&mut self, config: ServerConfig) -> Next {
+        let enabled = config.enabled;
+        self.opts.config = config;
+        if enabled {
+            Next::Connect
+        } else {
+            self.set(ServerState::Disabled);
+            Next::Idle
+        }
+    }
+
+    async fn connect(&mut self, attempt: &mut u32) -> Next {
+        self.set(ServerState::Starting { attempt: *attempt });
+        let connecting = (self.connector)(self.opts.clone());
+        tokio::select! {
+            result = connecting => match result {
+                Ok(live) => self.serve(live, attempt).await,
+                Err(e) => Next::Failed(e),
+            },
+            command = self.commands.recv() => {
+                // Dropping `connecting` kills a half-started process (its group is owned there).
+                self.on_command(command, attempt)
+            }
+        }
+    }
+
+    async fn back_off(&mut self, error: Error, attempt: &mut u32) -> Next {
+        *attempt += 1;
+        tracing::warn!(server = %self.opts.server, attempt = *attempt, "{}", error.message);
+        if *attempt > self.policy.max_attempts {
+            self.set(ServerState::Failed { error });
+            return Next::Idle;
+        }
+        let delay = self.policy.delay(*attempt);
+        self.set(ServerState::Restarting {
+            attempt: *attempt,
+            retry_in: delay,
+            error,
+        });
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => Next::Connect,
+            command = self.commands.recv() => self.on_command(command, attempt),
         }
     }
 
@@ -402,33 +509,40 @@ impl Supervisor {
     async fn serve(&mut self, mut live: Live, attempt: &mut u32) -> Next {
         let connection = live.connection.clone();
         // Subscribed before the server is announced, so no list change is missed.
+        let state = self.state.clone();
+        let ours = connection.clone();
         let keeper = tokio::spawn(catalog::keep(
             connection.clone(),
-            self.events.subscribe(),
-            self.catalog.clone(),
+            self.events.control(),
             self.events.clone(),
+            move |catalog| store_catalog(&state, &ours, catalog),
         ));
         let ended = self.serve_connected(&mut live, attempt).await;
         keeper.abort();
-        self.catalog.send_replace(None);
-        self.connection.send_replace(None);
+        self.set(ServerState::Stopping);
         live.shutdown().await;
         match ended {
             Ended::Lost(error) => Next::Failed(error),
             Ended::Restart => Next::Connect,
             Ended::Stop(ack) => {
+                self.set(ServerState::Stopped);
                 let _ = ack.send(());
                 Next::Idle
             }
-            Ended::Gone => Next::Idle,
+            Ended::Replace(config, ack) => {
+                let next = self.adopt(*config);
+                let _ = ack.send(());
+                next
+            }
+            Ended::Gone => Next::Exit,
         }
     }
 
     async fn serve_connected(&mut self, live: &mut Live, attempt: &mut u32) -> Ended {
         let connection = live.connection.clone();
-        self.connection.send_replace(Some(connection.clone()));
-        self.set(ServerStatus::Running {
-            summary: connection.summary().clone(),
+        self.set(ServerState::Running {
+            connection: connection.clone(),
+            catalog: None,
         });
         let since = Instant::now();
         let closed = live.closed.clone();
@@ -449,11 +563,26 @@ impl Supervisor {
                     Some(Command::Start) => continue,
                     Some(Command::Restart) => { *attempt = 0; return Ended::Restart }
                     Some(Command::Stop(ack)) => return Ended::Stop(ack),
+                    Some(Command::Replace { config, ack }) => { *attempt = 0; return Ended::Replace(config, ack) }
                     None => return Ended::Gone,
                 },
             }
         }
     }
+}
+
+/// Puts a fresh catalog into the state, if the state is still this connection's.
+fn store_catalog(state: &watch::Sender<ServerState>, ours: &Connection, fresh: Arc<Catalog>) {
+    state.send_if_modified(|s| match s {
+        ServerState::Running {
+            connection,
+            catalog,
+        } if connection.same(ours) => {
+            *catalog = Some(fresh);
+            true
+        }
+        _ => false,
+    });
 }
 
 fn connection_lost(connection: &Connection, exit: Option<String>) -> Error {
@@ -495,6 +624,11 @@ impl Servers {
         }
     }
 
+    /// What every supervisor of this host was given.
+    pub fn context(&self) -> &HostContext {
+        &self.ctx
+    }
+
     /// The config file these servers came from.
     pub fn config_file(&self) -> &Path {
         &self.ctx.config_file
@@ -517,20 +651,31 @@ impl Servers {
             .unwrap_or_default()
     }
 
-    /// Adds (or replaces) a server and starts supervising it.
+    /// Adds a server, or gives an existing one its new definition through its supervisor, so
+    /// that concurrent saves of one server are applied one after the other and never leave two
+    /// processes running.
     pub async fn upsert(
         &self,
         name: &str,
         config: ServerConfig,
         roots: Vec<PathBuf>,
     ) -> Result<()> {
-        let old = self.write()?.shift_remove(name);
-        if let Some(old) = old {
-            old.stop().await?;
+        let existing = {
+            let mut map = self.write()?;
+            match map.get(name) {
+                Some(handle) => Some(handle.clone()),
+                None => {
+                    let handle =
+                        ServerHandle::spawn(name, config.clone(), roots.clone(), &self.ctx);
+                    map.insert(name.to_owned(), handle);
+                    None
+                }
+            }
+        };
+        match existing {
+            Some(handle) => handle.replace(config, &roots).await,
+            None => Ok(()),
         }
-        let handle = ServerHandle::spawn(name, config, roots, &self.ctx);
-        self.write()?.insert(name.to_owned(), handle);
-        Ok(())
     }
 
     /// Stops and forgets a server.
@@ -565,19 +710,7 @@ impl Servers {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_and_caps() {
-        let p = RestartPolicy::default();
-        assert_eq!(p.delay(1), Duration::from_secs(1));
-        assert_eq!(p.delay(2), Duration::from_secs(2));
-        assert_eq!(p.delay(4), Duration::from_secs(8));
-        assert_eq!(p.delay(20), Duration::from_secs(60));
-        assert_eq!(p.delay(200), Duration::from_secs(60));
-    }
-}
+mod tests;
 
 /// One server as the servers list shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]

@@ -1,10 +1,15 @@
 //! Switchboard's database: one SQLite file in the data directory (rusqlite, bundled), opened in WAL
 //! mode and brought up to date by embedded, numbered migrations. Other modules (audit, policies,
-//! pins, sampling usage) own their tables and go through [`Store::with`]; the connection lock is
-//! only held for one short synchronous statement batch, never across an `.await`.
+//! pins, sampling usage, chats, providers) own their tables. Async code reaches the database only
+//! through [`Store::run`] (or [`Store::detach`] where nothing can wait), which queue the work for
+//! the store's own worker thread: SQLite may wait up to the busy timeout for another process, and
+//! that wait must never hold up the window or a runtime worker. The queue is first in, first
+//! out, so writes land in the order they were asked for. [`Store::with`] is for code that is
+//! already off the runtime. The connection lock is only held for one short statement batch,
+//! never across an `.await`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::Connection;
@@ -16,15 +21,20 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0001_init.sql"),
     include_str!("store/migrations/0002_providers.sql"),
     include_str!("store/migrations/0003_chat.sql"),
+    include_str!("store/migrations/0004_audit_search.sql"),
 ];
 
 /// The file name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "switchboard.sqlite3";
 
+/// Work queued for the store's worker thread.
+type Job = Box<dyn FnOnce(&Mutex<Connection>) + Send>;
+
 /// The open database.
 pub struct Store {
-    conn: Mutex<Connection>,
+    conn: Arc<Mutex<Connection>>,
     path: PathBuf,
+    worker: std::sync::mpsc::Sender<Job>,
 }
 
 impl std::fmt::Debug for Store {
@@ -72,10 +82,19 @@ impl Store {
                 Err(e) => return Err(db_error(&path, e)),
             }
         }
-        Ok(Self {
-            conn: Mutex::new(conn),
-            path,
-        })
+        let conn = Arc::new(Mutex::new(conn));
+        let (worker, jobs) = std::sync::mpsc::channel::<Job>();
+        let shared = conn.clone();
+        std::thread::Builder::new()
+            .name("switchboard-store".into())
+            .spawn(move || {
+                // Ends when the store (the only sender) is dropped.
+                while let Ok(job) = jobs.recv() {
+                    job(&shared);
+                }
+            })
+            .map_err(|e| Error::new(ErrorCode::Io, format!("cannot start the store: {e}")))?;
+        Ok(Self { conn, path, worker })
     }
 
     /// The database file.
@@ -83,14 +102,67 @@ impl Store {
         &self.path
     }
 
-    /// Runs `f` with the connection. Keep `f` short and synchronous.
-    pub fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T> {
-        let mut conn = self
-            .conn
-            .lock()
-            .map_err(|_| Error::new(ErrorCode::Internal, "database lock poisoned"))?;
-        f(&mut conn).map_err(|e| db_error(&self.path, e))
+    /// Runs `f` with the connection on the store's worker thread and waits for it without
+    /// blocking the caller's thread. Whatever `f` writes is committed when this returns.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let path = self.path.clone();
+        self.enqueue(Box::new(move |conn| {
+            let _ = tx.send(locked(conn, &path, f));
+        }))?;
+        rx.await
+            .map_err(|_| Error::new(ErrorCode::Internal, "the store's worker stopped"))?
     }
+
+    /// Queues `f` for the worker and returns at once (for a `Drop`, which cannot wait). It runs
+    /// after everything queued before it and before everything queued after it.
+    pub fn detach(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<()> + Send + 'static) {
+        let path = self.path.clone();
+        let queued = self.enqueue(Box::new(move |conn| {
+            if let Err(e) = locked(conn, &path, f) {
+                tracing::error!(error = %e, "a background database write failed");
+            }
+        }));
+        if let Err(e) = queued {
+            tracing::error!(error = %e, "could not queue a database write");
+        }
+    }
+
+    fn enqueue(&self, job: Job) -> Result<()> {
+        self.worker
+            .send(job)
+            .map_err(|_| Error::new(ErrorCode::Internal, "the store's worker stopped"))
+    }
+
+    /// Runs `f` with the connection on the calling thread: only for code that is not on the async
+    /// runtime (a blocking task, a test, the CLI before its runtime starts).
+    pub fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T> {
+        locked(&self.conn, &self.path, f)
+    }
+}
+
+/// Runs blocking work (SQLite, the keychain) on tokio's blocking pool and waits for it without
+/// blocking the caller's thread.
+pub async fn off_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("background work failed: {e}")))?
+}
+
+fn locked<T>(
+    conn: &Mutex<Connection>,
+    path: &Path,
+    f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+) -> Result<T> {
+    let mut conn = conn
+        .lock()
+        .map_err(|_| Error::new(ErrorCode::Internal, "database lock poisoned"))?;
+    f(&mut conn).map_err(|e| db_error(path, e))
 }
 
 /// How long opening the database waits for other processes holding it.

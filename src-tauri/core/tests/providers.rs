@@ -430,3 +430,49 @@ async fn model_lists_come_from_the_provider() {
     let p = provider(ProviderKind::Gemini, &server.base);
     assert_eq!(p.models().await.unwrap(), ["gemini-2.5-flash"]);
 }
+
+/// A provider that accepts the request and trickles an SSE comment every 50 ms, for ever.
+async fn trickling() -> String {
+    let app = axum::Router::new().fallback(|| async {
+        let stream = futures::stream::unfold((), |()| async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Some((
+                Ok::<_, std::io::Error>(Bytes::from_static(b": still thinking\n")),
+                (),
+            ))
+        });
+        Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(Body::from_stream(stream))
+            .unwrap()
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
+#[tokio::test]
+async fn a_provider_that_never_finishes_is_cut_off_at_the_deadline() {
+    let base = trickling().await;
+    let p = provider(ProviderKind::Openai, &base).with_deadline(Duration::from_millis(500));
+    let req = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
+    let started = std::time::Instant::now();
+    let e = p.complete("m", &req, &mut |_: &str| {}).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Provider);
+    assert!(e.message.contains("no complete answer"), "{}", e.message);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_tool_call_index_past_the_bound_is_an_error_not_an_allocation() {
+    let base = Replay::start(
+        200,
+        "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":4000000000,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\ndata: [DONE]\n\n",
+    )
+    .await;
+    let p = provider(ProviderKind::Openai, &base.base);
+    let req = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
+    let e = p.complete("m", &req, &mut |_: &str| {}).await.unwrap_err();
+    assert!(e.message.contains("tool call index"), "{}", e.message);
+}

@@ -276,9 +276,9 @@ export class FakeBackend implements Backend {
   audit: AuditEntry[] = [];
 
   /** Puts a review in the queue, as the door does, and announces it. */
-  addReview(review: Review) {
+  addReview(review: Review, announce = true) {
     this.reviews.push(review);
-    this.emit({ type: "reviewsChanged", pending: this.reviews.length });
+    if (announce) this.emit({ type: "reviewsChanged", pending: this.reviews.length });
   }
   async pendingReviews() {
     return [...this.reviews];
@@ -338,6 +338,10 @@ export class FakeBackend implements Backend {
   answer: (messages: ChatMessage[]) => unknown[] = () => [{ type: "text", text: "Hello from the model." }];
   /** How long the fake model takes to answer. */
   turnMs = 0;
+  /** Conversations whose turn is running. */
+  answering = new Set<string>();
+  /** Drop the events that end a turn, as a lagging event channel would. */
+  dropTurnEnd = false;
   private nextMessage = 1;
 
   private conv(id: string) {
@@ -355,7 +359,7 @@ export class FakeBackend implements Backend {
   }
   async getConversation(id: string) {
     const c = this.conv(id);
-    return { conversation: { ...c.conversation }, messages: [...c.messages] };
+    return { conversation: { ...c.conversation }, messages: [...c.messages], answering: this.answering.has(id) };
   }
   async newConversation(title: string, provider: string, model: string) {
     const conversation: Conversation = { id: `c${this.conversations.length + 1}`, title, provider, model, updatedMs: Date.now() };
@@ -376,10 +380,16 @@ export class FakeBackend implements Backend {
       return;
     }
     const reply = this.answer(this.conv(conversation).messages);
+    this.answering.add(conversation);
     setTimeout(() => {
       for (const b of reply) {
         const text = (b as { text?: string }).text;
         if (text) this.emit({ type: "chatText", conversation, text });
+      }
+      this.answering.delete(conversation);
+      if (this.dropTurnEnd) {
+        this.conv(conversation).messages.push({ id: this.nextMessage++, role: "assistant", content: reply, atMs: Date.now() });
+        return;
       }
       this.push(conversation, "assistant", reply);
       this.emit({ type: "chatDone", conversation, error: null });

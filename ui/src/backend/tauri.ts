@@ -82,5 +82,12 @@ export const tauriBackend: Backend = {
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 
-  onHostEvent: (listener) => listen<HostEvent>("host-event", (e) => listener(e.payload)),
+  // State changes ("host-event") and streams ("host-stream") arrive on two window events so a
+  // flood of tokens cannot crowd out a state change; the screens take both through one listener.
+  onHostEvent: async (listener) => {
+    const stops = await Promise.all(
+      ["host-event", "host-stream"].map((name) => listen<HostEvent>(name, (e) => listener(e.payload))),
+    );
+    return () => stops.forEach((stop) => stop());
+  },
 };

@@ -1,4 +1,4 @@
-// Generated from src-tauri/src/commands.rs by `cargo test`. Do not edit.
+// Generated from src-tauri/core/src/app/commands.rs by `cargo test`. Do not edit.
 import type * as Mcp from "../mcp";
 import type { ApprovePins } from "./ApprovePins";
 import type { AuditEntry } from "./AuditEntry";

@@ -12,4 +12,8 @@ mcpServers: { [key in string]: ServerConfig },
 /**
  * Roots every server sees unless it sets its own.
  */
-roots?: Array<string>, };
+roots?: Array<string>, 
+/**
+ * How many days audit rows are kept (default 365; 0 keeps them forever).
+ */
+auditRetentionDays?: number | null, };

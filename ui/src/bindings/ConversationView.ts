@@ -5,4 +5,8 @@ import type { Conversation } from "./Conversation";
 /**
  * A conversation with its messages, oldest first.
  */
-export type ConversationView = { conversation: Conversation, messages: Array<ChatMessage>, };
+export type ConversationView = { conversation: Conversation, messages: Array<ChatMessage>, 
+/**
+ * Whether the model's turn is still running (so a window that missed the end can tell).
+ */
+answering: boolean, };

@@ -3,6 +3,6 @@ import type { Error } from "./Error";
 import type { ServerSummary } from "./ServerSummary";
 
 /**
- * What the UI and CLI see of a server.
+ * What the UI and CLI see of a server: derived from the supervisor's state.
  */
-export type ServerStatus = { "state": "disabled" } | { "state": "stopped" } | { "state": "starting", attempt: number, } | { "state": "running", summary: ServerSummary, } | { "state": "restarting", attempt: number, retryInMs: number, error: Error, } | { "state": "failed", error: Error, };
+export type ServerStatus = { "state": "disabled" } | { "state": "stopped" } | { "state": "starting", attempt: number, } | { "state": "running", summary: ServerSummary, } | { "state": "stopping" } | { "state": "restarting", attempt: number, retryInMs: number, error: Error, } | { "state": "failed", error: Error, };

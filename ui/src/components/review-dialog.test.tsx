@@ -123,6 +123,18 @@ describe("ReviewDialog", () => {
     expect(v).toEqual({ decision: "approve", content: { ...completion, content: { type: "text", text: "Madrid." } }, remember: null });
   });
 
+  it("shows a review whose announcement was lost once told to resync", async () => {
+    const b = new FakeBackend();
+    render(<ReviewDialog backend={b} armDelayMs={0} />);
+    await act(async () => {
+      for (let i = 0; i < 5000; i++) b.emit({ type: "samplingText", flow: "other", text: "x" });
+      b.addReview(review("sampling_request", request), false);
+    });
+    expect(screen.queryByTestId("review-dialog")).toBeNull();
+    await act(async () => b.emit({ type: "resync" }));
+    expect(await screen.findByTestId("review-dialog")).toBeTruthy();
+  });
+
   it("shows one review at a time with the number waiting", async () => {
     const b = new FakeBackend();
     await open(b, review("sampling_request", request, null, "a"));

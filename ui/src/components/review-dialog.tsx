@@ -33,7 +33,7 @@ export function useReviews(backend: Backend) {
     refresh();
     backend
       .onHostEvent((e) => {
-        if (e.type === "reviewsChanged") refresh();
+        if (e.type === "reviewsChanged" || e.type === "resync") refresh();
         if (e.type === "samplingText") setStreamed((old) => ({ ...old, [e.flow]: (old[e.flow] ?? "") + e.text }));
       })
       .then((u) => {

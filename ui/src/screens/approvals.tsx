@@ -46,7 +46,7 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
     let live = true;
     backend
       .onHostEvent((e) => {
-        if (e.type === "reviewsChanged") load();
+        if (e.type === "reviewsChanged" || e.type === "resync") load();
       })
       .then((u) => (live ? (unlisten = u) : u()));
     return () => {

@@ -63,6 +63,29 @@ describe("Chat screen", () => {
     expect(screen.queryByTestId("chat-error")).toBeNull();
   });
 
+  it("ends a turn whose end was lost in a flood of streamed text once told to resync", async () => {
+    const b = backend();
+    b.dropTurnEnd = true;
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "Hi there" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(b.answering.size).toBe(0));
+    const id = b.conversations[0]!.conversation.id;
+    await act(async () => {
+      for (let i = 0; i < 5000; i++) b.emit({ type: "chatText", conversation: id, text: "x" });
+    });
+    // The answer's message and the end of the turn never arrived: still answering, as far as
+    // the window knows.
+    expect(screen.getByTestId("chat-stop")).toBeTruthy();
+    await act(async () => b.emit({ type: "resync" }));
+    await waitFor(() => expect(screen.queryByTestId("chat-stop")).toBeNull());
+    expect(screen.getByTestId("chat-send")).toBeTruthy();
+    expect(screen.queryByTestId("chat-streaming")).toBeNull();
+    const messages = screen.getAllByTestId("chat-message");
+    expect(messages).toHaveLength(2);
+    expect(messages[1]!.textContent).toContain("Hello from the model.");
+  });
+
   it("shows a called tool's progress while the turn runs", async () => {
     const b = backend();
     b.turnMs = 300;

@@ -196,6 +196,22 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
           (e.message.content as Json[]).some((b) => b.type === "tool_result")
         )
           setProgress(null);
+        // Events were dropped (a chatDone among them, perhaps): read the conversation again,
+        // and whether its turn still runs.
+        if (e.type === "resync") {
+          loadList();
+          const id = currentRef.current;
+          if (id)
+            backend.getConversation(id).then((v) => {
+              if (id !== currentRef.current) return;
+              setMessages(v.messages);
+              setBusy(v.answering);
+              if (!v.answering) {
+                setStreaming(null);
+                setProgress(null);
+              }
+            }, (err: unknown) => setError(errorMessage(err)));
+        }
         if (e.type === "chatDone" && e.conversation === currentRef.current) {
           setProgress(null);
           setStreaming(null);

@@ -127,6 +127,14 @@ pub trait Reviewer: Send + Sync + 'static {
     }
 }
 
+/// How a sampling flow stopped before its answer went back.
+enum Halt {
+    /// Denied by a rule or the user; already audited.
+    Refused,
+    /// Failed; audited as the flow's failure by [`Door::sample`].
+    Failed(McpError),
+}
+
 struct Inner {
     reviewer: Arc<dyn Reviewer>,
     policies: Policies,
@@ -224,21 +232,39 @@ impl Door {
         &self.0.sampling
     }
 
-    fn note(&self, flow: &Flow, step: Step, actor: &str, decision: Option<&str>, detail: Value) {
-        self.0.audit.note(Record {
+    /// Writes a step of `flow` to the audit log; returns once it is committed.
+    async fn note(
+        &self,
+        flow: &Flow,
+        step: Step,
+        actor: &str,
+        decision: Option<&str>,
+        detail: Value,
+    ) {
+        let record = Record {
             flow,
             step,
             actor,
             decision,
             detail,
-        });
+        };
+        self.0.audit.note(record).await;
     }
 
-    fn rule(&self, server: &str, kind: PolicyKind, tool: Option<&str>) -> Rule {
+    /// Runs work on the door's stores (rules, pins, sampling usage) off the runtime's threads.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Inner) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let door = self.0.clone();
+        crate::store::off_thread(move || work(&door)).await
+    }
+
+    async fn rule(&self, server: &str, kind: PolicyKind, tool: Option<&str>) -> Rule {
+        let (server, tool) = (server.to_owned(), tool.map(str::to_owned));
         let rule = self
-            .0
-            .policies
-            .rule(server, kind, tool)
+            .blocking(move |door| door.policies.rule(&server, kind, tool.as_deref()))
+            .await
             .unwrap_or_else(|e| {
                 tracing::error!(error = %e, "could not read approval rules; asking");
                 Rule::Ask
@@ -249,7 +275,13 @@ impl Door {
         rule
     }
 
-    fn remember(&self, server: &str, kind: PolicyKind, tool: Option<&str>, rule: Option<Rule>) {
+    async fn remember(
+        &self,
+        server: &str,
+        kind: PolicyKind,
+        tool: Option<&str>,
+        rule: Option<Rule>,
+    ) {
         if let Some(rule) = rule {
             let entry = PolicyEntry {
                 server: server.to_owned(),
@@ -257,7 +289,8 @@ impl Door {
                 tool: tool.map(str::to_owned),
                 rule,
             };
-            if let Err(e) = self.0.policies.set(&entry) {
+            let saved = self.blocking(move |door| door.policies.set(&entry)).await;
+            if let Err(e) = saved {
                 tracing::error!(error = %e, "could not save the approval rule");
             }
         }
@@ -285,7 +318,7 @@ impl Door {
             "host",
             None,
             json!({"review": review.kind, "content": review.content, "context": review.context, "digest": review.digest}),
-        );
+        ).await;
         let answer = self.0.reviewer.review(review);
         let Some(limit) = limit else {
             return answer.await;
@@ -296,15 +329,18 @@ impl Door {
         }
     }
 
-    fn refused(&self, flow: &Flow, verdict: &Verdict) {
+    async fn refused(&self, flow: &Flow, verdict: &Verdict) {
         let (actor, decision) = match verdict {
             Verdict::TimedOut => ("timeout", "timed_out"),
             Verdict::Cancel => (self.0.reviewer.actor(), "cancelled"),
             _ => (self.0.reviewer.actor(), "denied"),
         };
-        self.note(flow, Step::Decided, actor, Some(decision), Value::Null);
+        self.note(flow, Step::Decided, actor, Some(decision), Value::Null)
+            .await;
     }
 
+    /// A server's sampling request through the door, in four steps, each audited before the next
+    /// begins: admit (limits, rules, a model) → review the request → complete → review the answer.
     async fn sample(
         &self,
         origin: Origin,
@@ -312,183 +348,231 @@ impl Door {
     ) -> Result<CreateMessageResult, McpError> {
         let server = origin.server.as_str();
         let flow = Flow::new(FlowKind::Sampling, server, None);
-        let request = request_json(&params);
-        self.note(&flow, Step::Requested, "server", None, request.clone());
-        let fail = |e: McpError| {
-            self.note(
-                &flow,
-                Step::Failed,
-                "host",
-                None,
-                json!({"code": e.code.0, "message": e.message}),
-            );
-            e
+        self.note(
+            &flow,
+            Step::Requested,
+            "server",
+            None,
+            request_json(&params),
+        )
+        .await;
+        match self.sampling_steps(&flow, server, &params).await {
+            Ok(result) => Ok(result),
+            Err(Halt::Refused) => Err(rejected_sampling()),
+            Err(Halt::Failed(e)) => {
+                let detail = json!({"code": e.code.0, "message": e.message});
+                self.note(&flow, Step::Failed, "host", None, detail).await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn sampling_steps(
+        &self,
+        flow: &Flow,
+        server: &str,
+        params: &CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, Halt> {
+        let (rule, provider, model) = self.admit_sampling(flow, server, params).await?;
+        let shown = json!({"provider": provider, "model": model, "request": request_json(params)});
+        let approved = self
+            .review_sampling_request(flow, server, rule, shown)
+            .await?;
+        let (edited, provider, model) = self.edited_request(server, &approved, provider, model)?;
+        let manual = self.0.sampling.is_manual(&provider);
+        let completion = if manual {
+            json!({"role": "assistant", "content": {"type": "text", "text": ""}, "model": model, "stopReason": "endTurn"})
+        } else {
+            self.complete_sampling(flow, server, &provider, &model, &edited)
+                .await?
         };
-        let sampling = &self.0.sampling;
-        sampling.admit(server, &params).map_err(fail)?;
-        let rule = self.rule(server, PolicyKind::Sampling, None);
+        let context =
+            json!({"provider": provider, "model": model, "request": request_json(&edited)});
+        let (returned, actor) = if rule.allows() && !manual {
+            (completion, "policy")
+        } else {
+            self.review_sampling_answer(flow, completion, context)
+                .await?
+        };
+        let result: CreateMessageResult =
+            serde_json::from_value(returned.clone()).map_err(|e| {
+                Halt::Failed(invalid_params(format!(
+                    "the edited completion is invalid: {e}"
+                )))
+            })?;
+        self.note(flow, Step::Returned, actor, None, returned).await;
+        Ok(result)
+    }
+
+    /// Admits a request: within the server's limits, not denied by a rule, and a model to send
+    /// it to. Returns the rule and the chosen provider and model.
+    async fn admit_sampling(
+        &self,
+        flow: &Flow,
+        server: &str,
+        params: &CreateMessageRequestParams,
+    ) -> Result<(Rule, String, String), Halt> {
+        let (name, request) = (server.to_owned(), params.clone());
+        let admitted = self
+            .blocking(move |door| Ok(door.sampling.admit(&name, &request)))
+            .await
+            .map_err(|e| Halt::Failed(McpError::internal_error(e.message, None)))?;
+        admitted.map_err(Halt::Failed)?;
+        let rule = self.rule(server, PolicyKind::Sampling, None).await;
         if rule == Rule::Deny {
-            self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null);
-            return Err(rejected_sampling());
+            self.note(flow, Step::Decided, "policy", Some("denied"), Value::Null)
+                .await;
+            return Err(Halt::Refused);
         }
         let prefs = params.model_preferences.as_ref().map(value);
-        let Some((provider, model)) = sampling.choose(prefs.as_ref()) else {
-            return Err(fail(McpError::new(
+        let Some((provider, model)) = self.0.sampling.choose(prefs.as_ref()) else {
+            return Err(Halt::Failed(McpError::new(
                 rmcp::model::ErrorCode(super::USER_REJECTED),
                 "User rejected sampling request: no LLM provider is configured",
                 None,
             )));
         };
-        let shown = json!({"provider": provider, "model": model, "request": request});
-        let approved = if rule.allows() {
-            self.note(
-                &flow,
-                Step::Decided,
-                "policy",
-                Some("approved"),
+        Ok((rule, provider, model))
+    }
+
+    /// The request as the user approved it (possibly edited, possibly to another model).
+    async fn review_sampling_request(
+        &self,
+        flow: &Flow,
+        server: &str,
+        rule: Rule,
+        shown: Value,
+    ) -> Result<Value, Halt> {
+        if rule.allows() {
+            self.note(flow, Step::Decided, "policy", Some("approved"), Value::Null)
+                .await;
+            return Ok(shown);
+        }
+        let verdict = self
+            .ask(
+                flow,
+                ReviewKind::SamplingRequest,
+                shown.clone(),
                 Value::Null,
-            );
-            shown
-        } else {
-            match self
-                .ask(
-                    &flow,
-                    ReviewKind::SamplingRequest,
-                    shown.clone(),
-                    Value::Null,
-                )
-                .await
-            {
-                Verdict::Approve { content, remember } => {
-                    let decision = if content == shown {
-                        "approved"
-                    } else {
-                        "edited"
-                    };
-                    self.note(
-                        &flow,
-                        Step::Decided,
-                        self.0.reviewer.actor(),
-                        Some(decision),
-                        content.clone(),
-                    );
-                    self.remember(server, PolicyKind::Sampling, None, remember);
-                    content
-                }
-                other => {
-                    self.refused(&flow, &other);
-                    return Err(rejected_sampling());
-                }
+            )
+            .await;
+        match verdict {
+            Verdict::Approve { content, remember } => {
+                let decision = if content == shown {
+                    "approved"
+                } else {
+                    "edited"
+                };
+                let actor = self.0.reviewer.actor();
+                self.note(flow, Step::Decided, actor, Some(decision), content.clone())
+                    .await;
+                self.remember(server, PolicyKind::Sampling, None, remember)
+                    .await;
+                Ok(content)
             }
+            other => {
+                self.refused(flow, &other).await;
+                Err(Halt::Refused)
+            }
+        }
+    }
+
+    /// Reads the approved request back: provider, model and parameters, validated again (the
+    /// user may have edited anything) and held to the server's token limit.
+    fn edited_request(
+        &self,
+        server: &str,
+        approved: &Value,
+        provider: String,
+        model: String,
+    ) -> Result<(CreateMessageRequestParams, String, String), Halt> {
+        let field = |k: &str, default: String| {
+            approved
+                .get(k)
+                .and_then(Value::as_str)
+                .map_or(default, str::to_owned)
         };
-        let provider = approved
-            .get("provider")
-            .and_then(Value::as_str)
-            .unwrap_or(&provider)
-            .to_owned();
-        let model = approved
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or(&model)
-            .to_owned();
-        let request_value = approved.get("request").cloned().unwrap_or(Value::Null);
-        let edited: CreateMessageRequestParams = serde_json::from_value(request_value.clone())
-            .map_err(|e| {
-                fail(invalid_params(format!(
-                    "the edited request is invalid: {e}"
-                )))
-            })?;
-        crate::sampling::validate(&edited).map_err(fail)?;
-        if edited.max_tokens > sampling.limits(server).max_tokens {
-            return Err(fail(invalid_params(format!(
+        let (provider, model) = (field("provider", provider), field("model", model));
+        let request = approved.get("request").cloned().unwrap_or(Value::Null);
+        let edited: CreateMessageRequestParams = serde_json::from_value(request).map_err(|e| {
+            Halt::Failed(invalid_params(format!(
+                "the edited request is invalid: {e}"
+            )))
+        })?;
+        crate::sampling::validate(&edited).map_err(Halt::Failed)?;
+        if edited.max_tokens > self.0.sampling.limits(server).max_tokens {
+            return Err(Halt::Failed(invalid_params(format!(
                 "maxTokens {} is over this server's limit",
                 edited.max_tokens
             ))));
         }
+        Ok((edited, provider, model))
+    }
 
-        let manual = sampling.is_manual(&provider);
-        let completion = if manual {
-            json!({"role": "assistant", "content": {"type": "text", "text": ""}, "model": model, "stopReason": "endTurn"})
-        } else {
-            let p = sampling
-                .provider(&provider)
-                .map_err(|e| fail(McpError::internal_error(e.message, None)))?;
-            self.note(
-                &flow,
-                Step::Sent,
-                "host",
-                None,
-                json!({"provider": provider, "model": model}),
-            );
-            let reviewer = self.0.reviewer.clone();
-            let flow_id = flow.id.clone();
-            let mut on_text = move |t: &str| reviewer.streamed(&flow_id, t);
-            match p
-                .complete(&model, &request_json(&edited), &mut on_text)
-                .await
-            {
-                Ok(c) => {
-                    if let Err(e) = sampling.record(server, c.usage) {
-                        tracing::error!(error = %e, "could not record sampling usage");
-                    }
-                    self.note(
-                        &flow,
-                        Step::Sent,
-                        "provider",
-                        None,
-                        json!({"completion": c.result, "usage": c.usage}),
-                    );
-                    c.result
-                }
-                Err(e) => {
-                    return Err(fail(McpError::internal_error(e.message, None)));
-                }
-            }
-        };
+    /// Sends the request to the provider, streaming its text to the reviewer; counts the usage.
+    async fn complete_sampling(
+        &self,
+        flow: &Flow,
+        server: &str,
+        provider: &str,
+        model: &str,
+        edited: &CreateMessageRequestParams,
+    ) -> Result<Value, Halt> {
+        let failed = |e: Error| Halt::Failed(McpError::internal_error(e.message, None));
+        let p = self.0.sampling.provider(provider).map_err(failed)?;
+        let sent = json!({"provider": provider, "model": model});
+        self.note(flow, Step::Sent, "host", None, sent).await;
+        let reviewer = self.0.reviewer.clone();
+        let flow_id = flow.id.clone();
+        let mut on_text = move |t: &str| reviewer.streamed(&flow_id, t);
+        let c = p
+            .complete(model, &request_json(edited), &mut on_text)
+            .await
+            .map_err(failed)?;
+        let (name, usage) = (server.to_owned(), c.usage);
+        if let Err(e) = self
+            .blocking(move |door| door.sampling.record(&name, usage))
+            .await
+        {
+            tracing::error!(error = %e, "could not record sampling usage");
+        }
+        let detail = json!({"completion": c.result, "usage": c.usage});
+        self.note(flow, Step::Sent, "provider", None, detail).await;
+        Ok(c.result)
+    }
 
-        let (returned, actor) = if rule.allows() && !manual {
-            (completion, "policy")
-        } else {
-            let context =
-                json!({"provider": provider, "model": model, "request": request_json(&edited)});
-            match self
-                .ask(
-                    &flow,
-                    ReviewKind::SamplingCompletion,
-                    completion.clone(),
-                    context,
-                )
-                .await
-            {
-                Verdict::Approve { content, .. } => {
-                    let decision = if content == completion {
-                        "approved"
-                    } else {
-                        "edited"
-                    };
-                    self.note(
-                        &flow,
-                        Step::Decided,
-                        self.0.reviewer.actor(),
-                        Some(decision),
-                        content.clone(),
-                    );
-                    (content, self.0.reviewer.actor())
-                }
-                other => {
-                    self.refused(&flow, &other);
-                    return Err(rejected_sampling());
-                }
+    /// The answer as the user approved it (possibly edited), and who approved it.
+    async fn review_sampling_answer(
+        &self,
+        flow: &Flow,
+        completion: Value,
+        context: Value,
+    ) -> Result<(Value, &'static str), Halt> {
+        let verdict = self
+            .ask(
+                flow,
+                ReviewKind::SamplingCompletion,
+                completion.clone(),
+                context,
+            )
+            .await;
+        match verdict {
+            Verdict::Approve { content, .. } => {
+                let decision = if content == completion {
+                    "approved"
+                } else {
+                    "edited"
+                };
+                let actor = self.0.reviewer.actor();
+                self.note(flow, Step::Decided, actor, Some(decision), content.clone())
+                    .await;
+                Ok((content, actor))
             }
-        };
-        let result: CreateMessageResult =
-            serde_json::from_value(returned.clone()).map_err(|e| {
-                fail(invalid_params(format!(
-                    "the edited completion is invalid: {e}"
-                )))
-            })?;
-        self.note(&flow, Step::Returned, actor, None, returned);
-        Ok(result)
+            other => {
+                self.refused(flow, &other).await;
+                Err(Halt::Refused)
+            }
+        }
     }
 
     async fn elicit(
@@ -499,25 +583,31 @@ impl Door {
         let server = origin.server.as_str();
         let flow = Flow::new(FlowKind::Elicitation, server, None);
         let request = value(&params);
-        self.note(&flow, Step::Requested, "server", None, request.clone());
-        let answer = |action: ElicitationAction, content: Option<Value>, actor: &str| {
-            let mut r = ElicitResult::new(action);
-            if let Some(c) = content {
-                r = r.with_content(c);
-            }
-            self.note(&flow, Step::Returned, actor, None, value(&r));
-            Ok(r)
-        };
-        let rule = self.rule(server, PolicyKind::Elicitation, None);
+        self.note(&flow, Step::Requested, "server", None, request.clone())
+            .await;
+        let (action, content, actor) = self.elicitation_answer(&flow, server, &request).await;
+        let mut r = ElicitResult::new(action);
+        if let Some(c) = content {
+            r = r.with_content(c);
+        }
+        self.note(&flow, Step::Returned, actor, None, value(&r))
+            .await;
+        Ok(r)
+    }
+
+    /// What to answer an elicitation: the rule's answer, or the user's (a form is shown again
+    /// while what was filled in does not validate). Returns the answer and who gave it.
+    async fn elicitation_answer(
+        &self,
+        flow: &Flow,
+        server: &str,
+        request: &Value,
+    ) -> (ElicitationAction, Option<Value>, &'static str) {
+        let rule = self.rule(server, PolicyKind::Elicitation, None).await;
         if rule == Rule::Deny {
-            self.note(
-                &flow,
-                Step::Decided,
-                "policy",
-                Some("declined"),
-                Value::Null,
-            );
-            return answer(ElicitationAction::Decline, None, "policy");
+            self.note(flow, Step::Decided, "policy", Some("declined"), Value::Null)
+                .await;
+            return (ElicitationAction::Decline, None, "policy");
         }
         let url = request
             .get("url")
@@ -531,13 +621,14 @@ impl Door {
         if url.is_none() && rule.allows() && elicitation::defaults_cover_required(&schema) {
             let values = Value::Object(elicitation::defaults(&schema));
             self.note(
-                &flow,
+                flow,
                 Step::Decided,
                 "policy",
                 Some("approved"),
                 values.clone(),
-            );
-            return answer(ElicitationAction::Accept, Some(values), "policy");
+            )
+            .await;
+            return (ElicitationAction::Accept, Some(values), "policy");
         }
         let mut values = Value::Object(elicitation::defaults(&schema));
         let mut error = Value::Null;
@@ -549,32 +640,35 @@ impl Door {
                 }
             };
             match self
-                .ask(&flow, ReviewKind::Elicitation, content, Value::Null)
+                .ask(flow, ReviewKind::Elicitation, content, Value::Null)
                 .await
             {
                 Verdict::Approve { content, remember } => {
                     if url.is_some() {
                         self.note(
-                            &flow,
+                            flow,
                             Step::Decided,
                             self.0.reviewer.actor(),
                             Some("approved"),
                             Value::Null,
-                        );
-                        return answer(ElicitationAction::Accept, None, self.0.reviewer.actor());
+                        )
+                        .await;
+                        return (ElicitationAction::Accept, None, self.0.reviewer.actor());
                     }
                     values = content.get("values").cloned().unwrap_or(Value::Null);
                     match elicitation::validate(&schema, &values) {
                         Ok(valid) => {
                             self.note(
-                                &flow,
+                                flow,
                                 Step::Decided,
                                 self.0.reviewer.actor(),
                                 Some("approved"),
                                 values.clone(),
-                            );
-                            self.remember(server, PolicyKind::Elicitation, None, remember);
-                            return answer(
+                            )
+                            .await;
+                            self.remember(server, PolicyKind::Elicitation, None, remember)
+                                .await;
+                            return (
                                 ElicitationAction::Accept,
                                 Some(Value::Object(valid)),
                                 self.0.reviewer.actor(),
@@ -582,33 +676,35 @@ impl Door {
                         }
                         Err(problem) => {
                             self.note(
-                                &flow,
+                                flow,
                                 Step::Decided,
                                 self.0.reviewer.actor(),
                                 Some("invalid"),
                                 json!({"values": values, "error": problem}),
-                            );
+                            )
+                            .await;
                             error = problem.into();
                         }
                     }
                 }
                 Verdict::Deny => {
                     self.note(
-                        &flow,
+                        flow,
                         Step::Decided,
                         self.0.reviewer.actor(),
                         Some("declined"),
                         Value::Null,
-                    );
-                    return answer(ElicitationAction::Decline, None, self.0.reviewer.actor());
+                    )
+                    .await;
+                    return (ElicitationAction::Decline, None, self.0.reviewer.actor());
                 }
                 other => {
-                    self.refused(&flow, &other);
-                    return answer(ElicitationAction::Cancel, None, self.0.reviewer.actor());
+                    self.refused(flow, &other).await;
+                    return (ElicitationAction::Cancel, None, self.0.reviewer.actor());
                 }
             }
         }
-        answer(ElicitationAction::Cancel, None, "host")
+        (ElicitationAction::Cancel, None, "host")
     }
 
     /// Decides a model's call of `tool` (its full definition) on `server` with `arguments`.
@@ -634,8 +730,17 @@ impl Door {
             "model",
             None,
             json!({"arguments": arguments}),
+        )
+        .await;
+        let check = (
+            server.to_owned(),
+            tool.clone(),
+            instructions.map(str::to_owned),
         );
-        let review = match self.0.pins.check_call(server, tool, instructions) {
+        let review = self
+            .blocking(move |door| door.pins.check_call(&check.0, &check.1, check.2.as_deref()))
+            .await;
+        let review = match review {
             Ok(r) => r,
             Err(e) => {
                 self.note(
@@ -644,13 +749,15 @@ impl Door {
                     "host",
                     None,
                     json!({"code": e.code, "message": e.message}),
-                );
+                )
+                .await;
                 return Err(e);
             }
         };
-        let rule = self.rule(server, PolicyKind::ToolCall, Some(&name));
+        let rule = self.rule(server, PolicyKind::ToolCall, Some(&name)).await;
         if rule == Rule::Deny {
-            self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null);
+            self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null)
+                .await;
             return Err(Error::new(
                 ErrorCode::Denied,
                 format!("calls to {name} on {server} are denied by your rules"),
@@ -668,7 +775,8 @@ impl Door {
                 "policy",
                 Some("approved"),
                 Value::Null,
-            );
+            )
+            .await;
             return Ok((flow, arguments));
         }
         let shown = json!({"tool": name, "arguments": arguments});
@@ -689,16 +797,20 @@ impl Door {
                     self.0.reviewer.actor(),
                     Some(decision),
                     content.clone(),
-                );
-                self.0.pins.approve(server, &unpinned)?;
-                self.remember(server, PolicyKind::ToolCall, Some(&name), remember);
+                )
+                .await;
+                let pin = server.to_owned();
+                self.blocking(move |door| door.pins.approve(&pin, &unpinned))
+                    .await?;
+                self.remember(server, PolicyKind::ToolCall, Some(&name), remember)
+                    .await;
                 Ok((
                     flow,
                     content.get("arguments").cloned().unwrap_or(Value::Null),
                 ))
             }
             other => {
-                self.refused(&flow, &other);
+                self.refused(&flow, &other).await;
                 Err(Error::new(
                     ErrorCode::Denied,
                     if other == Verdict::TimedOut {
@@ -714,7 +826,7 @@ impl Door {
     /// Pins the definitions the user approved after reviewing them: `approved` names each item
     /// with the digest that was shown; `defs` is what the server offers now. Refuses (pinning
     /// nothing) when an item is no longer offered or changed since it was shown.
-    pub fn approve_pins(
+    pub async fn approve_pins(
         &self,
         server: &str,
         defs: &[(String, Value)],
@@ -740,7 +852,9 @@ impl Door {
             }
             chosen.push((item.clone(), def.clone()));
         }
-        self.0.pins.approve(server, &chosen)?;
+        let (pin, pinned) = (server.to_owned(), chosen.clone());
+        self.blocking(move |door| door.pins.approve(&pin, &pinned))
+            .await?;
         let flow = Flow::new(FlowKind::Pin, server, None);
         let items: Vec<&str> = chosen.iter().map(|(i, _)| i.as_str()).collect();
         self.note(
@@ -749,7 +863,7 @@ impl Door {
             self.0.reviewer.actor(),
             Some("approved"),
             json!({"items": items, "definitions": chosen.iter().map(|(_, d)| d).collect::<Vec<_>>()}),
-        );
+        ).await;
         Ok(chosen.len())
     }
 
@@ -758,7 +872,8 @@ impl Door {
     /// Returns the assistant message they wrote.
     pub async fn write_answer(&self, model: &str, request: &Value) -> Result<Value> {
         let flow = Flow::new(FlowKind::Sampling, "chat", Some(model.to_owned()));
-        self.note(&flow, Step::Requested, "chat", None, request.clone());
+        self.note(&flow, Step::Requested, "chat", None, request.clone())
+            .await;
         let blank = json!({
             "role": "assistant",
             "content": {"type": "text", "text": ""},
@@ -780,15 +895,18 @@ impl Door {
                         actor,
                         None,
                         json!({"code": e.code, "message": e.message, "answer": content}),
-                    );
+                    )
+                    .await;
                     return Err(e);
                 }
-                self.note(&flow, Step::Decided, actor, Some("written"), Value::Null);
-                self.note(&flow, Step::Returned, actor, None, content.clone());
+                self.note(&flow, Step::Decided, actor, Some("written"), Value::Null)
+                    .await;
+                self.note(&flow, Step::Returned, actor, None, content.clone())
+                    .await;
                 Ok(content)
             }
             other => {
-                self.refused(&flow, &other);
+                self.refused(&flow, &other).await;
                 Err(Error::new(
                     ErrorCode::Denied,
                     "no answer was written (you are the model with the manual provider)",
@@ -799,21 +917,34 @@ impl Door {
 
     /// Forgets what was decided for `server` (rules and pinned tools): it was removed, and a
     /// server added later under its name must be approved afresh.
-    pub fn forget_server(&self, server: &str) -> Result<()> {
-        self.0.policies.forget(server)?;
-        self.0.pins.forget(server)
+    pub async fn forget_server(&self, server: &str) -> Result<()> {
+        let server = server.to_owned();
+        self.blocking(move |door| {
+            door.policies.forget(&server)?;
+            door.pins.forget(&server)
+        })
+        .await
     }
 
     /// Carries `from`'s rules and pins over to its new name `to`.
-    pub fn rename_server(&self, from: &str, to: &str) -> Result<()> {
-        self.0.policies.rename(from, to)?;
-        self.0.pins.rename(from, to)
+    pub async fn rename_server(&self, from: &str, to: &str) -> Result<()> {
+        let (from, to) = (from.to_owned(), to.to_owned());
+        self.blocking(move |door| {
+            door.policies.rename(&from, &to)?;
+            door.pins.rename(&from, &to)
+        })
+        .await
     }
 
     /// Records a tool call the user makes themselves (the Tools screen, the CLI's `call`): nobody
     /// is asked, but it is in the audit log like every other call. End it with
     /// [`Door::tool_call_finished`].
-    pub fn user_tool_call(&self, server: &str, tool: &str, arguments: Option<&Value>) -> Flow {
+    pub async fn user_tool_call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<&Value>,
+    ) -> Flow {
         let flow = Flow::new(FlowKind::ToolCall, server, Some(tool.to_owned()));
         self.note(
             &flow,
@@ -821,23 +952,25 @@ impl Door {
             "user",
             None,
             json!({"arguments": arguments}),
-        );
+        )
+        .await;
         flow
     }
 
-    /// Records that the person stopped an approved tool call before it returned.
+    /// Records that the person stopped an approved tool call before it returned. Called where
+    /// nothing can wait (a stopped turn's `Drop`), so the row is written in the background.
     pub fn tool_call_stopped(&self, flow: &Flow, message: &str) {
-        self.note(
+        self.0.audit.note_detached(Record {
             flow,
-            Step::Failed,
-            "user",
-            Some("stopped"),
-            json!({"code": ErrorCode::Cancelled, "message": message}),
-        );
+            step: Step::Failed,
+            actor: "user",
+            decision: Some("stopped"),
+            detail: json!({"code": ErrorCode::Cancelled, "message": message}),
+        });
     }
 
     /// Records how an approved tool call ended.
-    pub fn tool_call_finished<T: Serialize>(
+    pub async fn tool_call_finished<T: Serialize>(
         &self,
         flow: &Flow,
         outcome: std::result::Result<&T, &Error>,
@@ -846,14 +979,18 @@ impl Door {
             Ok(result) => {
                 let result = serde_json::to_value(result).unwrap_or(Value::Null);
                 self.note(flow, Step::Returned, "server", None, result)
+                    .await
             }
-            Err(e) => self.note(
-                flow,
-                Step::Failed,
-                "server",
-                None,
-                json!({"code": e.code, "message": e.message}),
-            ),
+            Err(e) => {
+                self.note(
+                    flow,
+                    Step::Failed,
+                    "server",
+                    None,
+                    json!({"code": e.code, "message": e.message}),
+                )
+                .await
+            }
         }
     }
 }

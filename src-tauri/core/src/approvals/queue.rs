@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use super::door::{Review, Reviewer, Verdict};
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::{EventSender, HostEvent};
+use crate::events::{Bus, ReviewEvent};
 
 /// A review waiting for its decision, with the channel its answer goes back on.
 type Waiting = (Review, oneshot::Sender<Verdict>);
@@ -19,12 +19,12 @@ type Waiting = (Review, oneshot::Sender<Verdict>);
 /// Pending reviews, oldest first.
 pub struct ReviewQueue {
     pending: Arc<Mutex<VecDeque<Waiting>>>,
-    events: EventSender,
+    events: Bus,
 }
 
 impl ReviewQueue {
     /// An empty queue announcing changes on `events`.
-    pub fn new(events: EventSender) -> Self {
+    pub fn new(events: Bus) -> Self {
         Self {
             pending: Arc::default(),
             events,
@@ -38,7 +38,7 @@ impl ReviewQueue {
     }
 
     fn announce(&self, pending: usize) {
-        let _ = self.events.send(HostEvent::ReviewsChanged {
+        self.events.publish(ReviewEvent::ReviewsChanged {
             pending: pending as u32,
         });
     }
@@ -89,7 +89,7 @@ impl ReviewQueue {
 struct Withdrawn {
     id: String,
     pending: Arc<Mutex<VecDeque<Waiting>>>,
-    events: EventSender,
+    events: Bus,
 }
 
 impl Drop for Withdrawn {
@@ -101,7 +101,7 @@ impl Drop for Withdrawn {
         // Its own entry goes whether or not the channel looks closed yet (drop order).
         q.retain(|(r, tx)| r.id != self.id && !tx.is_closed());
         if q.len() != before {
-            let _ = self.events.send(HostEvent::ReviewsChanged {
+            self.events.publish(ReviewEvent::ReviewsChanged {
                 pending: q.len() as u32,
             });
         }
@@ -131,7 +131,7 @@ impl Reviewer for ReviewQueue {
     }
 
     fn streamed(&self, flow: &str, text: &str) {
-        let _ = self.events.send(HostEvent::SamplingText {
+        self.events.publish(ReviewEvent::SamplingText {
             flow: flow.to_owned(),
             text: text.to_owned(),
         });
@@ -146,7 +146,7 @@ mod tests {
 
     #[tokio::test]
     async fn decisions_are_bound_to_what_was_shown() {
-        let q = std::sync::Arc::new(ReviewQueue::new(crate::events::channel(8)));
+        let q = std::sync::Arc::new(ReviewQueue::new(crate::events::Bus::new(8, 8)));
         let flow = Flow::new(FlowKind::Sampling, "s", None);
         let review = Review::for_test(&flow, json!({"text": "hello"}));
         let (id, digest) = (review.id.clone(), review.digest.clone());
@@ -181,21 +181,21 @@ mod tests {
 
     #[tokio::test]
     async fn withdrawn_reviews_leave_the_queue() {
-        let q = ReviewQueue::new(crate::events::channel(8));
+        let q = ReviewQueue::new(crate::events::Bus::new(8, 8));
         let flow = Flow::new(FlowKind::Elicitation, "s", None);
         let review = Review::for_test(&flow, json!({}));
         let (id, digest) = (review.id.clone(), review.digest.clone());
-        let mut events = q.events.subscribe();
+        let mut events = q.events.control();
         let waiting = q.review(review);
         assert_eq!(
             events.try_recv().unwrap(),
-            HostEvent::ReviewsChanged { pending: 1 }
+            ReviewEvent::ReviewsChanged { pending: 1 }.into()
         );
         drop(waiting);
         // The window hears of it at once, without asking.
         assert_eq!(
             events.try_recv().unwrap(),
-            HostEvent::ReviewsChanged { pending: 0 }
+            ReviewEvent::ReviewsChanged { pending: 0 }.into()
         );
         assert!(q.pending().unwrap().is_empty());
         assert!(q.decide(&id, &digest, Verdict::Deny).is_err());

@@ -1,26 +1,39 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
 use super::*;
+use crate::approvals::Door;
 use crate::approvals::policy::Policies;
 use crate::approvals::{Review, ReviewKind, Reviewer, Verdict};
 use crate::audit::{Audit, AuditQuery, FlowKind, Step};
+use crate::error::{ErrorCode, Result};
 use crate::pins::Pins;
+use crate::providers::Provider;
 use crate::providers::{ProviderKind, Sensitive};
 use crate::sampling::{Models, Sampling};
+use crate::store::Store;
 
 fn store() -> Arc<Store> {
     Arc::new(Store::in_memory().unwrap())
 }
 
-#[test]
-fn conversations_and_messages_are_kept() {
+#[tokio::test]
+async fn conversations_and_messages_are_kept() {
     let chats = Chats::new(store());
-    let c = chats.create("Weather", "openai", "gpt-4o-mini").unwrap();
+    let c = chats
+        .create("Weather", "openai", "gpt-4o-mini")
+        .await
+        .unwrap();
     chats
         .append(&c.id, "user", json!({"type": "text", "text": "Hi"}))
+        .await
         .unwrap();
-    let view = chats.get(&c.id).unwrap();
+    let view = chats.get(&c.id).await.unwrap();
     assert_eq!(view.messages.len(), 1);
     assert_eq!(
         view.messages[0].content,
@@ -28,12 +41,16 @@ fn conversations_and_messages_are_kept() {
     );
     let mut renamed = c.clone();
     renamed.title = "Paris".into();
-    chats.update(&renamed).unwrap();
-    assert_eq!(chats.list().unwrap()[0].title, "Paris");
-    chats.delete(&c.id).unwrap();
-    assert!(chats.list().unwrap().is_empty());
+    chats.update(&renamed).await.unwrap();
+    assert_eq!(chats.list().await.unwrap()[0].title, "Paris");
+    chats.delete(&c.id).await.unwrap();
+    assert!(chats.list().await.unwrap().is_empty());
     assert_eq!(
-        chats.append(&c.id, "user", json!([])).unwrap_err().code,
+        chats
+            .append(&c.id, "user", json!([]))
+            .await
+            .unwrap_err()
+            .code,
         ErrorCode::InvalidInput
     );
 }
@@ -182,10 +199,11 @@ impl TurnEvents for Seen {
 }
 
 /// A conversation with `model` of `provider` in which the user asked `question`.
-fn asked(chats: &Chats, provider: &str, model: &str, question: &str) -> Conversation {
-    let c = chats.create("Weather", provider, model).unwrap();
+async fn asked(chats: &Chats, provider: &str, model: &str, question: &str) -> Conversation {
+    let c = chats.create("Weather", provider, model).await.unwrap();
     chats
         .append(&c.id, "user", json!({"type": "text", "text": question}))
+        .await
         .unwrap();
     c
 }
@@ -225,7 +243,7 @@ async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
     let weather = Weather {
         calls: Mutex::default(),
     };
-    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather in Paris?");
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather in Paris?").await;
     let mut seen = Seen::default();
     let added = run_turn(&chats, &door, &provider, &weather, &c.id, &mut seen)
         .await
@@ -301,7 +319,7 @@ async fn a_denied_call_is_reported_to_the_model_and_not_made() {
     let weather = Weather {
         calls: Mutex::default(),
     };
-    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?");
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?").await;
     let added = run_turn(
         &chats,
         &door,
@@ -414,18 +432,20 @@ async fn a_turn_stopped_during_a_call_leaves_a_conversation_that_goes_on() {
         include_str!("../../tests/providers/openai_text.sse"),
     ])
     .await;
-    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?");
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?").await;
     // Stop = the turn's future is dropped while the call is in flight.
     let mut seen = Seen::default();
     let turn = run_turn(&chats, &door, &provider, &Hangs, &c.id, &mut seen);
     let stopped = tokio::time::timeout(Duration::from_millis(500), turn).await;
     assert!(stopped.is_err(), "the call never returns");
 
+    // The stop is written from a `Drop`, queued on the store; the app reads after the queue.
     let rows = Audit::new(store.clone())
-        .search(&AuditQuery {
+        .find(AuditQuery {
             kind: Some(FlowKind::ToolCall),
             ..AuditQuery::default()
         })
+        .await
         .unwrap();
     assert_eq!(rows[0].step, Step::Failed);
     assert_eq!(rows[0].detail["code"], "cancelled");
@@ -440,6 +460,7 @@ async fn a_turn_stopped_during_a_call_leaves_a_conversation_that_goes_on() {
             "user",
             json!({"type": "text", "text": "Never mind."}),
         )
+        .await
         .unwrap();
     let added = run_turn(
         &chats,
@@ -512,7 +533,7 @@ async fn with_the_manual_provider_the_person_writes_the_answers() {
     let weather = Weather {
         calls: Mutex::default(),
     };
-    let c = asked(&chats, "manual", "manual", "Weather in Oslo?");
+    let c = asked(&chats, "manual", "manual", "Weather in Oslo?").await;
     let added = run_turn(
         &chats,
         &door,
@@ -577,7 +598,7 @@ async fn a_stopped_turn_keeps_the_results_that_did_come_back() {
     });
     let door = door(&store, person);
     let (provider, _) = provider_replaying(vec![TWO_CALLS]).await;
-    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?");
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?").await;
     let mut seen = Seen::default();
     let turn = run_turn(&chats, &door, &provider, &ParisOnly, &c.id, &mut seen);
     assert!(
@@ -585,7 +606,7 @@ async fn a_stopped_turn_keeps_the_results_that_did_come_back() {
             .await
             .is_err()
     );
-    let messages = chats.get(&c.id).unwrap().messages;
+    let messages = chats.get(&c.id).await.unwrap().messages;
     assert_eq!(messages.len(), 3);
     assert_eq!(messages[1].content.as_array().unwrap().len(), 2);
     // Paris's real result is kept; the call that never came back is closed as stopped.

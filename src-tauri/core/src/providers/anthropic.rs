@@ -142,6 +142,15 @@ impl Assembler {
                 self.usage.input_tokens = num(data.pointer("/message/usage/input_tokens"));
             }
             "content_block_start" => {
+                if self.blocks.len() >= super::MAX_STREAMED_PARTS {
+                    return Err(Error::new(
+                        ErrorCode::Provider,
+                        format!(
+                            "anthropic: more than {} content blocks in one answer",
+                            super::MAX_STREAMED_PARTS
+                        ),
+                    ));
+                }
                 let block = data.get("content_block").cloned().unwrap_or(Value::Null);
                 self.blocks.push(block);
                 self.partial_json.push(String::new());
@@ -152,9 +161,15 @@ impl Assembler {
                 match block_type(delta) {
                     "text_delta" => {
                         let t = delta.get("text").and_then(Value::as_str).unwrap_or("");
-                        if let Some(b) = self.blocks.get_mut(i) {
-                            let prev = b.get("text").and_then(Value::as_str).unwrap_or("");
-                            b["text"] = format!("{prev}{t}").into();
+                        // Appended in place: copying the text so far for each delta is
+                        // quadratic in a long answer.
+                        match self.blocks.get_mut(i).and_then(|b| b.get_mut("text")) {
+                            Some(Value::String(text)) => text.push_str(t),
+                            _ => {
+                                if let Some(b) = self.blocks.get_mut(i) {
+                                    b["text"] = t.into();
+                                }
+                            }
                         }
                         return Ok(Some(t.to_owned()));
                     }

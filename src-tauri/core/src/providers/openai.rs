@@ -219,7 +219,19 @@ impl Assembler {
                 .into_iter()
                 .flatten()
             {
-                let i = call.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+                let i = call.get("index").and_then(Value::as_u64).unwrap_or(0);
+                let i = usize::try_from(i)
+                    .ok()
+                    .filter(|i| *i < super::MAX_STREAMED_PARTS)
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::Provider,
+                            format!(
+                                "openai: tool call index {i} is past the {} calls one answer may make",
+                                super::MAX_STREAMED_PARTS
+                            ),
+                        )
+                    })?;
                 if self.calls.len() <= i {
                     self.calls.resize(i + 1, Default::default());
                 }

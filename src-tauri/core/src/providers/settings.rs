@@ -9,9 +9,8 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{ModelRating, Provider, ProviderKind, Sensitive};
+use super::{ModelRating, Models, Provider, ProviderKind, Sensitive};
 use crate::error::{Error, ErrorCode, Result};
-use crate::sampling::Models;
 use crate::secrets::SecretStore;
 use crate::store::{Store, now_ms};
 

@@ -14,6 +14,10 @@ use url::Url;
 
 use super::CloseReason;
 use crate::error::{Error, ErrorCode, Result};
+use crate::sse::SseReader;
+
+/// How long one POST of a message may take.
+const POST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long the server has to send its `endpoint` event.
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -25,71 +29,6 @@ pub struct LegacySseTransport {
     headers: reqwest::header::HeaderMap,
     incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
     reader: tokio::task::JoinHandle<()>,
-}
-
-/// One parsed server-sent event.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Event {
-    name: String,
-    data: String,
-}
-
-/// Incremental SSE parser with a cap on one event's size.
-#[derive(Debug)]
-struct Parser {
-    buf: Vec<u8>,
-    event: Event,
-    max: usize,
-}
-
-impl Parser {
-    fn new(max: usize) -> Self {
-        Self {
-            buf: Vec::new(),
-            event: Event::default(),
-            max,
-        }
-    }
-
-    /// Feeds bytes; returns complete events, or an error when an event passes the cap.
-    fn feed(&mut self, bytes: &[u8]) -> std::result::Result<Vec<Event>, ()> {
-        self.buf.extend_from_slice(bytes);
-        let mut out = Vec::new();
-        while let Some(i) = self.buf.iter().position(|b| *b == b'\n') {
-            let raw: Vec<u8> = self.buf.drain(..=i).collect();
-            let line = String::from_utf8_lossy(&raw);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                let ev = std::mem::take(&mut self.event);
-                if !ev.data.is_empty() || !ev.name.is_empty() {
-                    out.push(ev);
-                }
-                continue;
-            }
-            if line.starts_with(':') {
-                continue;
-            }
-            let (field, value) = line.split_once(':').unwrap_or((line, ""));
-            let value = value.strip_prefix(' ').unwrap_or(value);
-            match field {
-                "event" => self.event.name = value.to_owned(),
-                "data" => {
-                    if !self.event.data.is_empty() {
-                        self.event.data.push('\n');
-                    }
-                    self.event.data.push_str(value);
-                }
-                _ => {}
-            }
-            if self.event.data.len() > self.max {
-                return Err(());
-            }
-        }
-        if self.buf.len() + self.event.data.len() > self.max {
-            return Err(());
-        }
-        Ok(out)
-    }
 }
 
 impl LegacySseTransport {
@@ -131,7 +70,7 @@ impl LegacySseTransport {
         let name = server.to_owned();
         let reader = tokio::spawn(async move {
             let mut stream = response.bytes_stream();
-            let mut parser = Parser::new(max_message_bytes);
+            let mut parser = SseReader::with_limit(max_message_bytes);
             let mut endpoint_tx = Some(endpoint_tx);
             while let Some(chunk) = stream.next().await {
                 let Ok(chunk) = chunk else { break };
@@ -147,7 +86,7 @@ impl LegacySseTransport {
                     break;
                 };
                 for ev in events {
-                    match ev.name.as_str() {
+                    match ev.event.as_str() {
                         "endpoint" => {
                             if let Some(tx) = endpoint_tx.take() {
                                 let _ = tx.send(ev.data);
@@ -212,6 +151,9 @@ impl Transport<RoleClient> for LegacySseTransport {
             .client
             .post(self.post_url.clone())
             .headers(self.headers.clone())
+            // A server that accepts the POST and never answers must not hold the send for ever:
+            // answers come on the event stream, the POST only hands the message over.
+            .timeout(POST_TIMEOUT)
             .json(&item);
         async move {
             let response = request.send().await.map_err(std::io::Error::other)?;
@@ -239,38 +181,5 @@ impl Transport<RoleClient> for LegacySseTransport {
 impl Drop for LegacySseTransport {
     fn drop(&mut self) {
         self.reader.abort();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_events_across_chunks() {
-        let mut p = Parser::new(1024);
-        assert!(p.feed(b"event: endpoint\nda").unwrap().is_empty());
-        let evs = p
-            .feed(b"ta: /messages?id=1\n\n: comment\ndata: {\"a\":1}\n\n")
-            .unwrap();
-        assert_eq!(
-            evs,
-            vec![
-                Event {
-                    name: "endpoint".into(),
-                    data: "/messages?id=1".into()
-                },
-                Event {
-                    name: String::new(),
-                    data: "{\"a\":1}".into()
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn oversize_event_is_an_error() {
-        let mut p = Parser::new(16);
-        assert!(p.feed(b"data: 0123456789abcdefghij").is_err());
     }
 }

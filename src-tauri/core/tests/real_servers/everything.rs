@@ -7,7 +7,7 @@ use switchboard_core::ErrorCode;
 use switchboard_core::approvals::Deny;
 use switchboard_core::config::{RemoteTransport, ServerConfig};
 use switchboard_core::connection::CompletionRef;
-use switchboard_core::events::HostEvent;
+use switchboard_core::events::{HostEvent, ServerEvent};
 
 use crate::support::{Harness, first_text, free_port, node_bin, npm_bin, repo_root, stdio};
 
@@ -126,7 +126,7 @@ async fn children_get_an_allow_listed_environment_plus_their_own() {
 #[tokio::test]
 async fn logging_and_progress_reach_the_event_channel() {
     let h = Harness::new();
-    let mut events = h.events.subscribe();
+    let mut events = h.events.streams();
     let live = h.connect("everything", everything()).await;
     let c = &live.connection;
     c.set_log_level("debug").await.unwrap();
@@ -144,9 +144,9 @@ async fn logging_and_progress_reach_the_event_channel() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while (progress < 4 || logs == 0) && tokio::time::Instant::now() < deadline {
         match tokio::time::timeout(Duration::from_secs(5), events.recv()).await {
-            Ok(Ok(HostEvent::Progress { .. })) => progress += 1,
-            Ok(Ok(HostEvent::Log { .. })) => logs += 1,
-            Ok(Ok(_)) => {}
+            Ok(Some(HostEvent::Server(ServerEvent::Progress { .. }))) => progress += 1,
+            Ok(Some(HostEvent::Server(ServerEvent::Log { .. }))) => logs += 1,
+            Ok(Some(_)) => {}
             _ => break,
         }
     }
@@ -298,7 +298,7 @@ async fn legacy_sse_explicit_and_by_fallback() {
 #[tokio::test]
 async fn legacy_resource_subscription_delivers_updates() {
     let h = Harness::new();
-    let mut events = h.events.subscribe();
+    let mut events = h.events.control();
     let live = h.connect("everything", everything()).await;
     let c = &live.connection;
     let uri = "demo://resource/dynamic/text/1";
@@ -310,8 +310,10 @@ async fn legacy_resource_subscription_delivers_updates() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let updated = loop {
         match tokio::time::timeout_at(deadline, events.recv()).await {
-            Ok(Ok(HostEvent::ResourceUpdated { server, uri })) => break Some((server, uri)),
-            Ok(Ok(_)) => {}
+            Ok(Some(HostEvent::Server(ServerEvent::ResourceUpdated { server, uri }))) => {
+                break Some((server, uri));
+            }
+            Ok(Some(_)) => {}
             _ => break None,
         }
     };
@@ -394,7 +396,7 @@ async fn streamable_http_resumes_a_cut_stream_with_last_event_id() {
     let cutter = Cutter::start(port).await;
     let url = format!("http://127.0.0.1:{}/mcp", cutter.port);
     let h = Harness::new();
-    let mut events = h.events.subscribe();
+    let mut events = h.events.streams();
     let live = h
         .connect(
             "flaky",
@@ -409,8 +411,8 @@ async fn streamable_http_resumes_a_cut_stream_with_last_event_id() {
     // Cut the network once the response stream is flowing (after the first progress event).
     loop {
         match tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
-            Ok(Ok(HostEvent::Progress { .. })) => break,
-            Ok(Ok(_)) => {}
+            Ok(Some(HostEvent::Server(ServerEvent::Progress { .. }))) => break,
+            Ok(Some(_)) => {}
             other => panic!("no progress before the cut: {other:?}"),
         }
     }

@@ -26,7 +26,7 @@ fn rss_kb() -> u64 {
 #[tokio::test]
 async fn crash_mid_request_fails_fast_and_the_supervisor_restarts() {
     let ctx = host_context();
-    let mut events = ctx.events.subscribe();
+    let mut events = ctx.events.control();
     let handle = ServerHandle::spawn("crashy", faulty("crash"), vec![], &ctx);
     let c = handle.wait_running(Duration::from_secs(20)).await.unwrap();
     let started = std::time::Instant::now();
@@ -48,7 +48,10 @@ async fn crash_mid_request_fails_fast_and_the_supervisor_restarts() {
             .await
             .expect("events")
             .unwrap();
-        if let switchboard_core::events::HostEvent::Status { status, .. } = ev {
+        if let switchboard_core::events::HostEvent::Server(
+            switchboard_core::events::ServerEvent::Status { status, .. },
+        ) = ev
+        {
             match status {
                 ServerStatus::Restarting { attempt, error, .. } => {
                     assert_eq!(attempt, 1);

@@ -78,10 +78,10 @@ async fn python_sdk_server() {
 #[tokio::test]
 async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
     use std::time::Duration;
-    use switchboard_core::events::{HostEvent, ListKind};
+    use switchboard_core::events::{HostEvent, ListKind, ServerEvent};
 
     let h = Harness::new();
-    let mut events = h.events.subscribe();
+    let bus = h.events.clone();
     let live = h
         .connect("py", stdio(&python(), &[&python_fixture("sdk_server.py")]))
         .await;
@@ -90,13 +90,13 @@ async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
     c.subscribe("fixture://hello").await.unwrap();
 
     let wait_for = |want: HostEvent| {
-        let mut events = events.resubscribe();
+        let mut events = bus.control();
         async move {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
             loop {
                 match tokio::time::timeout_at(deadline, events.recv()).await {
-                    Ok(Ok(ev)) if ev == want => return true,
-                    Ok(Ok(_)) => {}
+                    Ok(Some(ev)) if ev == want => return true,
+                    Ok(Some(_)) => {}
                     _ => return false,
                 }
             }
@@ -105,10 +105,10 @@ async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
     // The listen stream (re)opens in the background; retry the trigger until it is heard.
     let mut heard = false;
     for _ in 0..20 {
-        let waiter = tokio::spawn(wait_for(HostEvent::ListChanged {
+        let waiter = tokio::spawn(wait_for(HostEvent::Server(ServerEvent::ListChanged {
             server: "py".into(),
             list: ListKind::Tools,
-        }));
+        })));
         c.call_tool("touch", None).await.unwrap();
         if tokio::time::timeout(Duration::from_millis(500), waiter)
             .await
@@ -125,10 +125,10 @@ async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
 
     let mut updated = false;
     for _ in 0..20 {
-        let waiter = tokio::spawn(wait_for(HostEvent::ResourceUpdated {
+        let waiter = tokio::spawn(wait_for(HostEvent::Server(ServerEvent::ResourceUpdated {
             server: "py".into(),
             uri: "fixture://hello".into(),
-        }));
+        })));
         c.call_tool("update", Some(json!({"uri": "fixture://hello"})))
             .await
             .unwrap();
@@ -144,7 +144,6 @@ async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
         updated,
         "no resources/updated arrived through subscriptions/listen"
     );
-    let _ = events.try_recv();
     live.shutdown().await;
 }
 
@@ -195,13 +194,13 @@ async fn the_catalog_refreshes_on_list_changed() {
         &ctx,
     );
     let c = handle.wait_running(Duration::from_secs(30)).await.unwrap();
-    let mut catalog = handle.watch_catalog();
+    let mut state = handle.watch_state();
     let first = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
-            if let Some(c) = catalog.borrow_and_update().clone() {
+            if let Some(c) = state.borrow_and_update().catalog().cloned() {
                 return c;
             }
-            catalog.changed().await.unwrap();
+            state.changed().await.unwrap();
         }
     })
     .await
@@ -214,8 +213,8 @@ async fn the_catalog_refreshes_on_list_changed() {
         c.call_tool("touch", None).await.unwrap();
         let newer = tokio::time::timeout(Duration::from_millis(500), async {
             loop {
-                catalog.changed().await.unwrap();
-                if let Some(c) = catalog.borrow_and_update().clone()
+                state.changed().await.unwrap();
+                if let Some(c) = state.borrow_and_update().catalog().cloned()
                     && c.revision > first.revision
                 {
                     return c;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use switchboard_core::approvals::{AcceptDefaults, Approver};
 use switchboard_core::config::ServerConfig;
 use switchboard_core::connection::{self, ConnectOptions, Live};
-use switchboard_core::events::{self, EventSender};
+use switchboard_core::events::Bus;
 use switchboard_core::handler::roots_from_paths;
 use switchboard_core::process::{BaseEnv, StderrRing};
 use switchboard_core::secrets::MemoryStore;
@@ -76,7 +76,7 @@ pub fn stdio(command: &str, args: &[&str]) -> ServerConfig {
 
 /// Options as the app builds them, with an in-memory secret store and the given approver.
 pub struct Harness {
-    pub events: EventSender,
+    pub events: Bus,
     pub roots: watch::Sender<Vec<rmcp::model::Root>>,
     pub stderr: StderrRing,
     pub approver: Arc<dyn Approver>,
@@ -85,7 +85,7 @@ pub struct Harness {
 impl Harness {
     pub fn new() -> Self {
         Self {
-            events: events::channel(4096),
+            events: Bus::default(),
             roots: watch::channel(Vec::new()).0,
             stderr: StderrRing::new(1000),
             approver: Arc::new(AcceptDefaults),
@@ -124,7 +124,7 @@ pub fn host_context() -> HostContext {
     HostContext {
         config_file: PathBuf::from("<test>"),
         approver: Arc::new(AcceptDefaults),
-        events: events::channel(4096),
+        events: Bus::default(),
         base_env: BaseEnv::from_current(),
         secrets: Arc::new(MemoryStore::default()),
         restart: RestartPolicy {
@@ -133,6 +133,7 @@ pub fn host_context() -> HostContext {
             max_attempts: 5,
             stable_after: std::time::Duration::from_secs(60),
         },
+        connector: switchboard_core::servers::real_connector(),
     }
 }
 

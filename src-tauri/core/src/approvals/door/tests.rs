@@ -328,7 +328,8 @@ async fn tool_calls_ask_pin_remember_and_refuse_changed_definitions() {
         .await
         .unwrap();
     assert_eq!(args, json!({"text": "edited"}));
-    door.tool_call_finished(&flow, Ok(&json!({"content": []})));
+    door.tool_call_finished(&flow, Ok(&json!({"content": []})))
+        .await;
 
     // Remembered for the session, and the definition is pinned: no second question.
     let (_, args) = door
@@ -526,7 +527,7 @@ async fn reviewed_definitions_are_pinned_only_as_shown() {
 
     // The server changed the tool after it was shown: nothing is pinned.
     let changed = pins::definitions(Some("Be brief."), &[tool("Echoes, and more")]);
-    let e = door.approve_pins("s", &changed, &shown).unwrap_err();
+    let e = door.approve_pins("s", &changed, &shown).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::ApprovalMismatch);
     assert!(
         door.pins()
@@ -536,7 +537,7 @@ async fn reviewed_definitions_are_pinned_only_as_shown() {
             .all(|i| i.state == PinState::New)
     );
 
-    assert_eq!(door.approve_pins("s", &defs, &shown).unwrap(), 2);
+    assert_eq!(door.approve_pins("s", &defs, &shown).await.unwrap(), 2);
     assert!(
         door.pins()
             .review("s", &defs)

@@ -1,6 +1,7 @@
-//! A small Server-Sent Events reader for provider streams: `event:` and `data:` fields, multi-line
-//! data, comments, CRLF. Lines and events are capped so a misbehaving endpoint cannot grow memory
-//! without bound, and each byte is scanned for a line end once, however the stream is chunked.
+//! The one Server-Sent Events reader, for LLM provider streams and the legacy HTTP+SSE transport:
+//! `event:` and `data:` fields, multi-line data, comments, CRLF. Lines and events are capped so a
+//! misbehaving endpoint cannot grow memory without bound, and each byte is scanned for a line end
+//! once, however the stream is chunked.
 
 use bytes::{Buf, BytesMut};
 
@@ -14,9 +15,11 @@ pub struct SseEvent {
 }
 
 /// Incremental parser: feed bytes, take complete events.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseReader {
     buf: BytesMut,
+    /// The longest line, and the largest event, accepted.
+    max: usize,
     /// How much of `buf` is known to hold no line end.
     scanned: usize,
     event: String,
@@ -28,7 +31,25 @@ pub struct SseReader {
 /// The longest line, and the largest event, accepted from a provider stream.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
 
+impl Default for SseReader {
+    fn default() -> Self {
+        Self::with_limit(MAX_LINE)
+    }
+}
+
 impl SseReader {
+    /// A reader refusing lines and events longer than `max` bytes.
+    pub fn with_limit(max: usize) -> Self {
+        Self {
+            buf: BytesMut::new(),
+            max,
+            scanned: 0,
+            event: String::new(),
+            data: Vec::new(),
+            data_len: 0,
+        }
+    }
+
     /// Adds bytes and returns the events they completed.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, String> {
         self.buf.extend_from_slice(chunk);
@@ -45,15 +66,17 @@ impl SseReader {
             if let Some(ev) = self.line(&line) {
                 out.push(ev);
             }
-            if self.data_len > MAX_LINE {
+            if self.data_len > self.max {
+                let max = self.max;
                 self.reset();
-                return Err(format!("a stream event exceeded {MAX_LINE} bytes"));
+                return Err(format!("a stream event exceeded {max} bytes"));
             }
         }
         self.scanned = self.buf.len();
-        if self.buf.len() > MAX_LINE {
+        if self.buf.len() > self.max {
+            let max = self.max;
             self.reset();
-            return Err(format!("a stream line exceeded {MAX_LINE} bytes"));
+            return Err(format!("a stream line exceeded {max} bytes"));
         }
         Ok(out)
     }
@@ -173,5 +196,13 @@ mod tests {
         assert!(error.is_some_and(|e| e.contains("event exceeded")));
         // The reader recovers for what follows.
         assert_eq!(r.feed(b"data: ok\n\n").unwrap()[0].data, "ok");
+    }
+
+    #[test]
+    fn a_smaller_limit_applies_to_lines_and_events() {
+        let mut r = SseReader::with_limit(16);
+        assert!(r.feed(b"data: 0123456789abcdefghij").is_err());
+        let mut r = SseReader::with_limit(16);
+        assert!(r.feed(b"data: 0123456789\ndata: abcdefghij\n").is_err());
     }
 }

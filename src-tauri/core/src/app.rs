@@ -1,0 +1,364 @@
+//! The app as one facade: everything the desktop window and the CLI ask of Switchboard, built
+//! once by one [`AppBuilder`] (store, configuration, keychain, providers, the approval door, the
+//! supervised servers, chats) so the shell and the CLI never wire the core by hand. Each request
+//! the window can make is one async method taking its argument type from [`requests`]; blocking
+//! work (SQLite, the keychain, files) runs off the caller's thread, so nothing a command does can
+//! freeze the window.
+
+pub mod commands;
+pub mod requests;
+
+mod chat;
+mod reviews;
+mod servers;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use crate::approvals::policy::Policies;
+use crate::approvals::queue::ReviewQueue;
+use crate::approvals::{Door, Reviewer};
+use crate::audit::Audit;
+use crate::chat::{Chats, Turns};
+use crate::config::{Config, ServerConfig};
+use crate::connection::{self, ConnectOptions, Live};
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::Bus;
+use crate::handler::roots_from_paths;
+use crate::host::Host;
+use crate::paths::Paths;
+use crate::pins::Pins;
+use crate::process::{BaseEnv, StderrRing};
+use crate::providers::settings::ProviderSettingsStore;
+use crate::providers::{Models, Provider, ProviderKind};
+use crate::sampling::Sampling;
+use crate::secrets::{Keychain, SecretStore};
+use crate::servers::{Connector, HostContext, RestartPolicy, real_connector};
+use crate::store::{Store, off_thread};
+
+/// How often old audit rows are pruned while the app runs.
+const PRUNE_EVERY: Duration = Duration::from_secs(6 * 3600);
+
+/// Switchboard: one per desktop app or CLI run; cheap to clone.
+#[derive(Clone)]
+pub struct App(Arc<Inner>);
+
+struct Inner {
+    paths: Paths,
+    /// Why the config could not be loaded, shown instead of an empty list.
+    config_error: Option<Error>,
+    host: Host,
+    door: Door,
+    /// The desktop's review queue (absent when the CLI decides on the terminal).
+    reviews: Option<Arc<ReviewQueue>>,
+    providers: ProviderSettingsStore,
+    chats: Chats,
+    turns: Turns,
+    events: Bus,
+}
+
+/// Builds an [`App`]: the desktop's defaults, or the CLI's choices.
+pub struct AppBuilder {
+    paths: Paths,
+    reviewer: Option<Arc<dyn Reviewer>>,
+    models: Option<Models>,
+    secrets: Option<Arc<dyn SecretStore>>,
+    supervise: bool,
+    refuse_allow_rules: bool,
+    restart: RestartPolicy,
+    connector: Connector,
+    base_env: Option<BaseEnv>,
+    review_timeout: Option<Duration>,
+}
+
+impl AppBuilder {
+    /// The desktop's app on `paths`: servers supervised, reviews queued for the window, the
+    /// user's providers, the OS keychain.
+    pub fn new(paths: Paths) -> Self {
+        Self {
+            paths,
+            reviewer: None,
+            models: None,
+            secrets: None,
+            supervise: true,
+            refuse_allow_rules: false,
+            restart: RestartPolicy::default(),
+            connector: real_connector(),
+            base_env: None,
+            review_timeout: None,
+        }
+    }
+
+    /// Who decides reviews (the CLI's terminal, allow or deny) instead of the window's queue.
+    pub fn reviewer(mut self, reviewer: Arc<dyn Reviewer>) -> Self {
+        self.reviewer = Some(reviewer);
+        self
+    }
+
+    /// Where sampling goes, instead of the providers on the Models screen.
+    pub fn models(mut self, models: Models) -> Self {
+        self.models = Some(models);
+        self
+    }
+
+    /// Where secrets live, instead of the OS keychain (tests).
+    pub fn secrets(mut self, secrets: Arc<dyn SecretStore>) -> Self {
+        self.secrets = Some(secrets);
+        self
+    }
+
+    /// Whether configured servers are started and supervised (the CLI connects per command).
+    pub fn supervise(mut self, supervise: bool) -> Self {
+        self.supervise = supervise;
+        self
+    }
+
+    /// Standing "allow" rules let nothing through (the CLI's `--approve deny`).
+    pub fn refuse_allow_rules(mut self) -> Self {
+        self.refuse_allow_rules = true;
+        self
+    }
+
+    /// How crashed servers are restarted.
+    pub fn restart_policy(mut self, policy: RestartPolicy) -> Self {
+        self.restart = policy;
+        self
+    }
+
+    /// How servers are reached (tests pass in-memory ones).
+    pub fn connector(mut self, connector: Connector) -> Self {
+        self.connector = connector;
+        self
+    }
+
+    /// The environment children start from, instead of asking the login shell.
+    pub fn base_env(mut self, env: BaseEnv) -> Self {
+        self.base_env = Some(env);
+        self
+    }
+
+    /// How long a review waits for a decision before it counts as denied.
+    pub fn review_timeout(mut self, timeout: Duration) -> Self {
+        self.review_timeout = Some(timeout);
+        self
+    }
+
+    /// Opens the store, reads the configuration and the providers, and starts the servers.
+    /// Must run inside a tokio runtime.
+    pub async fn build(self) -> Result<App> {
+        let (paths, supervise) = (self.paths.clone(), self.supervise);
+        let data_dir = paths.data_dir.clone();
+        let store = Arc::new(off_thread(move || Store::open(&data_dir)).await?);
+        let file = paths.config_file.clone();
+        let (config, config_error) = match off_thread(move || Config::load(&file)).await {
+            Ok(c) => (c, None),
+            Err(e) => (Config::default(), Some(e)),
+        };
+        let secrets = self
+            .secrets
+            .clone()
+            .unwrap_or_else(|| Arc::new(Keychain::default()));
+        let providers = ProviderSettingsStore::new(store.clone(), secrets.clone());
+        let models = match self.models.clone() {
+            Some(m) => m,
+            None => user_models(&providers).await?,
+        };
+        let events = Bus::default();
+        let (reviewer, reviews) = match self.reviewer.clone() {
+            Some(r) => (r, None),
+            None => {
+                let queue = Arc::new(ReviewQueue::new(events.clone()));
+                (queue.clone() as Arc<dyn Reviewer>, Some(queue))
+            }
+        };
+        // Sampling limits come from the live configuration, which the host owns; the host is
+        // made after the door it hands to every connection.
+        let host_cell: Arc<OnceLock<Host>> = Arc::default();
+        let door = self.door(reviewer, &store, models, host_cell.clone());
+        let ctx = HostContext {
+            config_file: paths.config_file.clone(),
+            approver: Arc::new(door.clone()),
+            events: events.clone(),
+            base_env: self.base_env.unwrap_or_else(BaseEnv::detect),
+            secrets,
+            restart: self.restart,
+            connector: self.connector,
+        };
+        let retention = config.audit_retention();
+        let host = if supervise {
+            Host::start(config, ctx)
+        } else {
+            Host::unsupervised(config, ctx)
+        };
+        let _ = host_cell.set(host.clone());
+        if supervise {
+            keep_audit_pruned(door.audit().clone(), retention);
+        }
+        Ok(App(Arc::new(Inner {
+            paths,
+            config_error,
+            host,
+            door,
+            reviews,
+            providers,
+            chats: Chats::new(store),
+            turns: Turns::default(),
+            events,
+        })))
+    }
+
+    fn door(
+        &self,
+        reviewer: Arc<dyn Reviewer>,
+        store: &Arc<Store>,
+        models: Models,
+        host: Arc<OnceLock<Host>>,
+    ) -> Door {
+        let limits = Arc::new(move |server: &str| {
+            host.get()
+                .and_then(|h| h.config().ok())
+                .and_then(|c| c.mcp_servers.get(server).and_then(|s| s.sampling))
+                .unwrap_or_default()
+        });
+        let mut door = Door::new(
+            reviewer,
+            Policies::new(store.clone()),
+            Pins::new(store.clone()),
+            Audit::new(store.clone()),
+            Sampling::new(models, limits, store.clone()),
+        );
+        if let Some(timeout) = self.review_timeout {
+            door = door.with_timeout(timeout);
+        }
+        if self.refuse_allow_rules {
+            door.refuse_allow_rules();
+        }
+        door
+    }
+}
+
+/// The providers on the Models screen; the manual one alone if they cannot be read.
+async fn user_models(providers: &ProviderSettingsStore) -> Result<Models> {
+    let settings = providers.clone();
+    match off_thread(move || settings.models()).await {
+        Ok(models) => Ok(models),
+        Err(e) => {
+            tracing::error!(error = %e, "could not read the providers; sampling is manual");
+            Provider::new("manual", ProviderKind::Manual, None, None)
+                .map(|p| Models::single(p, "manual"))
+        }
+    }
+}
+
+/// Prunes audit rows older than `retention` now and every few hours, in the background.
+fn keep_audit_pruned(audit: Audit, retention: Option<Duration>) {
+    let Some(keep) = retention else {
+        return;
+    };
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(PRUNE_EVERY);
+        loop {
+            every.tick().await;
+            let audit = audit.clone();
+            match off_thread(move || audit.prune(keep)).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(rows = n, "pruned old audit rows"),
+                Err(e) => tracing::warn!(error = %e, "could not prune the audit log"),
+            }
+        }
+    });
+}
+
+impl App {
+    /// The app's event buses.
+    pub fn events(&self) -> &Bus {
+        &self.0.events
+    }
+
+    /// The approval door (audit, rules, pins, sampling).
+    pub fn door(&self) -> &Door {
+        &self.0.door
+    }
+
+    /// The configuration and the servers started from it.
+    pub fn host(&self) -> &Host {
+        &self.0.host
+    }
+
+    /// Why the configuration file could not be read, if it could not (the app then runs with
+    /// no servers and says so).
+    pub fn config_error(&self) -> Option<&Error> {
+        self.0.config_error.as_ref()
+    }
+
+    /// Where the app keeps its files.
+    pub fn paths(&self) -> &Paths {
+        &self.0.paths
+    }
+
+    /// Stops every server (app exit).
+    pub async fn shutdown(&self) {
+        self.0.host.shutdown().await;
+    }
+
+    /// Connects to configured server `name` once, outside supervision (the CLI), with `extra`
+    /// roots besides its configured ones.
+    pub async fn connect_configured(
+        &self,
+        name: &str,
+        extra: &[PathBuf],
+        timeout: Option<Duration>,
+    ) -> Result<Live> {
+        let config = self.0.host.config()?;
+        let server = config.mcp_servers.get(name).cloned().ok_or_else(|| {
+            Error::new(
+                ErrorCode::ServerNotFound,
+                format!(
+                    "no server named {name:?} in {}",
+                    self.0.paths.config_file.display()
+                ),
+            )
+        })?;
+        let mut roots = config.roots_for(name);
+        roots.extend(extra.iter().cloned());
+        self.connect_to(name, server, &roots, timeout).await
+    }
+
+    /// Connects once to a server given on the spot (the CLI's `--stdio` and `--url`).
+    pub async fn connect_to(
+        &self,
+        name: &str,
+        server: ServerConfig,
+        roots: &[PathBuf],
+        timeout: Option<Duration>,
+    ) -> Result<Live> {
+        let ctx = self.0.host.context();
+        let (_roots, watch) = tokio::sync::watch::channel(roots_from_paths(roots));
+        connection::connect(ConnectOptions {
+            server: name.to_owned(),
+            config: server,
+            config_file: self.0.paths.config_file.clone(),
+            timeout,
+            roots: watch,
+            approver: ctx.approver.clone(),
+            events: ctx.events.clone(),
+            base_env: ctx.base_env.clone(),
+            secrets: ctx.secrets.clone(),
+            stderr: StderrRing::new(200),
+        })
+        .await
+    }
+
+    fn reviews(&self) -> Result<&ReviewQueue> {
+        self.0.reviews.as_deref().ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotSupported,
+                "reviews are decided on the terminal in this run",
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

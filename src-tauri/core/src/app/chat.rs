@@ -1,0 +1,151 @@
+//! The app's requests about models and the chat: providers and their keys, conversations, and
+//! turns (at most one per conversation, stoppable).
+
+use super::App;
+use super::requests::{
+    ConversationId, NewConversation, NoArgs, ProviderId, SaveProvider, SendMessage,
+};
+use crate::chat::{BroadcastTurn, Conversation, ConversationView, run_turn};
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::ChatEvent;
+use crate::providers::settings::ProviderSettings;
+use crate::store::off_thread;
+
+impl App {
+    /// The user's providers (keys stay in the keychain).
+    pub async fn list_providers(&self, _: NoArgs) -> Result<Vec<ProviderSettings>> {
+        let providers = self.0.providers.clone();
+        off_thread(move || providers.list()).await
+    }
+
+    /// Adds or replaces a provider; sampling uses it at once.
+    pub async fn save_provider(&self, args: SaveProvider) -> Result<()> {
+        let providers = self.0.providers.clone();
+        let models = off_thread(move || {
+            providers.save(&args.settings, args.api_key.as_ref())?;
+            providers.models()
+        })
+        .await?;
+        self.0.door.sampler().set_models(models);
+        Ok(())
+    }
+
+    /// Removes a provider and its key.
+    pub async fn remove_provider(&self, args: ProviderId) -> Result<()> {
+        let providers = self.0.providers.clone();
+        let models = off_thread(move || {
+            providers.remove(&args.id)?;
+            providers.models()
+        })
+        .await?;
+        self.0.door.sampler().set_models(models);
+        Ok(())
+    }
+
+    /// The models a provider offers, asked of the provider.
+    pub async fn provider_models(&self, args: ProviderId) -> Result<Vec<String>> {
+        let providers = self.0.providers.clone();
+        let provider = off_thread(move || providers.provider(&args.id)).await?;
+        provider.models().await
+    }
+
+    /// Every conversation, most recent first.
+    pub async fn list_conversations(&self, _: NoArgs) -> Result<Vec<Conversation>> {
+        self.0.chats.list().await
+    }
+
+    /// One conversation with its messages.
+    pub async fn get_conversation(&self, args: ConversationId) -> Result<ConversationView> {
+        let mut view = self.0.chats.get(&args.id).await?;
+        view.answering = self.0.turns.is_running(&args.id);
+        Ok(view)
+    }
+
+    /// Starts a conversation.
+    pub async fn new_conversation(&self, args: NewConversation) -> Result<Conversation> {
+        self.0
+            .chats
+            .create(&args.title, &args.provider, &args.model)
+            .await
+    }
+
+    /// Changes a conversation's title or model.
+    pub async fn update_conversation(&self, args: Conversation) -> Result<()> {
+        self.0.chats.update(&args).await
+    }
+
+    /// Stops the conversation's turn, if any, and deletes it.
+    pub async fn delete_conversation(&self, args: ConversationId) -> Result<()> {
+        self.0.turns.cancel(&args.id);
+        self.0.chats.delete(&args.id).await
+    }
+
+    /// Adds messages to a conversation and, when the last is the user's, starts the model's
+    /// turn in the background (its text, messages and end arrive as chat events). Refused while
+    /// the conversation's previous turn is still running.
+    pub async fn send_message(&self, args: SendMessage) -> Result<()> {
+        let valid = |role: &str| role == "user" || role == "assistant";
+        if args.messages.is_empty() || !args.messages.iter().all(|m| valid(&m.role)) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                "send one or more messages with the role user or assistant",
+            ));
+        }
+        let id = args.conversation;
+        let reservation = self.0.turns.reserve(&id)?;
+        let view = self.0.chats.get(&id).await?;
+        let providers = self.0.providers.clone();
+        let wanted = view.conversation.provider.clone();
+        let provider = off_thread(move || providers.provider(&wanted)).await?;
+        let mut last_role = String::new();
+        for m in args.messages {
+            let message = self.0.chats.append(&id, &m.role, m.content).await?;
+            last_role.clone_from(&message.role);
+            self.0.events.publish(ChatEvent::ChatMessage {
+                conversation: id.clone(),
+                message,
+            });
+        }
+        if last_role != "user" {
+            self.0.events.publish(ChatEvent::ChatDone {
+                conversation: id,
+                error: None,
+            });
+            return Ok(());
+        }
+        let app = self.clone();
+        let task = tokio::spawn(async move {
+            let inner = &app.0;
+            let mut report = BroadcastTurn {
+                conversation: id.clone(),
+                events: inner.events.clone(),
+            };
+            let result = run_turn(
+                &inner.chats,
+                &inner.door,
+                &provider,
+                &inner.host,
+                &id,
+                &mut report,
+            )
+            .await;
+            inner.events.publish(ChatEvent::ChatDone {
+                conversation: id,
+                error: result.err(),
+            });
+        });
+        reservation.start(task.abort_handle());
+        Ok(())
+    }
+
+    /// Stops the conversation's turn; the window is told it ended.
+    pub async fn cancel_turn(&self, args: ConversationId) -> Result<()> {
+        if self.0.turns.cancel(&args.id) {
+            self.0.events.publish(ChatEvent::ChatDone {
+                conversation: args.id,
+                error: Some(Error::new(ErrorCode::Cancelled, "you stopped the answer")),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,258 @@
+//! The requests the window (and the CLI) make of the [`App`](super::App): one argument type per
+//! command, generated into the UI's bindings, so the shell only passes them through.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::approvals::Verdict;
+use crate::config::ServerConfig;
+use crate::providers::Sensitive;
+use crate::providers::settings::ProviderSettings;
+
+/// For commands without arguments.
+#[derive(Debug, Deserialize, TS)]
+#[ts(export)]
+pub struct NoArgs {}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ServerName {
+    pub server: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SaveServer {
+    pub name: String,
+    pub config: ServerConfig,
+    /// The server being edited (possibly renamed), or null to add one.
+    pub previous_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SetEnabled {
+    pub server: String,
+    pub enabled: bool,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct FilePath {
+    pub path: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ImportApply {
+    pub path: String,
+    /// Values for the plan's inputs, by input id.
+    pub inputs: HashMap<String, String>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SetLogLevel {
+    pub server: String,
+    pub level: String,
+}
+
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CallTool {
+    pub server: String,
+    pub name: String,
+    #[ts(type = "Record<string, unknown>")]
+    pub args: Value,
+    pub call_id: String,
+}
+
+/// One `notifications/progress` of a call in flight.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CallProgress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CallId {
+    pub call_id: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ResourcesPage {
+    pub server: String,
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ResourceUri {
+    pub server: String,
+    pub uri: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct GetPrompt {
+    pub server: String,
+    pub name: String,
+    pub args: HashMap<String, String>,
+}
+
+/// What `completion/complete` completes, as the spec writes a reference.
+#[derive(Debug, Deserialize, TS)]
+#[serde(tag = "type")]
+#[ts(export)]
+pub enum CompletionTarget {
+    #[serde(rename = "ref/prompt")]
+    Prompt { name: String },
+    #[serde(rename = "ref/resource")]
+    Resource { uri: String },
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Complete {
+    pub server: String,
+    pub target: CompletionTarget,
+    pub argument: String,
+    pub value: String,
+    /// Values of the other arguments already filled in.
+    pub context: HashMap<String, String>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SetRoots {
+    /// Null for the global roots.
+    pub server: Option<String>,
+    /// Null to make the server use the global roots again.
+    pub paths: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Url {
+    pub url: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SaveBytes {
+    pub suggested_name: String,
+    pub base64: String,
+}
+
+/// A decision on a pending review: its id, the digest of what was shown, and the verdict.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct DecideReview {
+    pub id: String,
+    pub digest: String,
+    pub verdict: Verdict,
+}
+
+/// A provider to add or replace, with a new API key (null keeps the stored one).
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SaveProvider {
+    pub settings: ProviderSettings,
+    #[ts(type = "string | null")]
+    pub api_key: Option<Sensitive>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ProviderId {
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ConversationId {
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct NewConversation {
+    pub title: String,
+    pub provider: String,
+    pub model: String,
+}
+
+/// Messages to add to a conversation (the user's, or a prompt's), then the model's turn.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SendMessage {
+    pub conversation: String,
+    pub messages: Vec<NewMessage>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct NewMessage {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Content blocks (text, image, audio, resource).
+    #[ts(type = "unknown[]")]
+    pub content: Value,
+}
+
+/// Reviewed tool definitions (and instructions) to pin: each item with the digest shown.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ApprovePins {
+    pub server: String,
+    pub items: Vec<PinChoice>,
+}
+
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PinChoice {
+    /// `tool:<name>` or `instructions`.
+    pub item: String,
+    pub digest: String,
+}
+
+/// Where the audit log was exported, and how many entries it holds.
+#[derive(Debug, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AuditExport {
+    pub path: String,
+    pub entries: u32,
+}

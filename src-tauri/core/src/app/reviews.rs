@@ -1,0 +1,107 @@
+//! The app's requests about approvals: reviews waiting for the user, standing rules, pinned tool
+//! definitions and the audit log.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::App;
+use super::requests::{ApprovePins, AuditExport, DecideReview, NoArgs, ServerName};
+use crate::approvals::Review;
+use crate::approvals::policy::PolicyEntry;
+use crate::audit::{AuditEntry, AuditQuery};
+use crate::error::{Error, ErrorCode, Result};
+use crate::pins::{self, PinItem};
+use crate::store::off_thread;
+
+impl App {
+    /// The reviews waiting for a decision, oldest first.
+    pub async fn pending_reviews(&self, _: NoArgs) -> Result<Vec<Review>> {
+        self.reviews()?.pending()
+    }
+
+    /// Decides a review: its id and the digest of what was shown must match.
+    pub async fn decide_review(&self, args: DecideReview) -> Result<()> {
+        self.reviews()?.decide(&args.id, &args.digest, args.verdict)
+    }
+
+    /// The standing rules.
+    pub async fn list_policies(&self, _: NoArgs) -> Result<Vec<PolicyEntry>> {
+        let policies = self.0.door.policies().clone();
+        off_thread(move || policies.list()).await
+    }
+
+    /// Adds or changes a standing rule.
+    pub async fn set_policy(&self, args: PolicyEntry) -> Result<()> {
+        let policies = self.0.door.policies().clone();
+        off_thread(move || policies.set(&args)).await
+    }
+
+    /// Removes a standing rule.
+    pub async fn remove_policy(&self, args: PolicyEntry) -> Result<()> {
+        let policies = self.0.door.policies().clone();
+        off_thread(move || policies.remove(&args)).await
+    }
+
+    /// Audit rows matching the query, newest first.
+    pub async fn search_audit(&self, args: AuditQuery) -> Result<Vec<AuditEntry>> {
+        self.0.door.audit().find(args).await
+    }
+
+    /// Writes the whole audit log, oldest first, as JSON Lines to `path`.
+    pub async fn export_audit(&self, path: PathBuf) -> Result<AuditExport> {
+        let audit = self.0.door.audit().clone();
+        let target = path.clone();
+        let entries = off_thread(move || {
+            let io = |e: std::io::Error| {
+                Error::new(
+                    ErrorCode::Io,
+                    format!("cannot write {}: {e}", target.display()),
+                )
+            };
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&target).map_err(io)?);
+            let n = audit.export_jsonl(&mut out)?;
+            std::io::Write::flush(&mut out).map_err(io)?;
+            Ok(n)
+        })
+        .await?;
+        Ok(AuditExport {
+            path: path.display().to_string(),
+            entries: u32::try_from(entries).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// The server's current tool definitions and instructions against what is pinned.
+    pub async fn review_pins(&self, args: ServerName) -> Result<Vec<PinItem>> {
+        let defs = self.offered_definitions(&args.server).await?;
+        let pins = self.0.door.pins().clone();
+        off_thread(move || pins.review(&args.server, &defs)).await
+    }
+
+    /// Pins the definitions the user approved as shown.
+    pub async fn approve_pins(&self, args: ApprovePins) -> Result<usize> {
+        let defs = self.offered_definitions(&args.server).await?;
+        let approved: Vec<(String, String)> =
+            args.items.into_iter().map(|c| (c.item, c.digest)).collect();
+        self.0
+            .door
+            .approve_pins(&args.server, &defs, &approved)
+            .await
+    }
+
+    /// What a running server offers now, as it gets pinned: its tools and its instructions.
+    async fn offered_definitions(&self, server: &str) -> Result<Vec<(String, Value)>> {
+        let handle = self.0.host.servers().get(server)?;
+        let connection = handle.connection()?;
+        let tools = match handle.catalog() {
+            Some(catalog) => catalog.tools.clone(),
+            None => connection.list_tools().await?,
+        };
+        let tools: Vec<Value> = tools
+            .iter()
+            .filter_map(|t| serde_json::to_value(t).ok())
+            .collect();
+        let instructions = connection.summary().instructions.clone();
+        Ok(pins::definitions(instructions.as_deref(), &tools))
+    }
+}

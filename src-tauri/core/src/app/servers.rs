@@ -1,0 +1,252 @@
+//! The app's requests about servers: the list, its definitions and roots, and what a running
+//! server offers (tools, resources, prompts, completion).
+
+use std::path::PathBuf;
+
+use rmcp::model::{
+    CallToolResult, CompleteResult, GetPromptResult, ListResourcesResult, Prompt,
+    ReadResourceResult, ResourceTemplate, Tool,
+};
+use serde_json::Value;
+
+use super::App;
+use super::requests::{
+    CallId, CallProgress, CallTool, Complete, CompletionTarget, FilePath, GetPrompt, ImportApply,
+    NoArgs, ResourceUri, ResourcesPage, SaveServer, ServerName, SetEnabled, SetLogLevel, SetRoots,
+};
+use crate::config::import::{ImportPlan, ImportReport};
+use crate::connection::{CompletionRef, Connection};
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::{HostEvent, ServerEvent};
+use crate::host::RootsView;
+use crate::servers::ServerView;
+use crate::store::off_thread;
+
+impl App {
+    /// Every configured server with its status (or why the configuration could not be read).
+    pub async fn list_servers(&self, _: NoArgs) -> Result<Vec<ServerView>> {
+        if let Some(e) = &self.0.config_error {
+            return Err(e.clone());
+        }
+        self.0.host.views(200)
+    }
+
+    /// Starts a stopped or failed server.
+    pub async fn start_server(&self, args: ServerName) -> Result<()> {
+        self.0.host.servers().get(&args.server)?.start().await
+    }
+
+    /// Stops a server and waits until its processes are gone.
+    pub async fn stop_server(&self, args: ServerName) -> Result<()> {
+        self.0.host.servers().get(&args.server)?.stop().await
+    }
+
+    /// Restarts a server now.
+    pub async fn restart_server(&self, args: ServerName) -> Result<()> {
+        self.0.host.servers().get(&args.server)?.restart().await
+    }
+
+    /// Adds a server or changes one (possibly renaming it: its rules and pins follow).
+    pub async fn save_server(&self, args: SaveServer) -> Result<()> {
+        let previous = args.previous_name.as_deref();
+        self.0
+            .host
+            .save_server(&args.name, args.config, previous)
+            .await?;
+        let name = args.name.trim();
+        match previous.map(str::trim) {
+            Some(previous) if previous != name => self.0.door.rename_server(previous, name).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Removes a server; what was decided for it goes with it.
+    pub async fn remove_server(&self, args: ServerName) -> Result<()> {
+        let removed = self.0.host.remove_server(&args.server).await;
+        // Forgotten even if stopping it failed after it left the config: a server added later
+        // under this name must not inherit its rules or pins.
+        self.0.door.forget_server(&args.server).await?;
+        removed
+    }
+
+    /// Enables (and starts) or disables (and stops) a server.
+    pub async fn set_server_enabled(&self, args: SetEnabled) -> Result<()> {
+        self.0.host.set_enabled(&args.server, args.enabled).await
+    }
+
+    /// What importing a Claude Desktop or VS Code file would do.
+    pub async fn import_preview(&self, args: FilePath) -> Result<ImportPlan> {
+        let host = self.0.host.clone();
+        off_thread(move || host.import_preview(&PathBuf::from(args.path))).await
+    }
+
+    /// Imports a file: secrets into the keychain, servers into the config (started at once).
+    pub async fn import_apply(&self, args: ImportApply) -> Result<ImportReport> {
+        let path = PathBuf::from(args.path);
+        self.0.host.import_apply(&path, &args.inputs).await
+    }
+
+    /// Sets the server's MCP log level.
+    pub async fn set_log_level(&self, args: SetLogLevel) -> Result<()> {
+        self.connection(&args.server)?
+            .set_log_level(&args.level)
+            .await
+    }
+
+    /// Where the config file lives.
+    pub async fn config_path(&self, _: NoArgs) -> Result<String> {
+        Ok(self.0.host.config_file().display().to_string())
+    }
+
+    /// The server's tools (cached; asked directly while the first fetch is under way).
+    pub async fn list_tools(&self, args: ServerName) -> Result<Vec<Tool>> {
+        let handle = self.0.host.servers().get(&args.server)?;
+        match handle.catalog() {
+            Some(catalog) => Ok(catalog.tools.clone()),
+            None => handle.connection()?.list_tools().await,
+        }
+    }
+
+    /// Calls a tool for the person (audited, nobody asked), reporting the server's progress to
+    /// `on_progress` while it runs. Cancel it with [`App::cancel_call`] and its `callId`.
+    pub async fn call_tool(
+        &self,
+        args: CallTool,
+        on_progress: impl Fn(CallProgress) -> bool + Send + 'static,
+    ) -> Result<CallToolResult> {
+        let arguments = match args.args {
+            Value::Null => None,
+            other => Some(other),
+        };
+        let forward = tokio::spawn(forward_progress(
+            self.clone(),
+            args.server.clone(),
+            on_progress,
+        ));
+        let door = &self.0.door;
+        let flow = door
+            .user_tool_call(&args.server, &args.name, arguments.as_ref())
+            .await;
+        let result = self
+            .0
+            .host
+            .call_tool(&args.server, &args.name, arguments, &args.call_id)
+            .await;
+        forward.abort();
+        door.tool_call_finished(&flow, result.as_ref()).await;
+        result
+    }
+
+    /// Cancels a call in flight (the server is told).
+    pub async fn cancel_call(&self, args: CallId) -> Result<()> {
+        self.0.host.cancel_call(&args.call_id)
+    }
+
+    /// One page of the server's resources.
+    pub async fn list_resources_page(&self, args: ResourcesPage) -> Result<ListResourcesResult> {
+        self.connection(&args.server)?
+            .list_resources_page(args.cursor)
+            .await
+    }
+
+    /// The server's resource templates (cached).
+    pub async fn list_resource_templates(&self, args: ServerName) -> Result<Vec<ResourceTemplate>> {
+        let handle = self.0.host.servers().get(&args.server)?;
+        match handle.catalog() {
+            Some(catalog) => Ok(catalog.templates.clone()),
+            None => handle.connection()?.list_resource_templates().await,
+        }
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, args: ResourceUri) -> Result<ReadResourceResult> {
+        self.connection(&args.server)?
+            .read_resource(&args.uri)
+            .await
+    }
+
+    /// Subscribes to a resource's updates.
+    pub async fn subscribe_resource(&self, args: ResourceUri) -> Result<()> {
+        self.connection(&args.server)?.subscribe(&args.uri).await
+    }
+
+    /// Ends a resource subscription.
+    pub async fn unsubscribe_resource(&self, args: ResourceUri) -> Result<()> {
+        self.connection(&args.server)?.unsubscribe(&args.uri).await
+    }
+
+    /// The server's prompts (cached).
+    pub async fn list_prompts(&self, args: ServerName) -> Result<Vec<Prompt>> {
+        let handle = self.0.host.servers().get(&args.server)?;
+        match handle.catalog() {
+            Some(catalog) => Ok(catalog.prompts.clone()),
+            None => handle.connection()?.list_prompts().await,
+        }
+    }
+
+    /// Gets a prompt's messages for the given arguments.
+    pub async fn get_prompt(&self, args: GetPrompt) -> Result<GetPromptResult> {
+        let arguments = serde_json::to_value(&args.args)
+            .map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))?;
+        self.connection(&args.server)?
+            .get_prompt(&args.name, Some(arguments))
+            .await
+    }
+
+    /// Completes a prompt's or template's argument.
+    pub async fn complete(&self, args: Complete) -> Result<CompleteResult> {
+        let reference = match args.target {
+            CompletionTarget::Prompt { name } => CompletionRef::Prompt(name),
+            CompletionTarget::Resource { uri } => CompletionRef::Template(uri),
+        };
+        let context = (!args.context.is_empty())
+            .then(|| serde_json::to_value(&args.context).unwrap_or_default());
+        self.connection(&args.server)?
+            .complete(reference, &args.argument, &args.value, context)
+            .await
+    }
+
+    /// The roots each server sees.
+    pub async fn get_roots(&self, _: NoArgs) -> Result<RootsView> {
+        self.0.host.roots()
+    }
+
+    /// Sets the global roots or one server's own; running servers are told.
+    pub async fn set_roots(&self, args: SetRoots) -> Result<()> {
+        let paths = args
+            .paths
+            .map(|ps| ps.into_iter().map(PathBuf::from).collect());
+        self.0.host.set_roots(args.server.as_deref(), paths).await
+    }
+
+    pub(super) fn connection(&self, server: &str) -> Result<Connection> {
+        self.0.host.servers().get(server)?.connection()
+    }
+}
+
+/// Hands the server's progress notifications to `on_progress` until it returns false.
+async fn forward_progress(
+    app: App,
+    server: String,
+    on_progress: impl Fn(CallProgress) -> bool + Send + 'static,
+) {
+    let mut streams = app.0.events.streams();
+    while let Some(event) = streams.recv().await {
+        if let HostEvent::Server(ServerEvent::Progress {
+            server: from,
+            progress,
+            total,
+            message,
+            ..
+        }) = event
+            && from == server
+            && !on_progress(CallProgress {
+                progress,
+                total,
+                message,
+            })
+        {
+            return;
+        }
+    }
+}

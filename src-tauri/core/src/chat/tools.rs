@@ -1,0 +1,175 @@
+//! The tools the chat offers the model: the running servers' tools under collision-free names,
+//! and how a call reaches the server.
+
+use std::collections::HashMap;
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// The longest exposed tool name the providers accept.
+pub(crate) const MAX_TOOL_NAME: usize = 64;
+
+/// A tool a running server offers, as the chat sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfferedTool {
+    pub server: String,
+    /// The tool's full definition (`name`, `description`, `inputSchema`, …).
+    pub definition: Value,
+    /// The server's instructions (pinned with its tools).
+    pub instructions: Option<String>,
+}
+
+/// Where the chat finds tools and calls them: the running servers.
+///
+/// Implemented by [`crate::host::Host`]; tests use their own.
+pub trait ToolHost: Send + Sync {
+    /// The tools of every running, enabled server.
+    fn tools(&self) -> Vec<OfferedTool>;
+    /// Calls `tool` on `server`; resolves with the `CallToolResult` as JSON.
+    fn call(&self, server: &str, tool: &str, arguments: Value)
+    -> BoxFuture<'static, Result<Value>>;
+}
+
+impl ToolHost for crate::host::Host {
+    fn tools(&self) -> Vec<OfferedTool> {
+        let mut out = Vec::new();
+        for handle in self.servers().all() {
+            let (Ok(connection), Some(catalog)) = (handle.connection(), handle.catalog()) else {
+                continue;
+            };
+            let instructions = connection.summary().instructions.clone();
+            for tool in &catalog.tools {
+                if let Ok(definition) = serde_json::to_value(tool) {
+                    out.push(OfferedTool {
+                        server: handle.name().to_owned(),
+                        definition,
+                        instructions: instructions.clone(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+    ) -> BoxFuture<'static, Result<Value>> {
+        let host = self.clone();
+        let (server, tool) = (server.to_owned(), tool.to_owned());
+        Box::pin(async move {
+            let call_id = format!("chat-{}", crate::audit::new_id());
+            // A turn that is stopped drops this future; the call must not run on unseen, and
+            // the server is told (notifications/cancelled) when the call's task is aborted.
+            let mut guard = CancelOnDrop {
+                host: host.clone(),
+                call_id: call_id.clone(),
+                armed: true,
+            };
+            let result = host
+                .call_tool(&server, &tool, Some(arguments), &call_id)
+                .await;
+            guard.armed = false;
+            let result = result?;
+            serde_json::to_value(result).map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))
+        })
+    }
+}
+
+/// Cancels a tool call whose caller went away before it finished.
+struct CancelOnDrop {
+    host: crate::host::Host,
+    call_id: String,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.host.cancel_call(&self.call_id);
+        }
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The tools offered to the model under collision-free names: `server__tool`, made of the
+/// characters every provider accepts, starting with a letter or `_`, at most 64 long, with a
+/// numeric suffix when two would meet.
+#[derive(Debug, Clone, Default)]
+pub struct ToolNames {
+    by_name: HashMap<String, OfferedTool>,
+    order: Vec<String>,
+}
+
+impl ToolNames {
+    /// Names `tools`.
+    pub fn new(tools: Vec<OfferedTool>) -> Self {
+        let mut names = Self::default();
+        for t in tools {
+            let tool = t.definition["name"].as_str().unwrap_or_default();
+            let mut base = format!("{}__{}", sanitize(&t.server), sanitize(tool));
+            // Gemini wants a name to start with a letter or an underscore.
+            if !base.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                base.insert(0, '_');
+            }
+            let base: String = base.chars().take(MAX_TOOL_NAME).collect();
+            let mut name = base.clone();
+            let mut n = 2;
+            while names.by_name.contains_key(&name) {
+                let suffix = format!("_{n}");
+                name = base
+                    .chars()
+                    .take(MAX_TOOL_NAME - suffix.len())
+                    .collect::<String>()
+                    + &suffix;
+                n += 1;
+            }
+            names.order.push(name.clone());
+            names.by_name.insert(name, t);
+        }
+        names
+    }
+
+    /// The tool behind an exposed name.
+    pub fn get(&self, name: &str) -> Option<&OfferedTool> {
+        self.by_name.get(name)
+    }
+
+    /// The `tools` of a sampling request.
+    pub fn request_tools(&self) -> Value {
+        Value::Array(
+            self.order
+                .iter()
+                .filter_map(|name| {
+                    let t = self.by_name.get(name)?;
+                    let d = &t.definition;
+                    let description = format!(
+                        "[{}] {}",
+                        t.server,
+                        d["description"].as_str().unwrap_or_default()
+                    );
+                    Some(json!({
+                        "name": name,
+                        "description": description,
+                        "inputSchema": d.get("inputSchema").cloned().unwrap_or(json!({"type": "object"})),
+                    }))
+                })
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,386 @@
+//! One turn of a conversation: the model answers, calls tools through the approval door, gets
+//! their results, until it answers without a call; and the registry of turns in progress, which
+//! lets at most one run per conversation and stops it on request.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use super::{ChatMessage, Chats, OfferedTool, ToolHost, ToolNames};
+use crate::approvals::Door;
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::{Bus, ChatEvent};
+use crate::providers::{self, Provider, ProviderKind};
+
+/// How many model requests one turn may make (each tool round trip is one).
+pub const MAX_STEPS: usize = 10;
+
+/// What a turn reports as it goes.
+pub trait TurnEvents: Send {
+    /// Text of the model's answer as it streams.
+    fn text(&mut self, text: &str);
+    /// A message was added to the conversation.
+    fn message(&mut self, message: &ChatMessage);
+}
+
+/// Reports a turn on the host's event channel, for the window.
+pub struct BroadcastTurn {
+    pub conversation: String,
+    pub events: Bus,
+}
+
+impl TurnEvents for BroadcastTurn {
+    fn text(&mut self, text: &str) {
+        self.events.publish(ChatEvent::ChatText {
+            conversation: self.conversation.clone(),
+            text: text.to_owned(),
+        });
+    }
+
+    fn message(&mut self, message: &ChatMessage) {
+        self.events.publish(ChatEvent::ChatMessage {
+            conversation: self.conversation.clone(),
+            message: message.clone(),
+        });
+    }
+}
+
+/// A tool result as sampling content the providers take: text, images and audio as they are,
+/// anything else (links, embedded resources, structured content) as JSON text.
+fn result_blocks(result: &Value) -> Vec<Value> {
+    let mut out: Vec<Value> = result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .map(|b| match b["type"].as_str() {
+                    Some("text" | "image" | "audio") => b.clone(),
+                    _ => json!({"type": "text", "text": b.to_string()}),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if out.is_empty()
+        && let Some(s) = result.get("structuredContent")
+    {
+        out.push(json!({"type": "text", "text": s.to_string()}));
+    }
+    out
+}
+
+/// What the model is told of a call that never returned (the turn was stopped, or the app quit).
+pub(crate) const STOPPED: &str =
+    "The call was stopped before it returned; it may or may not have run.";
+
+/// The conversation as sampling messages, with every `tool_use` answered: a turn stopped during
+/// a call (or an app killed then) leaves a call without its result, which providers refuse in
+/// every later request, so each missing result is given as an error saying what happened.
+pub fn with_unanswered_calls_closed(history: &[ChatMessage]) -> Vec<Value> {
+    let results_of = |m: &ChatMessage| -> Vec<String> {
+        if m.role != "user" {
+            return Vec::new();
+        }
+        providers::blocks(&m.content)
+            .into_iter()
+            .filter(|b| providers::block_type(b) == "tool_result")
+            .filter_map(|b| b["toolUseId"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let mut out = Vec::with_capacity(history.len());
+    let mut rest = history.iter().peekable();
+    while let Some(m) = rest.next() {
+        out.push(json!({"role": m.role, "content": m.content}));
+        if m.role != "assistant" {
+            continue;
+        }
+        let answered = rest.peek().map(|n| results_of(n)).unwrap_or_default();
+        let missing: Vec<Value> = providers::blocks(&m.content)
+            .into_iter()
+            .filter(|b| providers::block_type(b) == "tool_use")
+            .filter_map(|b| b["id"].as_str())
+            .filter(|id| !answered.iter().any(|a| a == id))
+            .map(|id| {
+                json!({
+                    "type": "tool_result",
+                    "toolUseId": id,
+                    "content": [{"type": "text", "text": STOPPED}],
+                    "isError": true,
+                })
+            })
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        let mut blocks: Vec<Value> = Vec::new();
+        // Some results arrived: the missing ones join them in the same message.
+        if !answered.is_empty()
+            && let Some(n) = rest.next()
+        {
+            blocks.extend(providers::blocks(&n.content).into_iter().cloned());
+        }
+        blocks.extend(missing);
+        out.push(json!({"role": "user", "content": blocks}));
+    }
+    out
+}
+
+/// Runs one turn of conversation `id` after the user's message was appended: asks the model,
+/// and while it calls tools, has each call approved, makes it, and gives the model the result.
+/// Returns the messages the turn added.
+pub async fn run_turn(
+    chats: &Chats,
+    door: &Door,
+    provider: &Provider,
+    tools: &dyn ToolHost,
+    id: &str,
+    events: &mut dyn TurnEvents,
+) -> Result<Vec<ChatMessage>> {
+    let view = chats.get(id).await?;
+    let model = view.conversation.model.clone();
+    let names = ToolNames::new(tools.tools());
+    let mut added = Vec::new();
+    for _ in 0..MAX_STEPS {
+        let messages = with_unanswered_calls_closed(&chats.get(id).await?.messages);
+        let mut request = json!({"messages": messages, "maxTokens": 4096});
+        let offered = names.request_tools();
+        if offered.as_array().is_some_and(|a| !a.is_empty()) {
+            request["tools"] = offered;
+            request["toolChoice"] = json!({"mode": "auto"});
+        }
+        let completion = if provider.kind == ProviderKind::Manual {
+            door.write_answer(&model, &request).await?
+        } else {
+            let mut on_text = |t: &str| events.text(t);
+            provider
+                .complete(&model, &request, &mut on_text)
+                .await?
+                .result
+        };
+        let content = completion["content"].clone();
+        let message = chats.append(id, "assistant", content.clone()).await?;
+        events.message(&message);
+        added.push(message);
+        let uses: Vec<Value> = providers::blocks(&content)
+            .into_iter()
+            .filter(|b| providers::block_type(b) == "tool_use")
+            .cloned()
+            .collect();
+        if uses.is_empty() {
+            return Ok(added);
+        }
+        let mut results = Answered {
+            chats,
+            id,
+            blocks: Vec::with_capacity(uses.len()),
+        };
+        for call in uses {
+            let use_id = call["id"].as_str().unwrap_or_default().to_owned();
+            let name = call["name"].as_str().unwrap_or_default();
+            let input = call.get("input").cloned().unwrap_or(json!({}));
+            let outcome = match names.get(name) {
+                None => Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("there is no tool named {name}"),
+                )),
+                Some(t) => call_tool(door, tools, t, input.clone()).await,
+            };
+            results.blocks.push(match outcome {
+                Ok((sent, result)) => {
+                    let mut content = result_blocks(&result);
+                    // The model should know what was really called.
+                    if sent != input {
+                        content.insert(
+                            0,
+                            json!({"type": "text", "text": format!("The user changed the arguments before the call to: {sent}")}),
+                        );
+                    }
+                    json!({
+                        "type": "tool_result",
+                        "toolUseId": use_id,
+                        "content": content,
+                        "isError": result["isError"].as_bool().unwrap_or(false),
+                    })
+                }
+                Err(e) => json!({
+                    "type": "tool_result",
+                    "toolUseId": use_id,
+                    "content": [{"type": "text", "text": format!("The tool was not called: {}", e.message)}],
+                    "isError": true,
+                }),
+            });
+        }
+        let message = chats
+            .append(id, "user", Value::Array(results.take()))
+            .await?;
+        events.message(&message);
+        added.push(message);
+    }
+    Err(Error::new(
+        ErrorCode::LimitExceeded,
+        format!("the model kept calling tools; stopped after {MAX_STEPS} requests"),
+    ))
+}
+
+/// The results of a step's tool calls as they come in. If the turn is stopped part way, those
+/// that did return are kept (the rest are answered as stopped when the conversation goes on).
+struct Answered<'a> {
+    chats: &'a Chats,
+    id: &'a str,
+    blocks: Vec<Value>,
+}
+
+impl Answered<'_> {
+    fn take(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.blocks)
+    }
+}
+
+impl Drop for Answered<'_> {
+    fn drop(&mut self) {
+        if self.blocks.is_empty() {
+            return;
+        }
+        let blocks = self.take();
+        // Queued ahead of whatever the person sends next, so the results stay in order.
+        self.chats
+            .append_detached(self.id, "user", Value::Array(blocks));
+    }
+}
+
+/// Has the call approved, makes it; returns the arguments sent and the result.
+async fn call_tool(
+    door: &Door,
+    tools: &dyn ToolHost,
+    tool: &OfferedTool,
+    arguments: Value,
+) -> Result<(Value, Value)> {
+    let (flow, arguments) = door
+        .authorize_tool_call(
+            &tool.server,
+            &tool.definition,
+            tool.instructions.as_deref(),
+            arguments,
+        )
+        .await?;
+    let name = tool.definition["name"].as_str().unwrap_or_default();
+    let mut unfinished = Unfinished {
+        door,
+        flow: &flow,
+        armed: true,
+    };
+    let result = tools.call(&tool.server, name, arguments.clone()).await;
+    unfinished.armed = false;
+    door.tool_call_finished(&flow, result.as_ref()).await;
+    Ok((arguments, result?))
+}
+
+/// Ends the audit of a call whose turn was stopped (dropped) before the call returned.
+struct Unfinished<'a> {
+    door: &'a Door,
+    flow: &'a crate::audit::Flow,
+    armed: bool,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.door.tool_call_stopped(self.flow, STOPPED);
+        }
+    }
+}
+
+/// The turns in progress, by conversation: at most one each. A conversation is reserved before
+/// anything of a new turn happens, so two sends at once cannot start two turns (the second is
+/// refused), and Stop always reaches the one that runs.
+#[derive(Debug, Default)]
+pub struct Turns(Mutex<HashMap<String, Slot>>);
+
+#[derive(Debug)]
+enum Slot {
+    /// Reserved by a send that has not started its turn yet.
+    Reserved,
+    Running(tokio::task::AbortHandle),
+}
+
+/// A conversation reserved for a turn; released when dropped before the turn starts.
+#[derive(Debug)]
+pub struct Reservation<'a> {
+    turns: &'a Turns,
+    id: String,
+    started: bool,
+}
+
+impl Turns {
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
+        // The map stays consistent whatever panicked while holding it: each change is one call.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Reserves conversation `id` for a new turn; refused while one is reserved or running.
+    pub fn reserve(&self, id: &str) -> Result<Reservation<'_>> {
+        let mut slots = self.slots();
+        slots.retain(|_, slot| !matches!(slot, Slot::Running(task) if task.is_finished()));
+        if slots.contains_key(id) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                "the model is still answering in this conversation",
+            ));
+        }
+        slots.insert(id.to_owned(), Slot::Reserved);
+        Ok(Reservation {
+            turns: self,
+            id: id.to_owned(),
+            started: false,
+        })
+    }
+
+    /// Whether a turn of conversation `id` is reserved or running.
+    pub fn is_running(&self, id: &str) -> bool {
+        match self.slots().get(id) {
+            Some(Slot::Running(task)) => !task.is_finished(),
+            Some(Slot::Reserved) => true,
+            None => false,
+        }
+    }
+
+    /// Stops the turn of conversation `id` (or the send about to start one). Returns whether
+    /// there was one to stop.
+    pub fn cancel(&self, id: &str) -> bool {
+        match self.slots().remove(id) {
+            Some(Slot::Running(task)) => {
+                let running = !task.is_finished();
+                task.abort();
+                running
+            }
+            Some(Slot::Reserved) => true,
+            None => false,
+        }
+    }
+}
+
+impl Reservation<'_> {
+    /// The turn started as `task`. If it was stopped while being set up, it is stopped now.
+    pub fn start(mut self, task: tokio::task::AbortHandle) {
+        self.started = true;
+        let mut slots = self.turns.slots();
+        match slots.get_mut(&self.id) {
+            Some(slot @ Slot::Reserved) => *slot = Slot::Running(task),
+            _ => task.abort(),
+        }
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if self.started {
+            return;
+        }
+        let mut slots = self.turns.slots();
+        if matches!(slots.get(&self.id), Some(Slot::Reserved)) {
+            slots.remove(&self.id);
+        }
+    }
+}

@@ -1,0 +1,599 @@
+//! Opening a connection: a stdio child (its environment from the config, dotenv files and the
+//! keychain) or a remote server (Streamable HTTP, falling back to legacy HTTP+SSE), the handshake
+//! in either protocol era, and what a live connection is made of.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, RunningService, serve_client_with_lifecycle,
+};
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Endpoint, RemoteTransport, ServerConfig};
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::Bus;
+pub use crate::events::ServerSummary;
+use crate::handler::{DEFAULT_MAX_INBOUND, HostHandler};
+use crate::process::{self, ProcessGroup, StderrRing};
+use crate::secrets::{self, SecretStore};
+use crate::transport::{
+    CloseReason, Monitored, legacy_sse::LegacySseTransport, stdio::StdioTransport,
+};
+
+use super::subscriptions::{base_filter, listen_loop};
+use super::{ConnectOptions, Connection, Inner, Live, MIN_STARTUP_TIMEOUT};
+
+/// Expands secret and environment references in a server's env (plus its `envFile`).
+fn child_env(
+    config: &ServerConfig,
+    store: &dyn SecretStore,
+    server: &str,
+) -> Result<BTreeMap<String, String>> {
+    let mut env = BTreeMap::new();
+    if let Some(file) = &config.env_file {
+        env.extend(env_file(file, server)?);
+    }
+    for (k, v) in &config.env {
+        env.insert(k.clone(), secrets::expand(v, store)?);
+    }
+    Ok(env)
+}
+
+/// The variables of a dotenv file, read by `dotenvy` (quotes, escapes, `export`, comments,
+/// multi-line values) without touching the host's own environment.
+fn env_file(file: &std::path::Path, server: &str) -> Result<Vec<(String, String)>> {
+    let invalid = |e: dotenvy::Error| {
+        Error::new(
+            ErrorCode::ConfigInvalid,
+            format!("server {server:?}: envFile {}: {e}", file.display()),
+        )
+    };
+    dotenvy::from_path_iter(file)
+        .map_err(invalid)?
+        .map(|item| item.map_err(invalid))
+        .collect()
+}
+
+/// Opens a connection: spawns or dials the server, negotiates a protocol version (2026-07-28 via
+/// `server/discover`, else the newest initialize-era version the server accepts).
+pub async fn connect(opts: ConnectOptions) -> Result<Live> {
+    let auto = ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    };
+    match connect_with(opts.clone(), auto).await {
+        Ok(live) => Ok(live),
+        // A legacy server that answers `server/discover` with something other than an error
+        // (some answer every unknown method with `{}`) is a legacy server all the same.
+        Err(Failure::DiscoverMisanswered(e)) => {
+            tracing::info!(server = %opts.server, "server/discover got a non-discover answer ({}); using initialize", e.message);
+            connect_with(opts, ClientLifecycleMode::Initialize)
+                .await
+                .map_err(Failure::into_error)
+        }
+        Err(Failure::Error(e)) => Err(e),
+    }
+}
+
+/// Why an attempt to connect failed.
+enum Failure {
+    Error(Error),
+    /// The server answered `server/discover` with a success that is not a discover result.
+    DiscoverMisanswered(Error),
+}
+
+impl Failure {
+    fn into_error(self) -> Error {
+        match self {
+            Failure::Error(e) | Failure::DiscoverMisanswered(e) => e,
+        }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Error(e)
+    }
+}
+
+fn is_misanswered_discover(e: &ClientInitializeError, lifecycle: &ClientLifecycleMode) -> bool {
+    matches!(lifecycle, ClientLifecycleMode::Auto { .. })
+        && matches!(e, ClientInitializeError::ExpectedInitResult(_))
+}
+
+async fn connect_with(
+    opts: ConnectOptions,
+    lifecycle: ClientLifecycleMode,
+) -> std::result::Result<Live, Failure> {
+    let ConnectOptions {
+        server,
+        config,
+        config_file,
+        timeout,
+        roots,
+        approver,
+        events,
+        base_env,
+        secrets: store,
+        stderr,
+    } = opts;
+    let endpoint = config.endpoint(&config_file, &server)?;
+    let timeout = timeout.unwrap_or_else(|| config.request_timeout());
+    // Starting a server (an `npx` download, an interpreter warming up) can take longer than one
+    // request should.
+    let startup = timeout.max(MIN_STARTUP_TIMEOUT);
+    let max_message = config.max_message_bytes();
+    let handler = HostHandler::new(
+        &server,
+        approver.clone(),
+        roots.clone(),
+        events.clone(),
+        DEFAULT_MAX_INBOUND,
+    );
+    let mut progress = handler.progress_watch();
+    let close_reason = CloseReason::default();
+    let closed = CancellationToken::new();
+
+    let (service, process) = match endpoint {
+        Endpoint::Stdio { command, args, cwd } => {
+            // The keychain may wait on an unlock prompt: never on a runtime worker.
+            let (c, st, name) = (config.clone(), store.clone(), server.clone());
+            let env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
+            let spec = process::SpawnSpec {
+                server: &server,
+                command: &command,
+                args: &args,
+                cwd: cwd.as_deref(),
+                env: &env,
+            };
+            let stderr_mark = stderr.mark();
+            let base = base_env.vars().await;
+            let child = process::spawn(&spec, &base, &stderr)?;
+            let mut group = child.group;
+            let transport = Monitored::new(
+                StdioTransport::new(
+                    &server,
+                    child.stdout,
+                    child.stdin,
+                    max_message,
+                    close_reason.clone(),
+                ),
+                closed.clone(),
+            );
+            let handshake = tokio::time::timeout(
+                startup,
+                serve_client_with_lifecycle(handler, transport, lifecycle.clone()),
+            )
+            .await;
+            match handshake {
+                Ok(Ok(service)) => (service, Some(group)),
+                failed => {
+                    let misanswered =
+                        matches!(&failed, Ok(Err(e)) if is_misanswered_discover(e, &lifecycle));
+                    let why = match failed {
+                        Ok(Err(e)) => e.to_string(),
+                        _ => format!("no answer within {}s", startup.as_secs()),
+                    };
+                    // Give the child a moment to finish writing stderr before it is reported.
+                    let exit = tokio::time::timeout(Duration::from_millis(300), group.wait())
+                        .await
+                        .ok()
+                        .flatten();
+                    group.shutdown(Duration::from_millis(500)).await;
+                    let error = handshake_error(
+                        &server,
+                        &why,
+                        exit,
+                        &close_reason,
+                        &stderr.lines_since(stderr_mark),
+                    );
+                    return Err(if misanswered {
+                        Failure::DiscoverMisanswered(error)
+                    } else {
+                        Failure::Error(error)
+                    });
+                }
+            }
+        }
+        Endpoint::Remote { url, transport } => {
+            let (c, st, name) = (config.clone(), store.clone(), server.clone());
+            let headers =
+                crate::store::off_thread(move || remote_headers(&c, st.as_ref(), &name)).await?;
+            let fresh_handler = || {
+                HostHandler::new(
+                    &server,
+                    approver.clone(),
+                    roots.clone(),
+                    events.clone(),
+                    DEFAULT_MAX_INBOUND,
+                )
+            };
+            let streamable = async || {
+                let mut http = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(headers.clone());
+                http.max_sse_event_size = max_message;
+                let transport = Monitored::new(
+                    rmcp::transport::StreamableHttpClientTransport::from_config(http),
+                    closed.clone(),
+                );
+                let handler = fresh_handler();
+                let progress = handler.progress_watch();
+                handshake(
+                    &server,
+                    &url,
+                    startup,
+                    &lifecycle,
+                    serve_client_with_lifecycle(handler, transport, lifecycle.clone()),
+                )
+                .await
+                .map(|s| (s, progress))
+            };
+            let legacy = async || {
+                let header_map = headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let sse = LegacySseTransport::connect(
+                    &server,
+                    url.clone(),
+                    header_map,
+                    max_message,
+                    close_reason.clone(),
+                )
+                .await
+                .map_err(Failure::Error)?;
+                let handler = fresh_handler();
+                let progress = handler.progress_watch();
+                let transport = Monitored::new(sse, closed.clone());
+                // The 2024-11-05 transport implies the initialize era.
+                let initialize = ClientLifecycleMode::Initialize;
+                handshake(
+                    &server,
+                    &url,
+                    startup,
+                    &initialize,
+                    serve_client_with_lifecycle(handler, transport, initialize.clone()),
+                )
+                .await
+                .map(|s| (s, progress))
+            };
+            let (service, remote_progress) = match transport {
+                RemoteTransport::StreamableHttp => streamable().await?,
+                RemoteTransport::Sse => legacy().await?,
+                // The spec's backwards-compatible fallback: a server that rejects the
+                // Streamable HTTP handshake is tried as a 2024-11-05 HTTP+SSE server.
+                RemoteTransport::Auto => match streamable().await {
+                    Ok(done) => done,
+                    Err(Failure::DiscoverMisanswered(e)) => {
+                        return Err(Failure::DiscoverMisanswered(e));
+                    }
+                    Err(Failure::Error(first)) => {
+                        tracing::info!(
+                            server,
+                            "Streamable HTTP failed ({}); trying legacy HTTP+SSE",
+                            first.message
+                        );
+                        legacy().await.map_err(|second| {
+                            Error::new(
+                                ErrorCode::ConnectFailed,
+                                format!(
+                                    "{}; the legacy HTTP+SSE fallback failed too: {}",
+                                    first.message,
+                                    second.into_error().message
+                                ),
+                            )
+                        })?
+                    }
+                },
+            };
+            progress = remote_progress;
+            (service, None)
+        }
+    };
+
+    Ok(go_live(
+        Started {
+            service,
+            process,
+            progress,
+            close_reason,
+            closed,
+        },
+        server,
+        &config,
+        timeout,
+        stderr,
+        events,
+    ))
+}
+
+/// A finished handshake and what it must be torn down with.
+struct Started {
+    service: RunningService<RoleClient, HostHandler>,
+    process: Option<ProcessGroup>,
+    progress: watch::Receiver<u64>,
+    close_reason: CloseReason,
+    closed: CancellationToken,
+}
+
+/// Turns a finished handshake into a live connection; on 2026-07-28, opens the subscription
+/// stream that carries list changes and resource updates.
+fn go_live(
+    started: Started,
+    server: String,
+    config: &ServerConfig,
+    timeout: Duration,
+    stderr: StderrRing,
+    events: Bus,
+) -> Live {
+    let Started {
+        service,
+        process,
+        progress,
+        close_reason,
+        closed,
+    } = started;
+    let summary = summarize(&service);
+    tracing::info!(server, protocol = %summary.protocol_version, "connected");
+    let (subscriptions, uris) = watch::channel(BTreeSet::new());
+    let modern = is_modern(&service);
+    if modern {
+        tokio::spawn(listen_loop(
+            service.peer().clone(),
+            server.clone(),
+            base_filter(&summary),
+            uris,
+            events,
+            closed.clone(),
+        ));
+    }
+    Live {
+        connection: Connection {
+            inner: Arc::new(Inner {
+                server,
+                service,
+                summary,
+                timeout,
+                max_total: config.max_total().max(timeout),
+                progress,
+                close_reason,
+                closed: closed.clone(),
+                stderr,
+                subscriptions,
+                modern,
+            }),
+        },
+        process,
+        closed,
+    }
+}
+
+/// Connects over a transport that is already open (an in-process server, a test's in-memory
+/// pipe), with the initialize handshake; `opts.config` supplies only the timeouts.
+pub async fn connect_transport<T>(opts: ConnectOptions, transport: T) -> Result<Live>
+where
+    T: rmcp::transport::Transport<RoleClient> + Send + 'static,
+{
+    let handler = HostHandler::new(
+        &opts.server,
+        opts.approver.clone(),
+        opts.roots.clone(),
+        opts.events.clone(),
+        DEFAULT_MAX_INBOUND,
+    );
+    let progress = handler.progress_watch();
+    let closed = CancellationToken::new();
+    let timeout = opts
+        .timeout
+        .unwrap_or_else(|| opts.config.request_timeout());
+    let service = serve_client_with_lifecycle(
+        handler,
+        Monitored::new(transport, closed.clone()),
+        ClientLifecycleMode::Initialize,
+    )
+    .await
+    .map_err(|e| {
+        Error::new(
+            ErrorCode::ConnectFailed,
+            format!("server {:?}: {e}", opts.server),
+        )
+    })?;
+    let started = Started {
+        service,
+        process: None,
+        progress,
+        close_reason: CloseReason::default(),
+        closed,
+    };
+    Ok(go_live(
+        started,
+        opts.server,
+        &opts.config,
+        timeout,
+        opts.stderr,
+        opts.events,
+    ))
+}
+
+/// Runs a remote handshake under the timeout, with errors that name the server and URL.
+async fn handshake<F>(
+    server: &str,
+    url: &url::Url,
+    timeout: Duration,
+    lifecycle: &ClientLifecycleMode,
+    fut: F,
+) -> std::result::Result<RunningService<RoleClient, HostHandler>, Failure>
+where
+    F: Future<
+        Output = std::result::Result<
+            RunningService<RoleClient, HostHandler>,
+            ClientInitializeError,
+        >,
+    >,
+{
+    match tokio::time::timeout(timeout, fut).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(e)) => {
+            let error = Error::new(
+                ErrorCode::ConnectFailed,
+                format!("server {server:?} at {url}: {e}"),
+            );
+            Err(if is_misanswered_discover(&e, lifecycle) {
+                Failure::DiscoverMisanswered(error)
+            } else {
+                Failure::Error(error)
+            })
+        }
+        Err(_) => Err(Failure::Error(Error::new(
+            ErrorCode::ConnectFailed,
+            format!(
+                "server {server:?}: no answer from {url} within {}s",
+                timeout.as_secs()
+            ),
+        ))),
+    }
+}
+
+fn handshake_error(
+    server: &str,
+    why: &str,
+    exit: Option<String>,
+    close_reason: &CloseReason,
+    tail: &[String],
+) -> Error {
+    if let Some(reason) = close_reason.get() {
+        return reason;
+    }
+    // A process that died explains itself better than the protocol error it caused.
+    let mut message = match exit {
+        Some(status) => format!("server {server:?} exited during startup ({status})"),
+        None => format!("server {server:?} failed to initialize: {why}"),
+    };
+    if !tail.is_empty() {
+        let start = tail.len().saturating_sub(5);
+        message.push_str("; stderr: ");
+        message.push_str(&tail[start..].join(" | "));
+    }
+    Error::new(ErrorCode::ConnectFailed, message)
+}
+
+fn remote_headers(
+    config: &ServerConfig,
+    store: &dyn SecretStore,
+    server: &str,
+) -> Result<std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>> {
+    let mut out = std::collections::HashMap::new();
+    for (k, v) in &config.headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes()).map_err(|e| {
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("server {server:?}: field `headers.{k}`: {e}"),
+            )
+        })?;
+        let mut value = reqwest::header::HeaderValue::from_str(&secrets::expand(v, store)?)
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::ConfigInvalid,
+                    format!("server {server:?}: field `headers.{k}`: {e}"),
+                )
+            })?;
+        // Printed as "Sensitive" in any Debug output or log, and kept out of HTTP/2 compression
+        // tables: a header whose value came from the keychain (or could carry a credential).
+        if v.contains("${") || is_credential_header(&name) {
+            value.set_sensitive(true);
+        }
+        out.insert(name, value);
+    }
+    Ok(out)
+}
+
+/// Headers that carry credentials whatever their value looks like.
+fn is_credential_header(name: &reqwest::header::HeaderName) -> bool {
+    let name = name.as_str();
+    name == "authorization"
+        || name == "proxy-authorization"
+        || name == "cookie"
+        || name.contains("token")
+        || name.contains("key")
+        || name.contains("secret")
+}
+
+fn summarize(service: &RunningService<RoleClient, HostHandler>) -> ServerSummary {
+    match service.peer().peer_info() {
+        Some(info) => ServerSummary {
+            protocol_version: info.protocol_version.to_string(),
+            server_info: serde_json::to_value(&info.server_info).unwrap_or(Value::Null),
+            capabilities: serde_json::to_value(&info.capabilities).unwrap_or_default(),
+            instructions: info.instructions.clone(),
+        },
+        None => ServerSummary {
+            protocol_version: String::new(),
+            server_info: Value::Null,
+            capabilities: Value::Object(Default::default()),
+            instructions: None,
+        },
+    }
+}
+
+/// Whether the connection uses the stateless 2026-07-28 era (no `initialize`).
+fn is_modern(service: &RunningService<RoleClient, HostHandler>) -> bool {
+    service
+        .peer()
+        .peer_info()
+        .is_some_and(|info| !info.protocol_version.has_initialize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_header_values_never_print() {
+        let store = crate::secrets::MemoryStore::default();
+        crate::secrets::SecretStore::set(&store, "tok", "canary-secret-value").unwrap();
+        let mut headers = BTreeMap::new();
+        headers.insert(
+            "Authorization".to_owned(),
+            "Bearer literal-canary".to_owned(),
+        );
+        headers.insert("X-Custom".to_owned(), "${secret:tok}".to_owned());
+        headers.insert("X-Trace".to_owned(), "visible".to_owned());
+        let mut config = ServerConfig::remote("https://example.com/mcp", Default::default());
+        config.headers = headers.into_iter().collect();
+        let out = remote_headers(&config, &store, "s").unwrap();
+        let printed = format!("{out:?}");
+        assert!(!printed.contains("canary"), "{printed}");
+        assert!(printed.contains("visible"));
+        let custom = reqwest::header::HeaderName::from_static("x-custom");
+        assert_eq!(out[&custom], "canary-secret-value", "still sent as it is");
+    }
+
+    #[test]
+    fn an_env_file_is_read_as_dotenv_and_the_config_env_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".env");
+        std::fs::write(
+            &file,
+            "# a comment\nexport A=1\nB=\"two words\" # trailing\nC='single ${NOT_EXPANDED}'\nD=\"line1\\nline2\"\nE=from-file\n",
+        )
+        .unwrap();
+        let mut config = ServerConfig::stdio("x", vec![]);
+        config.env_file = Some(file);
+        config.env.insert("E".into(), "from-config".into());
+        let env = child_env(&config, &crate::secrets::MemoryStore::default(), "s").unwrap();
+        assert_eq!(env["A"], "1");
+        assert_eq!(env["B"], "two words");
+        assert_eq!(env["C"], "single ${NOT_EXPANDED}");
+        assert_eq!(env["D"], "line1\nline2");
+        assert_eq!(env["E"], "from-config");
+        config.env_file = Some(dir.path().join("missing.env"));
+        let e = child_env(&config, &crate::secrets::MemoryStore::default(), "s").unwrap_err();
+        assert_eq!(e.code, ErrorCode::ConfigInvalid);
+    }
+}
