@@ -10,8 +10,10 @@
 mod desktop;
 #[path = "../support/replay_provider.rs"]
 mod replay_provider;
+mod scenarios;
 mod webdriver;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use desktop::Desktop;
@@ -37,405 +39,70 @@ async fn add_provider(s: &webdriver::Session, id: &str, base: &str, key: &str) {
     s.click_css("[data-testid=save-provider]").await;
 }
 
+/// Marks the `everything` server's process so a scenario can find (and kill) it.
+fn mark() -> String {
+    format!("switchboard-e2e-{}", std::process::id())
+}
+
+/// A scenario running against the shared window.
+type Run = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// One scenario: its name and how it runs.
+type Scenario = (&'static str, fn(Arc<Desktop>) -> Run);
+
+macro_rules! scenarios {
+    ($($name:ident),* $(,)?) => {
+        [$((
+            stringify!($name),
+            (|d: Arc<Desktop>| -> Run { Box::pin(async move { scenarios::$name(&d).await }) })
+                as fn(Arc<Desktop>) -> Run,
+        )),*]
+    };
+}
+
+/// Every scenario in one window. Each runs on its own task, so a failure is reported with its
+/// name and the scenarios after it still run; the test fails at the end if any did.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
-    let desktop = Desktop::start().await;
+    let desktop = Arc::new(Desktop::start().await);
+    let all: [Scenario; 10] = scenarios![
+        servers_and_tools,
+        sampling_edited_both_ways,
+        provider_streams_its_answer,
+        elicitation_form,
+        chat_with_a_tool_call_and_a_prompt,
+        approvals_pins_and_rules,
+        resources_page_and_view,
+        prompts_with_completion,
+        roots_reach_the_server,
+        a_killed_server_restarts,
+    ];
+    let mut failed = Vec::new();
+    for (name, run) in all {
+        eprintln!("e2e scenario: {name}");
+        if tokio::spawn(run(desktop.clone())).await.is_err() {
+            eprintln!("e2e scenario FAILED: {name}");
+            failed.push(name);
+            dismiss_reviews(&desktop).await;
+        }
+    }
+    match Arc::try_unwrap(desktop) {
+        Ok(desktop) => desktop.finish().await,
+        Err(_) => panic!("a scenario kept the window"),
+    }
+    assert!(failed.is_empty(), "failed scenarios: {failed:?}");
+}
+
+/// Rejects whatever review a failed scenario left on screen, so the next one starts clear.
+async fn dismiss_reviews(desktop: &Desktop) {
     let s = &desktop.session;
-    let mark = format!("switchboard-e2e-{}", std::process::id());
-
-    // Servers from the config file come up on their own.
-    s.wait_for(&row("fixture", "running"), LONG).await;
-
-    // Add a server through the form and see it running.
-    s.click_css("[data-testid=add-server]").await;
-    s.type_into("[data-testid=server-name]", "everything").await;
-    s.select("[data-testid=server-kind]", "stdio").await;
-    s.type_into("[data-testid=server-command]", &desktop.everything)
-        .await;
-    s.type_into("[data-testid=server-args]", "stdio").await;
-    s.type_into("[data-testid=server-env]", &format!("E2E_MARK={mark}"))
-        .await;
-    s.click_css("[data-testid=server-save]").await;
-    s.wait_for(&row("everything", "running"), LONG).await;
-    s.click_css("[data-testid=server-row][data-name=\"everything\"]")
-        .await;
-    s.wait_text("[data-testid=server-status-text]", SHORT, |t| {
-        t.to_lowercase().contains("running")
-    })
-    .await;
-    desktop.screenshot("servers.png").await;
-
-    // Tools: call echo.
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=echo]").await;
-    s.type_into("[data-testid=arg-message]", "hello from the window")
-        .await;
-    s.click_css("[data-testid=call-tool]").await;
-    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
-        t.contains("Echo: hello from the window")
-    })
-    .await;
-    desktop.screenshot("tools.png").await;
-
-    // Sampling: the server asks the model; the person edits the prompt before it is sent, then
-    // writes (with the keyless manual provider) and edits the answer before it goes back.
-    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request]")
-        .await;
-    s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
-        .await;
-    s.click_css("[data-testid=call-tool]").await;
-    s.wait_for(
-        "[data-testid=review-dialog][data-kind=sampling_request]",
-        SHORT,
-    )
-    .await;
-    let prompt = s
-        .wait_for("[data-testid=sampling-message-0-0]", SHORT)
-        .await;
-    let shown = s.script_on("return arguments[0].value", &prompt).await;
-    assert_eq!(
-        shown,
-        serde_json::json!(
-            "Resource trigger-sampling-request context: What is the capital of France?"
-        )
-    );
-    s.type_into(
-        "[data-testid=sampling-message-0-0]",
-        "What is the capital of Spain? One word.",
-    )
-    .await;
-    s.type_into("[data-testid=sampling-max-tokens]", "20").await;
-    let edited = s.script_on("return arguments[0].value", &prompt).await;
-    assert_eq!(
-        edited,
-        serde_json::json!("What is the capital of Spain? One word.")
-    );
-    desktop.screenshot("sampling-request.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
-    s.wait_for(
-        "[data-testid=review-dialog][data-kind=sampling_completion]",
-        SHORT,
-    )
-    .await;
-    s.type_into("[data-testid=completion-text-0]", "Madrid")
-        .await;
-    desktop.screenshot("sampling-completion.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
-    s.wait_text("[data-testid=tool-result]", SHORT, |t| t.contains("Madrid"))
-        .await;
-    assert!(s.all("[data-testid=review-dialog]").await.is_empty());
-    // The audit log has every step, with the edits as decided.
-    let audit = switchboard_core::audit::Audit::new(std::sync::Arc::new(
-        switchboard_core::store::Store::open(&desktop.data_dir).expect("the app's database"),
-    ));
-    let rows = audit
-        .search(&switchboard_core::audit::AuditQuery::default())
-        .expect("audit rows");
-    let decided: Vec<Option<String>> = rows
-        .iter()
-        .rev()
-        .filter(|r| r.step == switchboard_core::audit::Step::Decided)
-        .map(|r| r.decision.clone())
-        .collect();
-    assert_eq!(
-        decided,
-        vec![Some("edited".to_owned()), Some("edited".to_owned())]
-    );
-    assert!(
-        rows.iter()
-            .any(|r| r.detail.to_string().contains("capital of Spain? One word."))
-    );
-    // A real provider: an OpenAI-compatible server replaying a recorded stream, added on the
-    // Models screen with its key (into the keychain). The answer streams in, then is edited.
-    let provider = replay_provider::Provider::replay_every(
-        include_str!("../../src-tauri/core/tests/providers/openai_text.sse"),
-        Duration::from_millis(300),
-    );
-    add_provider(s, "replay", &provider.base, "sk-e2e-key").await;
-    s.wait_text(
-        "[data-testid=provider-row][data-id=replay] [data-testid=provider-key]",
-        SHORT,
-        |t| t.contains("keychain"),
-    )
-    .await;
-    desktop.screenshot("models.png").await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request]")
-        .await;
-    s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
-        .await;
-    s.click_css("[data-testid=call-tool]").await;
-    s.wait_text("[data-testid=sampling-provider]", SHORT, |t| t == "replay")
-        .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
-    s.wait_text("[data-testid=sampling-stream]", SHORT, |t| {
-        t.contains("The capital")
-    })
-    .await;
-    desktop.screenshot("sampling-stream.png").await;
-    s.wait_for(
-        "[data-testid=review-dialog][data-kind=sampling_completion]",
-        LONG,
-    )
-    .await;
-    let answer = s.wait_for("[data-testid=completion-text-0]", SHORT).await;
-    assert_eq!(
-        s.script_on("return arguments[0].value", &answer).await,
-        serde_json::json!("The capital of France is Paris.")
-    );
-    s.type_into(
-        "[data-testid=completion-text-0]",
-        "The capital of France is Paris, on the Seine.",
-    )
-    .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
-    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
-        t.contains("on the Seine")
-    })
-    .await;
-    let requests = provider.requests();
-    assert_eq!(requests.len(), 1, "{requests:?}");
-    assert!(requests[0].0.contains("Bearer sk-e2e-key"));
-    assert_eq!(requests[0].1["model"], "gpt-4o-mini");
-    assert!(
-        requests[0].1["messages"][1]["content"]
-            .to_string()
-            .contains("What is the capital of France?")
-    );
-
-    // Elicitation: the server's form, filled in the dialog (titled and multi-select enums too).
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=trigger-elicitation-request]")
-        .await;
-    s.click_css("[data-testid=call-tool]").await;
-    s.wait_for("[data-testid=review-dialog][data-kind=elicitation]", SHORT)
-        .await;
-    s.type_into("[data-testid=arg-name]", "Ada Lovelace").await;
-    s.select("[data-testid=arg-titledSingleSelectEnum]", "hero-3")
-        .await;
-    s.click_css("[data-testid=arg-untitledMultipleSelectEnum-Piano]")
-        .await;
-    desktop.screenshot("elicitation.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
-    let result = s
-        .wait_text("[data-testid=tool-result]", SHORT, |t| {
-            t.contains("Name: Ada Lovelace")
-        })
-        .await;
-    assert!(result.contains("hero-3"), "{result}");
-    assert!(result.contains("Piano"), "{result}");
-    assert!(
-        result.contains("It was a dark and stormy night."),
-        "{result}"
-    );
-
-    // Chat: the model calls a server's tool; the person edits the arguments and approves the
-    // call in the dialog; the result goes back to the model, which answers. Then a server's
-    // prompt is inserted from the "/" palette.
-    let chat_model = replay_provider::Provider::replay_in_turn(
-        vec![
-            include_str!("../../src-tauri/core/tests/providers/openai_chat_echo.sse"),
-            include_str!("../../src-tauri/core/tests/providers/openai_text.sse"),
-        ],
-        Duration::from_millis(30),
-    );
-    add_provider(s, "chatmodel", &chat_model.base, "sk-chat").await;
-    s.wait_for("[data-testid=provider-row][data-id=chatmodel]", SHORT)
-        .await;
-    s.click_css("[data-testid=nav-chat]").await;
-    s.click_css("[data-testid=new-chat]").await;
-    s.select("[data-testid=chat-model]", "chatmodel/gpt-4o-mini")
-        .await;
-    s.type_into("[data-testid=chat-input]", "Please echo hi")
-        .await;
-    s.click_css("[data-testid=chat-send]").await;
-    s.wait_for("[data-testid=review-dialog][data-kind=tool_call]", SHORT)
-        .await;
-    s.type_into(
-        "[data-testid=review-json]",
-        r#"{"message": "hi from the person"}"#,
-    )
-    .await;
-    desktop.screenshot("chat-tool-call.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
-    s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
-        t.contains("The capital of France is Paris.")
-    })
-    .await;
-    let requests = chat_model.requests();
-    assert_eq!(requests.len(), 2, "{requests:?}");
-    assert_eq!(
-        requests[0].1["tools"].as_array().map(|t| t
-            .iter()
-            .any(|t| t["function"]["name"] == "everything__echo")),
-        Some(true)
-    );
-    assert!(
-        requests[1].1["messages"]
-            .to_string()
-            .contains("Echo: hi from the person"),
-        "the approved call's result went back to the model"
-    );
-    s.type_into("[data-testid=chat-input]", "/simple").await;
-    s.click_css("[data-testid=palette-prompt-option][data-name=simple-prompt]")
-        .await;
-    s.click_css("[data-testid=get-prompt]").await;
-    s.click_css("[data-testid=insert-prompt]").await;
-    s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
-        t.contains("This is a simple prompt without arguments.")
-    })
-    .await;
-    desktop.screenshot("chat.png").await;
-
-    s.click_css("[data-testid=nav-approvals]").await;
-    s.wait_for("[data-testid=audit-row][data-step=returned]", SHORT)
-        .await;
-    // The call made by hand on the Tools screen is audited too, as the user's.
-    s.type_into("[data-testid=audit-search]", "hello from the window")
-        .await;
-    s.wait_text("[data-testid=audit]", SHORT, |t| {
-        t.contains("tool call: echo") && t.contains("user") && t.contains("returned")
-    })
-    .await;
-    s.type_into("[data-testid=audit-search]", "").await;
-    // Tool pinning: approve the server's definitions as shown.
-    s.select(
-        "[data-testid=pins-panel] [data-testid=server-picker]",
-        "everything",
-    )
-    .await;
-    s.wait_for("[data-testid=pin-item][data-state=new]", SHORT)
-        .await;
-    s.click_css("[data-testid=pins-approve]").await;
-    s.wait_text("[data-testid=pins-panel]", SHORT, |t| {
-        t.contains("are approved as they are")
-    })
-    .await;
-    // A rule made on the screen itself: always allow the server's echo.
-    s.select("[data-testid=policy-new-server]", "everything")
-        .await;
-    s.type_into("[data-testid=policy-new-tool]", "echo").await;
-    s.click_css("[data-testid=policy-add-button]").await;
-    s.wait_text("[data-testid=policies]", SHORT, |t| t.contains("echo"))
-        .await;
-    // The screenshot shows the screen from its top, as a person arriving sees it.
-    s.script(
-        "document.querySelector('[data-testid=approvals-screen]').scrollTop = 0",
-        serde_json::json!([]),
-    )
-    .await;
-    desktop.screenshot("approvals.png").await;
-
-    // Resources: page through the fixture's 1000 resources by scrolling, then read its image.
-    s.click_css("[data-testid=nav-resources]").await;
-    s.select("[data-testid=server-picker]", "fixture").await;
-    s.wait_for("[data-testid=resource-row]", SHORT).await;
-    let list = s.wait_for("[data-testid=resource-list]", SHORT).await;
-    let mut loaded = 0;
-    for _ in 0..100 {
-        s.script_on("arguments[0].scrollTop = arguments[0].scrollHeight", &list)
-            .await;
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let count = s.all("[data-testid=resource-count]").await;
-        if let Some(c) = count.first() {
-            let text = s.text(c).await.replace([',', '.', ' '], "");
-            loaded = text
-                .split(|ch: char| !ch.is_ascii_digit())
-                .find(|p| !p.is_empty())
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(0);
+    for _ in 0..5 {
+        if s.all("[data-testid=review-dialog]").await.is_empty() {
+            return;
         }
-        if loaded >= 300 {
-            break;
+        for reject in s.all("[data-testid=review-deny]").await {
+            s.click(&reject).await;
         }
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
-    assert!(loaded >= 300, "scrolling loaded only {loaded} resources");
-    let rows = s.all("[data-testid=resource-row]").await.len();
-    assert!(
-        rows < 200,
-        "{rows} rows in the DOM: the list is not virtualized"
-    );
-    s.type_into("[data-testid=resource-search]", "image").await;
-    s.click_css("[data-testid=resource-row][data-uri=\"fixture://image.png\"]")
-        .await;
-    let img = s.wait_for("[data-testid=resource-viewer] img", SHORT).await;
-    let mut width = serde_json::Value::Null;
-    for _ in 0..50 {
-        width = s.script_on("return arguments[0].naturalWidth", &img).await;
-        if width == serde_json::json!(48) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(width, serde_json::json!(48), "the image did not render");
-    desktop.screenshot("resources.png").await;
-
-    // Prompts: fill an argument from completion and preview the messages.
-    s.click_css("[data-testid=nav-prompts]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=prompt-item][data-name=completable-prompt]")
-        .await;
-    s.type_into("[data-testid=prompt-arg-department]", "Eng")
-        .await;
-    let option = s.wait_for("[data-testid=completion-option]", SHORT).await;
-    assert_eq!(s.text(&option).await.trim(), "Engineering");
-    s.click(&option).await;
-    s.type_into("[data-testid=prompt-arg-name]", "Alice").await;
-    s.click_css("[data-testid=get-prompt]").await;
-    s.wait_text("[data-testid=prompt-preview]", SHORT, |t| {
-        t.contains("Please promote Alice to the head of the Engineering team")
-    })
-    .await;
-    desktop.screenshot("prompts.png").await;
-
-    // Roots: add a folder; the filesystem server's allowed directories follow.
-    s.click_css("[data-testid=nav-roots]").await;
-    let folder = desktop.workspace.display().to_string();
-    s.type_into("[data-testid=root-path]", &folder).await;
-    s.click_css("[data-testid=root-add]").await;
-    s.wait_for(
-        &format!("[data-testid=root-item][data-path=\"{folder}\"]"),
-        SHORT,
-    )
-    .await;
-    desktop.screenshot("roots.png").await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "files").await;
-    s.click_css("[data-testid=tool-item][data-name=list_allowed_directories]")
-        .await;
-    let mut seen = false;
-    for _ in 0..20 {
-        s.click_css("[data-testid=call-tool]").await;
-        let text = s
-            .wait_text("[data-testid=tool-result]", SHORT, |_| true)
-            .await;
-        if text.contains(&folder) {
-            seen = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    assert!(seen, "server-filesystem never listed {folder}");
-
-    // Kill the server's process behind the app's back: it restarts on its own.
-    s.click_css("[data-testid=nav-servers]").await;
-    let pid = desktop::pid_with_env("E2E_MARK", &mark).expect("the everything server's process");
-    desktop::kill9(pid);
-    let not_running =
-        "[data-testid=server-row][data-name=\"everything\"]:not([data-state=\"running\"])";
-    s.wait_for(not_running, SHORT).await;
-    s.wait_for(&row("everything", "running"), LONG).await;
-    let new_pid = desktop::pid_with_env("E2E_MARK", &mark).expect("a restarted process");
-    assert_ne!(pid, new_pid, "the server was not restarted");
-
-    desktop.finish().await;
 }
