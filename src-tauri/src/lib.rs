@@ -60,16 +60,15 @@ pub fn run() {
     });
 }
 
-/// Emits what `events` hears to the window as `name`. A `resync` (the listener fell behind)
-/// always goes out as a state event, so the window re-reads whatever it shows.
+/// Emits what `events` hears to the window as `name`. A `resync` means state events were lost,
+/// so the window re-reads everything it shows; lost stream events (text, progress, logs) need no
+/// such reload, as the messages and results they lead to are state events of their own.
 fn forward(window: AppHandle, mut events: Listener, name: &'static str) {
     tauri::async_runtime::spawn(async move {
         while let Some(event) = events.recv().await {
-            let name = if matches!(event, HostEvent::Resync(_)) {
-                HOST_EVENT
-            } else {
-                name
-            };
+            if name == HOST_STREAM && matches!(event, HostEvent::Resync(_)) {
+                continue;
+            }
             let _ = window.emit(name, event);
         }
     });

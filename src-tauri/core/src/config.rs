@@ -32,7 +32,7 @@ pub struct Config {
     /// Roots every server sees unless it sets its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roots: Vec<PathBuf>,
-    /// How many days audit rows are kept (default 365; 0 keeps them forever).
+    /// How many days audit rows are kept (default 0: for ever).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_retention_days: Option<u32>,
     /// Keys Switchboard does not know, kept as they were.
@@ -41,8 +41,9 @@ pub struct Config {
     pub extra: Map<String, Value>,
 }
 
-/// Audit rows are kept this many days unless the configuration says otherwise.
-pub const DEFAULT_AUDIT_RETENTION_DAYS: u32 = 365;
+/// Audit rows are kept this many days unless the configuration says otherwise: 0, for ever
+/// (an audit log that empties itself without being asked would surprise its reader).
+pub const DEFAULT_AUDIT_RETENTION_DAYS: u32 = 0;
 
 /// How a remote server is reached.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]

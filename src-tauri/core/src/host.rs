@@ -40,6 +40,9 @@ pub struct Host {
     secrets: Arc<dyn SecretStore>,
     events: Bus,
     calls: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+    /// Taken by every edit for its whole length (file, then servers), so concurrent edits reach
+    /// the file and the running servers in the same order.
+    changes: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Host {
@@ -68,6 +71,7 @@ impl Host {
             secrets: ctx.secrets,
             events: ctx.events,
             calls: Arc::default(),
+            changes: Arc::default(),
         }
     }
 
@@ -114,6 +118,7 @@ impl Host {
         server: ServerConfig,
         previous: Option<&str>,
     ) -> Result<()> {
+        let _in_order = self.changes.lock().await;
         let name = name.trim();
         if name.is_empty() {
             return Err(invalid("a server needs a name"));
@@ -149,6 +154,7 @@ impl Host {
 
     /// Removes a server from the file and stops it.
     pub async fn remove_server(&self, name: &str) -> Result<()> {
+        let _in_order = self.changes.lock().await;
         self.edit(|config| {
             config
                 .mcp_servers
@@ -161,6 +167,7 @@ impl Host {
 
     /// Enables (and starts) or disables (and stops) a server, remembering it in the file.
     pub async fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
+        let _in_order = self.changes.lock().await;
         let (server, roots) = self.edit(|config| {
             let roots = config.roots_for(name);
             let server = config
@@ -189,6 +196,7 @@ impl Host {
     /// Sets the global roots (`server` is `None`) or one server's own (`paths` `None` means "use
     /// the global ones"), saves the file and tells every affected running server.
     pub async fn set_roots(&self, server: Option<&str>, paths: Option<Vec<PathBuf>>) -> Result<()> {
+        let in_order = self.changes.lock().await;
         let paths = paths.map(|ps| ps.into_iter().map(absolute).collect::<Result<Vec<_>>>());
         let paths = paths.transpose()?;
         let affected = self.edit(|config| {
@@ -209,10 +217,19 @@ impl Host {
                 .map(|n| (n.clone(), config.roots_for(n)))
                 .collect::<Vec<_>>())
         })?;
+        let mut changed = Vec::new();
         for (name, roots) in affected {
-            if let Ok(handle) = self.servers.get(&name) {
-                handle.set_roots(&roots).await?;
+            if let Ok(handle) = self.servers.get(&name)
+                && handle.update_roots(&roots)
+            {
+                changed.push(handle);
             }
+        }
+        // Servers are told after the edit is over: a server that stops reading its input must
+        // not hold up every other edit.
+        drop(in_order);
+        for handle in changed {
+            handle.notify_roots_changed().await?;
         }
         Ok(())
     }
@@ -235,26 +252,33 @@ impl Host {
         inputs: &HashMap<String, String>,
     ) -> Result<ImportReport> {
         let plan = self.import_preview(path)?;
-        let secrets = self.secrets.clone();
-        let (host, inputs) = (self.clone(), inputs.clone());
-        // Secrets go to the keychain, which may wait on an unlock prompt.
-        let (report, added) = crate::store::off_thread(move || {
+        let _in_order = self.changes.lock().await;
+        let (secrets, inputs) = (self.secrets.clone(), inputs.clone());
+        // The keychain may wait on an unlock prompt: off the runtime, and before the config lock
+        // is taken, so nothing that reads the config waits for the person.
+        let (plan, mut report) = crate::store::off_thread(move || {
+            let report = plan.store_secrets(secrets.as_ref(), &mut |input| {
+                inputs.get(&input.id).filter(|v| !v.is_empty()).cloned()
+            })?;
+            Ok((plan, report))
+        })
+        .await?;
+        let host = self.clone();
+        let added = crate::store::off_thread(move || {
             host.edit(|config| {
-                let report = plan.apply(config, secrets.as_ref(), &mut |input| {
-                    inputs.get(&input.id).filter(|v| !v.is_empty()).cloned()
-                })?;
-                let added: Vec<_> = report
-                    .added
-                    .iter()
+                let names = plan.add_servers(config);
+                Ok(names
+                    .into_iter()
                     .filter_map(|n| {
-                        let s = config.mcp_servers.get(n)?.clone();
-                        Some((n.clone(), s, config.roots_for(n)))
+                        let s = config.mcp_servers.get(&n)?.clone();
+                        let roots = config.roots_for(&n);
+                        Some((n, s, roots))
                     })
-                    .collect();
-                Ok((report, added))
+                    .collect::<Vec<_>>())
             })
         })
         .await?;
+        report.added = added.iter().map(|(n, _, _)| n.clone()).collect();
         for (name, server, roots) in added {
             self.servers.upsert(&name, server, roots).await?;
         }

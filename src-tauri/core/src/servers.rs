@@ -147,9 +147,10 @@ enum Command {
     Start,
     Stop(oneshot::Sender<()>),
     Restart,
-    /// A new definition: the old connection ends, the new one starts if enabled.
+    /// A new definition and roots: the old connection ends, the new one starts if enabled.
     Replace {
         config: Box<ServerConfig>,
+        roots: Vec<Root>,
         ack: oneshot::Sender<()>,
     },
 }
@@ -187,6 +188,7 @@ impl ServerHandle {
         };
         let (state_tx, state) = watch::channel(initial);
         let (roots_tx, roots_rx) = watch::channel(roots_from_paths(&roots));
+        let roots_tx = Arc::new(roots_tx);
         let stderr = StderrRing::new(STDERR_LINES);
         let opts = ConnectOptions {
             server: name.to_owned(),
@@ -202,6 +204,7 @@ impl ServerHandle {
         };
         let supervisor = Supervisor {
             opts,
+            roots: roots_tx.clone(),
             commands: rx,
             state: state_tx,
             events: ctx.events.clone(),
@@ -213,7 +216,7 @@ impl ServerHandle {
             name: name.to_owned(),
             commands,
             state,
-            roots: Arc::new(roots_tx),
+            roots: roots_tx,
             stderr,
         }
     }
@@ -318,10 +321,10 @@ impl ServerHandle {
     /// Replaces the server's definition and roots: the running connection (if any) is shut
     /// down, then the new definition starts if it is enabled. Waits until the old one is gone.
     pub async fn replace(&self, config: ServerConfig, roots: &[PathBuf]) -> Result<()> {
-        self.roots.send_replace(roots_from_paths(roots));
         let (ack, done) = oneshot::channel();
         self.send(Command::Replace {
             config: Box::new(config),
+            roots: roots_from_paths(roots),
             ack,
         })
         .await?;
@@ -331,19 +334,32 @@ impl ServerHandle {
 
     /// Replaces the roots this server sees and tells it with `notifications/roots/list_changed`.
     pub async fn set_roots(&self, roots: &[PathBuf]) -> Result<()> {
+        if self.update_roots(roots) {
+            self.notify_roots_changed().await?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the roots this server sees; whether they changed. Tell the server with
+    /// [`ServerHandle::notify_roots_changed`].
+    pub fn update_roots(&self, roots: &[PathBuf]) -> bool {
         let roots = roots_from_paths(roots);
-        let changed = self.roots.send_if_modified(|current| {
+        self.roots.send_if_modified(|current| {
             if *current == roots {
                 false
             } else {
                 *current = roots;
                 true
             }
-        });
-        if changed && let Ok(connection) = self.connection() {
-            connection.notify_roots_changed().await?;
+        })
+    }
+
+    /// Sends `notifications/roots/list_changed`, if the server is running.
+    pub async fn notify_roots_changed(&self) -> Result<()> {
+        match self.connection() {
+            Ok(connection) => connection.notify_roots_changed().await,
+            Err(_) => Ok(()),
         }
-        Ok(())
     }
 
     async fn send(&self, command: Command) -> Result<()> {
@@ -356,6 +372,8 @@ impl ServerHandle {
 
 struct Supervisor {
     opts: ConnectOptions,
+    /// The roots the connection hands out (the handle changes them too, with a notification).
+    roots: Arc<watch::Sender<Vec<Root>>>,
     commands: mpsc::Receiver<Command>,
     state: watch::Sender<ServerState>,
     events: Bus,
@@ -371,8 +389,8 @@ enum Ended {
     Restart,
     /// The user stopped the server; acknowledged once it is down.
     Stop(oneshot::Sender<()>),
-    /// A new definition; acknowledged once the old connection is down.
-    Replace(Box<ServerConfig>, oneshot::Sender<()>),
+    /// A new definition and roots; acknowledged once the old connection is down.
+    Replace(Box<ServerConfig>, Vec<Root>, oneshot::Sender<()>),
     /// Every handle is gone.
     Gone,
 }
@@ -450,19 +468,21 @@ impl Supervisor {
                 *attempt = 0;
                 Next::Connect
             }
-            Some(Command::Replace { config, ack }) => {
+            Some(Command::Replace { config, roots, ack }) => {
                 *attempt = 0;
-                let next = self.adopt(*config);
+                let next = self.adopt(*config, roots);
                 let _ = ack.send(());
                 next
             }
         }
     }
 
-    /// Takes a new definition; connects if it is enabled.
-    fn adopt(&mut self, config: ServerConfig) -> Next {
+    /// Takes a new definition and its roots (together, once the old connection is down); connects
+    /// if it is enabled.
+    fn adopt(&mut self, config: ServerConfig, roots: Vec<Root>) -> Next {
         let enabled = config.enabled;
         self.opts.config = config;
+        self.roots.send_replace(roots);
         if enabled {
             Next::Connect
         } else {
@@ -529,8 +549,8 @@ impl Supervisor {
                 let _ = ack.send(());
                 Next::Idle
             }
-            Ended::Replace(config, ack) => {
-                let next = self.adopt(*config);
+            Ended::Replace(config, roots, ack) => {
+                let next = self.adopt(*config, roots);
                 let _ = ack.send(());
                 next
             }
@@ -563,7 +583,7 @@ impl Supervisor {
                     Some(Command::Start) => continue,
                     Some(Command::Restart) => { *attempt = 0; return Ended::Restart }
                     Some(Command::Stop(ack)) => return Ended::Stop(ack),
-                    Some(Command::Replace { config, ack }) => { *attempt = 0; return Ended::Replace(config, ack) }
+                    Some(Command::Replace { config, roots, ack }) => { *attempt = 0; return Ended::Replace(config, roots, ack) }
                     None => return Ended::Gone,
                 },
             }

@@ -90,7 +90,12 @@ impl Store {
             .spawn(move || {
                 // Ends when the store (the only sender) is dropped.
                 while let Ok(job) = jobs.recv() {
-                    job(&shared);
+                    // A job that panics must not stop the store for the rest of the session.
+                    let ran =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&shared)));
+                    if ran.is_err() {
+                        tracing::error!("a database job panicked; the store goes on");
+                    }
                 }
             })
             .map_err(|e| Error::new(ErrorCode::Io, format!("cannot start the store: {e}")))?;
@@ -159,9 +164,9 @@ fn locked<T>(
     path: &Path,
     f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
 ) -> Result<T> {
-    let mut conn = conn
-        .lock()
-        .map_err(|_| Error::new(ErrorCode::Internal, "database lock poisoned"))?;
+    // A panic while holding the connection leaves no half-done work: an open transaction is
+    // rolled back when it is dropped. So a poisoned lock is taken over, not given up on.
+    let mut conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     f(&mut conn).map_err(|e| db_error(path, e))
 }
 

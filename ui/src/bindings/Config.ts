@@ -14,6 +14,6 @@ mcpServers: { [key in string]: ServerConfig },
  */
 roots?: Array<string>, 
 /**
- * How many days audit rows are kept (default 365; 0 keeps them forever).
+ * How many days audit rows are kept (default 0: for ever).
  */
 auditRetentionDays?: number | null, };

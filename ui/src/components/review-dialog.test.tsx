@@ -110,6 +110,9 @@ describe("ReviewDialog", () => {
     fireEvent.click(screen.getByTestId("review-approve"));
     await waitFor(() => expect(screen.queryByTestId("review-dialog")).toBeNull());
     expect(screen.queryByTestId("sampling-stream")).toBeNull();
+    // Text of that flow arriving late (streams travel apart from state changes) stays away.
+    await act(async () => b.emit({ type: "samplingText", flow: "f1", text: "late" }));
+    expect(screen.queryByTestId("sampling-stream")).toBeNull();
   });
 
   it("lets the user write or edit the answer before it goes back", async () => {

@@ -7,7 +7,7 @@
 // (the chat composer, say) cannot approve what nobody has read.
 // Each kind of review has its own component under ./review-dialog/; this file keeps the queue,
 // the arming and the choice of component.
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { Review } from "../bindings/Review";
@@ -24,6 +24,9 @@ import { ToolCall } from "./review-dialog/tool-call";
 export function useReviews(backend: Backend) {
   const [reviews, setReviews] = useState<Review[]>([]);
   const [streamed, setStreamed] = useState<Record<string, string>>({});
+  // Flows whose answer is up for review: their stream is over, and text that arrives late (the
+  // window hears streams and state changes on separate channels) must not bring it back.
+  const finished = useRef(new Set<string>());
   const refresh = useCallback(() => {
     backend.pendingReviews().then(setReviews, () => setReviews([]));
   }, [backend]);
@@ -34,7 +37,8 @@ export function useReviews(backend: Backend) {
     backend
       .onHostEvent((e) => {
         if (e.type === "reviewsChanged" || e.type === "resync") refresh();
-        if (e.type === "samplingText") setStreamed((old) => ({ ...old, [e.flow]: (old[e.flow] ?? "") + e.text }));
+        if (e.type === "samplingText" && !finished.current.has(e.flow))
+          setStreamed((old) => ({ ...old, [e.flow]: (old[e.flow] ?? "") + e.text }));
       })
       .then((u) => {
         if (live) unlisten = u;
@@ -46,6 +50,7 @@ export function useReviews(backend: Backend) {
     };
   }, [backend, refresh]);
   const drop = useCallback((flow: string) => {
+    finished.current.add(flow);
     setStreamed((old) => {
       if (!(flow in old)) return old;
       const next = { ...old };

@@ -86,6 +86,18 @@ describe("Chat screen", () => {
     expect(messages[1]!.textContent).toContain("Hello from the model.");
   });
 
+  it("shows no text that arrives after the turn has ended", async () => {
+    const b = backend();
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "Hi there" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(screen.getAllByTestId("chat-message")).toHaveLength(2));
+    await waitFor(() => expect(screen.queryByTestId("chat-stop")).toBeNull());
+    const id = b.conversations[0]!.conversation.id;
+    await act(async () => b.emit({ type: "chatText", conversation: id, text: "late" }));
+    expect(screen.queryByTestId("chat-streaming")).toBeNull();
+  });
+
   it("shows a called tool's progress while the turn runs", async () => {
     const b = backend();
     b.turnMs = 300;

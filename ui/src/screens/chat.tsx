@@ -179,7 +179,10 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
     let live = true;
     backend
       .onHostEvent((e) => {
-        if (e.type === "chatText" && e.conversation === currentRef.current) setStreaming((s) => (s ?? "") + e.text);
+        // Text can arrive after the turn's end (streams and state changes travel apart): a turn
+        // that is over shows no more of it.
+        if (e.type === "chatText" && e.conversation === currentRef.current && busyRef.current)
+          setStreaming((s) => (s ?? "") + e.text);
         if (e.type === "chatMessage" && e.conversation === currentRef.current) {
           setMessages((m) => (m.some((x) => x.id === e.message.id) ? m : [...m, e.message]));
           if (e.message.role === "assistant") setStreaming(null);

@@ -76,7 +76,7 @@ impl App {
 
     /// Stops the conversation's turn, if any, and deletes it.
     pub async fn delete_conversation(&self, args: ConversationId) -> Result<()> {
-        self.0.turns.cancel(&args.id);
+        self.0.turns.cancel(&args.id).await;
         self.0.chats.delete(&args.id).await
     }
 
@@ -97,6 +97,9 @@ impl App {
         let providers = self.0.providers.clone();
         let wanted = view.conversation.provider.clone();
         let provider = off_thread(move || providers.provider(&wanted)).await?;
+        if !reservation.held() {
+            return Err(Error::new(ErrorCode::Cancelled, "you stopped the answer"));
+        }
         let mut last_role = String::new();
         for m in args.messages {
             let message = self.0.chats.append(&id, &m.role, m.content).await?;
@@ -134,13 +137,13 @@ impl App {
                 error: result.err(),
             });
         });
-        reservation.start(task.abort_handle());
+        reservation.start(task);
         Ok(())
     }
 
     /// Stops the conversation's turn; the window is told it ended.
     pub async fn cancel_turn(&self, args: ConversationId) -> Result<()> {
-        if self.0.turns.cancel(&args.id) {
+        if self.0.turns.cancel(&args.id).await {
             self.0.events.publish(ChatEvent::ChatDone {
                 conversation: args.id,
                 error: Some(Error::new(ErrorCode::Cancelled, "you stopped the answer")),

@@ -17,7 +17,7 @@ use super::requests::{
 use crate::config::import::{ImportPlan, ImportReport};
 use crate::connection::{CompletionRef, Connection};
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::{HostEvent, ServerEvent};
+use crate::events::{HostEvent, Listener, ServerEvent};
 use crate::host::RootsView;
 use crate::servers::ServerView;
 use crate::store::off_thread;
@@ -118,11 +118,9 @@ impl App {
             Value::Null => None,
             other => Some(other),
         };
-        let forward = tokio::spawn(forward_progress(
-            self.clone(),
-            args.server.clone(),
-            on_progress,
-        ));
+        // Subscribed before the call goes out, so its first progress is not missed.
+        let streams = self.0.events.streams();
+        let forward = tokio::spawn(forward_progress(streams, args.server.clone(), on_progress));
         let door = &self.0.door;
         let flow = door
             .user_tool_call(&args.server, &args.name, arguments.as_ref())
@@ -226,11 +224,10 @@ impl App {
 
 /// Hands the server's progress notifications to `on_progress` until it returns false.
 async fn forward_progress(
-    app: App,
+    mut streams: Listener,
     server: String,
     on_progress: impl Fn(CallProgress) -> bool + Send + 'static,
 ) {
-    let mut streams = app.0.events.streams();
     while let Some(event) = streams.recv().await {
         if let HostEvent::Server(ServerEvent::Progress {
             server: from,

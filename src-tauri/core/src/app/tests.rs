@@ -45,6 +45,15 @@ async fn the_window_answers_while_another_process_holds_the_database() {
         tool: None,
         rule: Rule::Deny,
     };
+    // Ticks while the runtime's one thread is free: it stops if anything blocks that thread.
+    let ticks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = ticks.clone();
+    let ticker = tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
     let (a, b) = (app.clone(), app.clone());
     let write = tokio::spawn(async move { a.set_policy(rule).await });
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -61,8 +70,15 @@ async fn the_window_answers_while_another_process_holds_the_database() {
     );
     let path = tokio::time::timeout(Duration::from_millis(200), app.config_path(NoArgs {})).await;
     assert!(path.expect("config_path answered at once").is_ok());
+    let before = ticks.load(std::sync::atomic::Ordering::SeqCst);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!search.is_finished(), "the search waits for the database");
+    let ticked = ticks.load(std::sync::atomic::Ordering::SeqCst) - before;
+    assert!(
+        ticked >= 10,
+        "the runtime stalled: {ticked} ticks in 300 ms"
+    );
+    ticker.abort();
 
     other.execute_batch("COMMIT").unwrap();
     let found = tokio::time::timeout(Duration::from_secs(5), search).await;

@@ -292,15 +292,21 @@ impl Drop for Unfinished<'_> {
 
 /// The turns in progress, by conversation: at most one each. A conversation is reserved before
 /// anything of a new turn happens, so two sends at once cannot start two turns (the second is
-/// refused), and Stop always reaches the one that runs.
+/// refused), and Stop always reaches the one that runs. Each reservation has a token, so a
+/// send that was stopped while it set up cannot take over (or release) a later one's slot.
 #[derive(Debug, Default)]
-pub struct Turns(Mutex<HashMap<String, Slot>>);
+pub struct Turns {
+    slots: Mutex<HashMap<String, Slot>>,
+    tokens: std::sync::atomic::AtomicU64,
+}
 
 #[derive(Debug)]
 enum Slot {
     /// Reserved by a send that has not started its turn yet.
-    Reserved,
-    Running(tokio::task::AbortHandle),
+    Reserved(u64),
+    Running(tokio::task::JoinHandle<()>),
+    /// Stopped; its task is winding down (writing what it must) before another may start.
+    Stopping,
 }
 
 /// A conversation reserved for a turn; released when dropped before the turn starts.
@@ -308,18 +314,20 @@ enum Slot {
 pub struct Reservation<'a> {
     turns: &'a Turns,
     id: String,
+    token: u64,
     started: bool,
 }
 
 impl Turns {
     fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
         // The map stays consistent whatever panicked while holding it: each change is one call.
-        self.0
+        self.slots
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Reserves conversation `id` for a new turn; refused while one is reserved or running.
+    /// Reserves conversation `id` for a new turn; refused while one is reserved, running or
+    /// stopping.
     pub fn reserve(&self, id: &str) -> Result<Reservation<'_>> {
         let mut slots = self.slots();
         slots.retain(|_, slot| !matches!(slot, Slot::Running(task) if task.is_finished()));
@@ -329,46 +337,72 @@ impl Turns {
                 "the model is still answering in this conversation",
             ));
         }
-        slots.insert(id.to_owned(), Slot::Reserved);
+        let token = self
+            .tokens
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        slots.insert(id.to_owned(), Slot::Reserved(token));
         Ok(Reservation {
             turns: self,
             id: id.to_owned(),
+            token,
             started: false,
         })
     }
 
-    /// Whether a turn of conversation `id` is reserved or running.
+    /// Whether a turn of conversation `id` is reserved, running or stopping.
     pub fn is_running(&self, id: &str) -> bool {
         match self.slots().get(id) {
             Some(Slot::Running(task)) => !task.is_finished(),
-            Some(Slot::Reserved) => true,
+            Some(_) => true,
             None => false,
         }
     }
 
-    /// Stops the turn of conversation `id` (or the send about to start one). Returns whether
-    /// there was one to stop.
-    pub fn cancel(&self, id: &str) -> bool {
-        match self.slots().remove(id) {
-            Some(Slot::Running(task)) => {
-                let running = !task.is_finished();
-                task.abort();
-                running
+    /// Stops the turn of conversation `id` (or the send about to start one) and waits until it
+    /// has wound down, so what it wrote on the way out comes before anything sent next. Returns
+    /// whether there was one to stop.
+    pub async fn cancel(&self, id: &str) -> bool {
+        let task = {
+            let mut slots = self.slots();
+            match slots.remove(id) {
+                Some(Slot::Running(task)) => {
+                    slots.insert(id.to_owned(), Slot::Stopping);
+                    task
+                }
+                Some(Slot::Reserved(_)) => return true,
+                Some(Slot::Stopping) => {
+                    slots.insert(id.to_owned(), Slot::Stopping);
+                    return false;
+                }
+                None => return false,
             }
-            Some(Slot::Reserved) => true,
-            None => false,
+        };
+        let running = !task.is_finished();
+        task.abort();
+        let _ = task.await;
+        let mut slots = self.slots();
+        if matches!(slots.get(id), Some(Slot::Stopping)) {
+            slots.remove(id);
         }
+        running
     }
 }
 
 impl Reservation<'_> {
+    /// Whether this reservation still holds its conversation (it was not stopped meanwhile).
+    pub fn held(&self) -> bool {
+        matches!(self.turns.slots().get(&self.id), Some(Slot::Reserved(t)) if *t == self.token)
+    }
+
     /// The turn started as `task`. If it was stopped while being set up, it is stopped now.
-    pub fn start(mut self, task: tokio::task::AbortHandle) {
+    pub fn start(mut self, task: tokio::task::JoinHandle<()>) {
         self.started = true;
         let mut slots = self.turns.slots();
-        match slots.get_mut(&self.id) {
-            Some(slot @ Slot::Reserved) => *slot = Slot::Running(task),
-            _ => task.abort(),
+        let ours = matches!(slots.get(&self.id), Some(Slot::Reserved(t)) if *t == self.token);
+        if ours {
+            slots.insert(self.id.clone(), Slot::Running(task));
+        } else {
+            task.abort();
         }
     }
 }
@@ -379,8 +413,52 @@ impl Drop for Reservation<'_> {
             return;
         }
         let mut slots = self.turns.slots();
-        if matches!(slots.get(&self.id), Some(Slot::Reserved)) {
+        if matches!(slots.get(&self.id), Some(Slot::Reserved(t)) if *t == self.token) {
             slots.remove(&self.id);
         }
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    fn never() -> tokio::task::JoinHandle<()> {
+        tokio::spawn(std::future::pending())
+    }
+
+    #[tokio::test]
+    async fn a_send_stopped_while_it_sets_up_neither_starts_nor_frees_a_later_one() {
+        let turns = Turns::default();
+        let first = turns.reserve("c").unwrap();
+        assert!(turns.cancel("c").await, "the reserved send is stopped");
+        let second = turns.reserve("c").unwrap();
+        assert!(!first.held());
+        let stale = never();
+        let stale_abort = stale.abort_handle();
+        first.start(stale);
+        tokio::task::yield_now().await;
+        assert!(
+            stale_abort.is_finished(),
+            "the stopped send's turn never runs"
+        );
+        assert!(second.held(), "nor does it take the later send's place");
+        assert!(turns.reserve("c").is_err(), "one turn at a time still");
+        second.start(never());
+        assert!(turns.is_running("c"));
+        assert!(turns.cancel("c").await);
+        assert!(!turns.is_running("c"));
+        turns.reserve("c").unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_failed_send_releases_only_its_own_reservation() {
+        let turns = Turns::default();
+        let first = turns.reserve("c").unwrap();
+        turns.cancel("c").await;
+        let second = turns.reserve("c").unwrap();
+        drop(first);
+        assert!(second.held());
+        assert!(turns.reserve("c").is_err());
     }
 }

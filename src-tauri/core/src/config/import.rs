@@ -194,6 +194,18 @@ impl ImportPlan {
         store: &dyn SecretStore,
         input_value: &mut dyn FnMut(&ImportInput) -> Option<String>,
     ) -> Result<ImportReport> {
+        let mut report = self.store_secrets(store, input_value)?;
+        report.added = self.add_servers(config);
+        Ok(report)
+    }
+
+    /// Stores the plan's secrets and the supplied input values in `store` (the keychain: may
+    /// wait on an unlock prompt, so never under a lock). The report lists no servers yet.
+    pub fn store_secrets(
+        &self,
+        store: &dyn SecretStore,
+        input_value: &mut dyn FnMut(&ImportInput) -> Option<String>,
+    ) -> Result<ImportReport> {
         let mut report = ImportReport {
             added: Vec::new(),
             secrets_stored: Vec::new(),
@@ -212,6 +224,12 @@ impl ImportPlan {
                 None => report.inputs_missing.push(input.id.clone()),
             }
         }
+        Ok(report)
+    }
+
+    /// Adds the plan's servers to `config`; returns the names they got.
+    pub fn add_servers(self, config: &mut Config) -> Vec<String> {
+        let mut added = Vec::new();
         for (name, server) in self.servers {
             let mut unique = name.clone();
             let mut n = 2;
@@ -220,9 +238,9 @@ impl ImportPlan {
                 n += 1;
             }
             config.mcp_servers.insert(unique.clone(), server);
-            report.added.push(unique);
+            added.push(unique);
         }
-        Ok(report)
+        added
     }
 }
 

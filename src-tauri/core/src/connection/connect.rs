@@ -46,18 +46,50 @@ fn child_env(
 }
 
 /// The variables of a dotenv file, read by `dotenvy` (quotes, escapes, `export`, comments,
-/// multi-line values) without touching the host's own environment.
+/// multi-line values) without touching the host's own environment. Values are literal: `$NAME`
+/// is not expanded, so a file cannot hand the child a host variable (a provider key) that the
+/// allow-list keeps from it, and a password with a `$` arrives whole.
 fn env_file(file: &std::path::Path, server: &str) -> Result<Vec<(String, String)>> {
-    let invalid = |e: dotenvy::Error| {
+    let fail = |why: String| {
         Error::new(
             ErrorCode::ConfigInvalid,
-            format!("server {server:?}: envFile {}: {e}", file.display()),
+            format!("server {server:?}: envFile {}: {why}", file.display()),
         )
     };
-    dotenvy::from_path_iter(file)
-        .map_err(invalid)?
-        .map(|item| item.map_err(invalid))
+    let text = std::fs::read_to_string(file).map_err(|e| fail(e.to_string()))?;
+    let literal = literal_dollars(&text);
+    dotenvy::from_read_iter(literal.as_bytes())
+        .map(|item| item.map_err(|e| fail(e.to_string())))
         .collect()
+}
+
+/// Escapes every `$` that dotenvy would expand (outside single quotes and comments), so it reads
+/// as a plain `$`.
+fn literal_dollars(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let (mut single, mut double, mut escaped, mut comment) = (false, false, false, false);
+    let mut previous = '\n';
+    for c in text.chars() {
+        if comment {
+            comment = c != '\n';
+        } else if escaped {
+            escaped = false;
+        } else if single {
+            single = c != '\'';
+        } else {
+            match c {
+                '\\' => escaped = true,
+                '"' => double = !double,
+                '\'' if !double => single = true,
+                '#' if !double && previous.is_whitespace() => comment = true,
+                '$' => out.push('\\'),
+                _ => {}
+            }
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
 }
 
 /// Opens a connection: spawns or dials the server, negotiates a protocol version (2026-07-28 via
@@ -580,7 +612,7 @@ mod tests {
         let file = dir.path().join(".env");
         std::fs::write(
             &file,
-            "# a comment\nexport A=1\nB=\"two words\" # trailing\nC='single ${NOT_EXPANDED}'\nD=\"line1\\nline2\"\nE=from-file\n",
+            "# a comment, isn't it $HOME\nexport A=1\nB=\"two words\" # trailing\nC='single ${NOT_EXPANDED}'\nD=\"line1\\nline2\"\nE=from-file\nF=\"ab$cd\"\nG=$HOME/x\nH=\"${PATH}\"\nI='it''s'\n",
         )
         .unwrap();
         let mut config = ServerConfig::stdio("x", vec![]);
@@ -592,6 +624,11 @@ mod tests {
         assert_eq!(env["C"], "single ${NOT_EXPANDED}");
         assert_eq!(env["D"], "line1\nline2");
         assert_eq!(env["E"], "from-config");
+        // Literal, never expanded from the host: `$` in double quotes and bare.
+        assert_eq!(env["F"], "ab$cd");
+        assert_eq!(env["G"], "$HOME/x");
+        assert_eq!(env["H"], "${PATH}");
+        assert_eq!(env["I"], "its");
         config.env_file = Some(dir.path().join("missing.env"));
         let e = child_env(&config, &crate::secrets::MemoryStore::default(), "s").unwrap_err();
         assert_eq!(e.code, ErrorCode::ConfigInvalid);

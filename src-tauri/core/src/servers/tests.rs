@@ -41,6 +41,8 @@ struct Script {
     attempts: AtomicUsize,
     /// Servers whose pipe is still open.
     alive: Arc<AtomicUsize>,
+    /// The arguments of each definition served, in order.
+    served: Mutex<Vec<Vec<String>>>,
     /// Aborting one crashes that server.
     servers: Mutex<Vec<tokio::task::AbortHandle>>,
 }
@@ -78,6 +80,7 @@ impl Script {
     }
 
     async fn serve(&self, opts: ConnectOptions) -> Result<Live> {
+        self.served.lock().unwrap().push(opts.config.args.clone());
         let (client, server) = tokio::io::duplex(1 << 16);
         let (sr, sw) = tokio::io::split(server);
         self.alive.fetch_add(1, Ordering::SeqCst);
@@ -245,4 +248,33 @@ async fn a_replaced_definition_that_is_disabled_stops_the_server() {
     assert_eq!(handle.status(), ServerStatus::Disabled);
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(script.alive.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn concurrent_saves_leave_the_file_and_the_running_server_agreeing() {
+    let script = Script::new([]);
+    let bus = Bus::default();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.json");
+    let mut ctx = context(&script, &bus);
+    ctx.config_file = file.clone();
+    let host = crate::host::Host::start(Config::default(), ctx);
+    host.save_server("s", server(), None).await.unwrap();
+    // A clone held elsewhere (a command in flight, the chat) keeps a supervisor alive.
+    let held = host.servers().get("s").unwrap();
+    held.wait_running(Duration::from_secs(5)).await.unwrap();
+    let saves = (1..=4).map(|n| {
+        let definition = ServerConfig::stdio("unused", vec![n.to_string()]);
+        let host = host.clone();
+        async move { host.save_server("s", definition, Some("s")).await }
+    });
+    for r in futures::future::join_all(saves).await {
+        r.unwrap();
+    }
+    held.wait_running(Duration::from_secs(5)).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let saved = Config::load(&file).unwrap().mcp_servers["s"].args.clone();
+    let running = script.served.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(saved, running, "the file and the running server agree");
+    assert_eq!(script.alive.load(Ordering::SeqCst), 1, "one process");
 }

@@ -53,8 +53,12 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
             />
             Enabled
           </label>
-          {s.state === "running" || s.state === "starting" || s.state === "restarting" ? (
-            <button data-testid="server-stop" disabled={busy} onClick={() => act(() => backend.stopServer(server.name))}>
+          {s.state === "running" || s.state === "starting" || s.state === "restarting" || s.state === "stopping" ? (
+            <button
+              data-testid="server-stop"
+              disabled={busy || s.state === "stopping"}
+              onClick={() => act(() => backend.stopServer(server.name))}
+            >
               Stop
             </button>
           ) : (
