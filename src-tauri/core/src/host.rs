@@ -382,3 +382,41 @@ fn absolute(path: PathBuf) -> Result<PathBuf> {
     }
     Ok(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::servers::scripted::{Script, context, server};
+
+    #[tokio::test(start_paused = true)]
+    async fn concurrent_saves_leave_the_file_and_the_running_server_agreeing() {
+        let script = Script::new([]);
+        let bus = crate::events::Bus::default();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.json");
+        let mut ctx = context(&script, &bus);
+        ctx.config_file = file.clone();
+        let host = Host::start(Config::default(), ctx);
+        host.save_server("s", server(), None).await.unwrap();
+        // A clone held elsewhere (a command in flight, the chat) keeps a supervisor alive.
+        let held = host.servers().get("s").unwrap();
+        held.wait_running(Duration::from_secs(5)).await.unwrap();
+        let saves = (1..=4).map(|n| {
+            let definition = ServerConfig::stdio("unused", vec![n.to_string()]);
+            let host = host.clone();
+            async move { host.save_server("s", definition, Some("s")).await }
+        });
+        for r in futures::future::join_all(saves).await {
+            r.unwrap();
+        }
+        held.wait_running(Duration::from_secs(5)).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let saved = Config::load(&file).unwrap().mcp_servers["s"].args.clone();
+        let running = script.served.lock().unwrap().last().cloned().unwrap();
+        assert_eq!(saved, running, "the file and the running server agree");
+        assert_eq!(script.alive.load(Ordering::SeqCst), 1, "one process");
+    }
+}

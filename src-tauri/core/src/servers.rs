@@ -730,6 +730,8 @@ impl Servers {
 }
 
 #[cfg(test)]
+pub(crate) mod scripted;
+#[cfg(test)]
 mod tests;
 
 /// One server as the servers list shows it.

@@ -1,13 +1,9 @@
 //! The supervisor in paused time, against servers on in-memory pipes: backoff, giving up, a stop
 //! during connect, the Stopping state, and concurrent saves of one server.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
-use rmcp::ServiceExt;
-use rmcp::transport::async_rw::AsyncRwTransport;
-
+use super::scripted::{Plan, Script, context, server};
 use super::*;
 use crate::events::HostEvent;
 
@@ -19,109 +15,6 @@ fn backoff_doubles_and_caps() {
     assert_eq!(p.delay(4), Duration::from_secs(8));
     assert_eq!(p.delay(20), Duration::from_secs(60));
     assert_eq!(p.delay(200), Duration::from_secs(60));
-}
-
-/// A server with nothing but the handshake.
-#[derive(Clone)]
-struct Bare;
-
-impl rmcp::ServerHandler for Bare {}
-
-/// What the next connection attempt does.
-enum Plan {
-    Fail,
-    Hang,
-    Serve,
-}
-
-/// A scripted connector: each attempt takes the next plan (serving once the script runs out).
-#[derive(Default)]
-struct Script {
-    plans: Mutex<VecDeque<Plan>>,
-    attempts: AtomicUsize,
-    /// Servers whose pipe is still open.
-    alive: Arc<AtomicUsize>,
-    /// The arguments of each definition served, in order.
-    served: Mutex<Vec<Vec<String>>>,
-    /// Aborting one crashes that server.
-    servers: Mutex<Vec<tokio::task::AbortHandle>>,
-}
-
-/// Counts a server as alive until its task ends (EOF from the client, or a crash).
-struct Alive(Arc<AtomicUsize>);
-
-impl Drop for Alive {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl Script {
-    fn new(plans: impl IntoIterator<Item = Plan>) -> Arc<Self> {
-        let s = Self::default();
-        s.plans.lock().unwrap().extend(plans);
-        Arc::new(s)
-    }
-
-    fn connector(self: &Arc<Self>) -> Connector {
-        let script = self.clone();
-        Arc::new(move |opts| {
-            let script = script.clone();
-            Box::pin(async move {
-                script.attempts.fetch_add(1, Ordering::SeqCst);
-                let plan = script.plans.lock().unwrap().pop_front();
-                match plan.unwrap_or(Plan::Serve) {
-                    Plan::Fail => Err(Error::new(ErrorCode::ConnectFailed, "refused")),
-                    Plan::Hang => std::future::pending().await,
-                    Plan::Serve => script.serve(opts).await,
-                }
-            })
-        })
-    }
-
-    async fn serve(&self, opts: ConnectOptions) -> Result<Live> {
-        self.served.lock().unwrap().push(opts.config.args.clone());
-        let (client, server) = tokio::io::duplex(1 << 16);
-        let (sr, sw) = tokio::io::split(server);
-        self.alive.fetch_add(1, Ordering::SeqCst);
-        let alive = Alive(self.alive.clone());
-        let task = tokio::spawn(async move {
-            let _alive = alive;
-            if let Ok(running) = Bare.serve(AsyncRwTransport::new_server(sr, sw)).await {
-                let _ = running.waiting().await;
-            }
-        });
-        self.servers.lock().unwrap().push(task.abort_handle());
-        let (cr, cw) = tokio::io::split(client);
-        connection::connect_transport(opts, AsyncRwTransport::new_client(cr, cw)).await
-    }
-
-    fn crash_last(&self) {
-        if let Some(task) = self.servers.lock().unwrap().last() {
-            task.abort();
-        }
-    }
-}
-
-fn context(script: &Arc<Script>, bus: &Bus) -> HostContext {
-    HostContext {
-        config_file: PathBuf::from("<test>"),
-        approver: Arc::new(crate::approvals::Deny),
-        events: bus.clone(),
-        base_env: BaseEnv::from_current(),
-        secrets: Arc::new(crate::secrets::MemoryStore::default()),
-        restart: RestartPolicy {
-            initial: Duration::from_secs(1),
-            max: Duration::from_secs(60),
-            max_attempts: 3,
-            stable_after: Duration::from_secs(60),
-        },
-        connector: script.connector(),
-    }
-}
-
-fn server() -> ServerConfig {
-    ServerConfig::stdio("unused", vec![])
 }
 
 /// The statuses published for `name` until `until` matches one (inclusive).
@@ -248,33 +141,4 @@ async fn a_replaced_definition_that_is_disabled_stops_the_server() {
     assert_eq!(handle.status(), ServerStatus::Disabled);
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(script.alive.load(Ordering::SeqCst), 0);
-}
-
-#[tokio::test(start_paused = true)]
-async fn concurrent_saves_leave_the_file_and_the_running_server_agreeing() {
-    let script = Script::new([]);
-    let bus = Bus::default();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("config.json");
-    let mut ctx = context(&script, &bus);
-    ctx.config_file = file.clone();
-    let host = crate::host::Host::start(Config::default(), ctx);
-    host.save_server("s", server(), None).await.unwrap();
-    // A clone held elsewhere (a command in flight, the chat) keeps a supervisor alive.
-    let held = host.servers().get("s").unwrap();
-    held.wait_running(Duration::from_secs(5)).await.unwrap();
-    let saves = (1..=4).map(|n| {
-        let definition = ServerConfig::stdio("unused", vec![n.to_string()]);
-        let host = host.clone();
-        async move { host.save_server("s", definition, Some("s")).await }
-    });
-    for r in futures::future::join_all(saves).await {
-        r.unwrap();
-    }
-    held.wait_running(Duration::from_secs(5)).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    let saved = Config::load(&file).unwrap().mcp_servers["s"].args.clone();
-    let running = script.served.lock().unwrap().last().cloned().unwrap();
-    assert_eq!(saved, running, "the file and the running server agree");
-    assert_eq!(script.alive.load(Ordering::SeqCst), 1, "one process");
 }
