@@ -33,7 +33,8 @@ Exit codes:
   2  usage error or invalid input
   3  configuration error (file, field or keychain)
   4  the server could not be started or connected
-  5  the server answered with an error, or does not support the request
+  5  the server answered with a protocol error, does not support the request, or has no
+     such tool
   6  timeout (the request was cancelled)
   7  the connection closed (crash, oversize message)
   8  denied (by you, by policy, or a changed tool definition)
@@ -55,9 +56,9 @@ struct Cli {
     /// terminal, deny otherwise). Standing rules from the app's settings apply first.
     #[arg(long, global = true, value_enum)]
     approve: Option<Approve>,
-    /// Where sampling goes (default: manual with --approve ask, none otherwise). The key comes
-    /// from the keychain entry `provider:<name>` or OPENAI_API_KEY / ANTHROPIC_API_KEY /
-    /// GEMINI_API_KEY.
+    /// Where sampling goes (default: the providers on the app's Models screen, else you write
+    /// the answer with --approve ask). The key comes from the keychain entry `provider:<name>` or
+    /// OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY.
     #[arg(long, global = true, value_enum)]
     provider: Option<ProviderArg>,
     /// The provider's base URL (an OpenAI-compatible server such as Ollama, a proxy, …).
@@ -66,6 +67,10 @@ struct Cli {
     /// The model sampling requests are sent to (required with a network provider).
     #[arg(long, global = true, value_name = "NAME")]
     model: Option<String>,
+    /// Log to stderr: -v what happens, -vv in detail (default: only the `error:` line;
+    /// SWITCHBOARD_LOG or RUST_LOG choose their own filter).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -235,11 +240,18 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
+        .unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new(match cli.verbose {
+                0 => "off",
+                1 => "info,rmcp=warn",
+                _ => "debug",
+            })
+        });
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -268,7 +280,7 @@ fn exit_code(code: ErrorCode) -> u8 {
         | ErrorCode::ServerNotFound
         | ErrorCode::Keychain => 3,
         ErrorCode::SpawnFailed | ErrorCode::ConnectFailed | ErrorCode::ServerNotRunning => 4,
-        ErrorCode::ServerError | ErrorCode::NotSupported => 5,
+        ErrorCode::ServerError | ErrorCode::NotSupported | ErrorCode::ToolNotFound => 5,
         ErrorCode::Timeout | ErrorCode::Cancelled => 6,
         ErrorCode::TransportClosed | ErrorCode::MessageTooLarge => 7,
         ErrorCode::Denied | ErrorCode::PinChanged | ErrorCode::ApprovalMismatch => 8,
@@ -286,22 +298,29 @@ struct Host {
 impl Host {
     async fn new(cli: &Cli) -> Result<Self> {
         let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
-        let approve = cli.approve.unwrap_or_else(|| {
-            if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-                Approve::Ask
-            } else {
-                Approve::Deny
-            }
+        let on_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        let approve = cli.approve.unwrap_or(if on_terminal {
+            Approve::Ask
+        } else {
+            Approve::Deny
         });
         let reviewer: Arc<dyn Reviewer> = match approve {
             Approve::Ask => Arc::new(reviewers::terminal::Terminal::default()),
             Approve::Allow => Arc::new(reviewers::Allow),
-            Approve::Deny => Arc::new(reviewers::Deny),
+            Approve::Deny => Arc::new(reviewers::Deny {
+                why: match cli.approve {
+                    Some(_) => "switchboard-cli was run with --approve deny".into(),
+                    None => "switchboard-cli is not on a terminal, so nobody could approve it \
+                             (run it with --approve ask or --approve allow)"
+                        .into(),
+                },
+            }),
         };
-        let mut builder = AppBuilder::new(paths)
-            .supervise(false)
-            .reviewer(reviewer)
-            .models(models(cli, approve)?);
+        let mut builder = AppBuilder::new(paths).supervise(false).reviewer(reviewer);
+        // Without --provider, sampling goes to the providers on the app's Models screen.
+        if let Some(models) = models(cli)? {
+            builder = builder.models(models);
+        }
         // `--approve deny` means deny: rules the app saved do not let anything through here.
         if approve == Approve::Deny {
             builder = builder.refuse_allow_rules();
@@ -364,14 +383,10 @@ impl Host {
     }
 }
 
-/// Where sampling goes for this run: `--provider` (default: manual with `--approve ask`, none
-/// otherwise).
-fn models(cli: &Cli, approve: Approve) -> Result<Models> {
-    let provider = cli
-        .provider
-        .or((approve == Approve::Ask).then_some(ProviderArg::Manual));
-    let Some(p) = provider else {
-        return Ok(Models::default());
+/// Where sampling goes for this run when `--provider` says (else the app's providers).
+fn models(cli: &Cli) -> Result<Option<Models>> {
+    let Some(p) = cli.provider else {
+        return Ok(None);
     };
     let model = match (p, &cli.model) {
         (_, Some(m)) => m.clone(),
@@ -385,7 +400,7 @@ fn models(cli: &Cli, approve: Approve) -> Result<Models> {
     };
     let key = Provider::find_key(p.name(), p.kind(), &Keychain::default());
     let provider = Provider::new(p.name(), p.kind(), cli.base_url.as_deref(), key)?;
-    Ok(Models::single(provider, &model))
+    Ok(Some(Models::single(provider, &model)))
 }
 
 /// An ad-hoc stdio server: the command line split like a shell, with `--env K=V` added.
@@ -406,6 +421,14 @@ fn adhoc_stdio(cmd: &str, env: &[String]) -> Result<ServerConfig> {
         server.env.insert(k.to_owned(), v.to_owned());
     }
     Ok(server)
+}
+
+/// Whether the server lists `tool` (when it cannot say, the result stands as it is).
+async fn offers_tool(c: &Connection, tool: &str) -> bool {
+    match c.list_tools().await {
+        Ok(tools) => tools.iter().any(|t| t.name == tool),
+        Err(_) => true,
+    }
 }
 
 fn print_line(value: &impl serde::Serialize) -> Result<()> {
@@ -472,6 +495,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 let result = c.call_tool(tool, args).await;
                 host.door().tool_call_finished(&flow, result.as_ref()).await;
                 let result = result?;
+                // Some SDKs answer an unknown tool with an error result rather than a protocol
+                // error: that is not the tool failing, so it is an `error:` line of its own.
+                if result.is_error == Some(true) && !offers_tool(c, tool).await {
+                    return Err(Error::new(
+                        ErrorCode::ToolNotFound,
+                        format!("server {:?} has no tool {tool:?} (see `tools`)", c.server()),
+                    ));
+                }
                 print_line(&result)?;
                 Ok(if result.is_error == Some(true) {
                     ExitCode::from(1)

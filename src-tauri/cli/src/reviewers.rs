@@ -28,10 +28,18 @@ impl Reviewer for Allow {
     fn actor(&self) -> &'static str {
         "cli_allow"
     }
+
+    fn writes_answers(&self) -> bool {
+        false
+    }
 }
 
-/// `--approve deny`: sampling gets -1, elicitation is declined, tool calls are not made.
-pub struct Deny;
+/// `--approve deny`, and the default off a terminal: sampling gets -1 (saying why), elicitation
+/// is declined, tool calls are not made.
+pub struct Deny {
+    /// Why, in the CLI's own words.
+    pub why: String,
+}
 
 impl Reviewer for Deny {
     fn review(&self, _review: Review) -> BoxFuture<'static, Verdict> {
@@ -40,5 +48,13 @@ impl Reviewer for Deny {
 
     fn actor(&self) -> &'static str {
         "cli_deny"
+    }
+
+    fn denial(&self) -> Option<String> {
+        Some(self.why.clone())
+    }
+
+    fn writes_answers(&self) -> bool {
+        false
     }
 }

@@ -174,6 +174,106 @@ fn errors_are_one_line_with_a_stable_code_and_exit_code() {
 }
 
 #[test]
+fn an_unknown_tool_is_an_error_line_not_a_tool_result() {
+    let e = everything();
+    let o = cli(&["call", "--stdio", &e, "no-such-tool"]);
+    assert_eq!(
+        o.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("error: tool_not_found: "), "{err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "only the error line: {err}"
+    );
+}
+
+#[test]
+fn off_a_terminal_a_denial_says_why_and_stderr_stays_quiet() {
+    let e = everything();
+    // No --approve and no terminal (the test's stdin is not one): the CLI denies, in its words.
+    let o = cli(&[
+        "call",
+        "--stdio",
+        &e,
+        "trigger-sampling-request",
+        "--args",
+        r#"{"prompt":"x"}"#,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("not on a terminal"), "{out}");
+    assert!(out.contains("--approve ask"), "{out}");
+    assert!(!out.contains("no LLM provider"), "{out}");
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // -v asks for more, without colour codes off a terminal.
+    let o = cli(&["-v", "tools", "--stdio", &e]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("connected"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
+}
+
+#[test]
+fn without_provider_flags_sampling_uses_the_apps_providers() {
+    let provider = Provider::replay(OPENAI_TEXT);
+    let data = tempfile::tempdir().unwrap();
+    {
+        // Saved as the Models screen saves it (this provider needs no key).
+        let store = Arc::new(Store::open(data.path()).unwrap());
+        let secrets = Arc::new(switchboard_core::secrets::MemoryStore::default());
+        let providers =
+            switchboard_core::providers::settings::ProviderSettingsStore::new(store, secrets);
+        let settings: switchboard_core::providers::settings::ProviderSettings =
+            serde_json::from_value(json!({
+                "id": "local",
+                "kind": "openai",
+                "baseUrl": format!("{}/v1", provider.base),
+                "models": [{"provider": "local", "model": "gpt-4o-mini", "cost": 0.5, "speed": 0.5, "intelligence": 0.5}],
+                "hasKey": false
+            }))
+            .unwrap();
+        providers.save(&settings, None).unwrap();
+    }
+    let e = everything();
+    let o = command(
+        data.path(),
+        &[
+            "--approve",
+            "allow",
+            "call",
+            "--stdio",
+            &e,
+            "trigger-sampling-request",
+            "--args",
+            r#"{"prompt":"What is the capital of France?"}"#,
+        ],
+    )
+    .output()
+    .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out} {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("The capital of France is Paris."), "{out}");
+    assert_eq!(provider.requests().len(), 1);
+}
+
+#[test]
 fn bench_prints_one_json_line() {
     let fixture = PathBuf::from(env!("CARGO_BIN_EXE_switchboard-cli"))
         .parent()

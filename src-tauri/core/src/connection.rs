@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResult, ListResourcesResult, PaginatedRequestParams,
-    PingRequest, Prompt, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
-    Root, Tool,
+    DiscoverRequest, DiscoverRequestParams, GetPromptRequestParams, GetPromptResult,
+    ListResourcesResult, PaginatedRequestParams, PingRequest, Prompt, ReadResourceRequestParams,
+    ReadResourceResult, Resource, ResourceTemplate, Root, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RunningService};
 use rmcp::{RoleClient, ServiceError};
@@ -371,12 +371,19 @@ impl Connection {
     }
 
     /// `ping`.
+    /// Checks the server answers: `ping` up to 2025-11-25; on 2026-07-28, which removed `ping`,
+    /// a `server/discover` sent to the server (never answered from rmcp's cache).
     pub async fn ping(&self) -> Result<()> {
         let peer = self.inner.service.peer();
+        let request = if self.inner.modern {
+            ClientRequest::DiscoverRequest(DiscoverRequest::new(DiscoverRequestParams {}))
+        } else {
+            ClientRequest::PingRequest(PingRequest::default())
+        };
         self.run(async {
             let handle = peer
                 .send_request_with_option(
-                    ClientRequest::PingRequest(PingRequest::default()),
+                    request,
                     PeerRequestOptions::with_timeout(self.inner.timeout),
                 )
                 .await?;

@@ -33,6 +33,8 @@ pub enum ErrorCode {
     ServerError,
     /// The server does not offer this capability.
     NotSupported,
+    /// The server has no tool by that name.
+    ToolNotFound,
     /// Invalid input from the caller (bad JSON arguments, unknown flag values).
     InvalidInput,
     /// The OS keychain failed (no Secret Service, locked keyring, missing entry).
@@ -72,6 +74,7 @@ impl ErrorCode {
             ErrorCode::TransportClosed => "transport_closed",
             ErrorCode::ServerError => "server_error",
             ErrorCode::NotSupported => "not_supported",
+            ErrorCode::ToolNotFound => "tool_not_found",
             ErrorCode::InvalidInput => "invalid_input",
             ErrorCode::Keychain => "keychain",
             ErrorCode::Denied => "denied",
@@ -124,10 +127,15 @@ impl From<rmcp::ServiceError> for Error {
     fn from(e: rmcp::ServiceError) -> Self {
         use rmcp::ServiceError as S;
         match &e {
-            S::McpError(data) => Error::new(
-                ErrorCode::ServerError,
-                format!("server error {}: {}", data.code.0, data.message),
-            ),
+            S::McpError(data) => {
+                // SDKs often put "MCP error <code>: " in the message themselves.
+                let own = format!("MCP error {}: ", data.code.0);
+                let message = data.message.strip_prefix(&own).unwrap_or(&data.message);
+                Error::new(
+                    ErrorCode::ServerError,
+                    format!("server error {}: {message}", data.code.0),
+                )
+            }
             S::Timeout { .. } => Error::new(
                 ErrorCode::Timeout,
                 format!("{e}; the server was sent notifications/cancelled"),
@@ -138,5 +146,21 @@ impl From<rmcp::ServiceError> for Error {
             }
             _ => Error::new(ErrorCode::ServerError, e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_error_is_prefixed_once() {
+        let data = rmcp::model::ErrorData::new(
+            rmcp::model::ErrorCode(-32602),
+            "MCP error -32602: Tool nope not found",
+            None,
+        );
+        let e = Error::from(rmcp::ServiceError::McpError(data));
+        assert_eq!(e.message, "server error -32602: Tool nope not found");
     }
 }

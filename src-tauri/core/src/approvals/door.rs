@@ -125,6 +125,16 @@ pub trait Reviewer: Send + Sync + 'static {
     fn actor(&self) -> &'static str {
         "user"
     }
+
+    /// Why this reviewer denies, when it denies everything (the server is told in its words).
+    fn denial(&self) -> Option<String> {
+        None
+    }
+
+    /// Whether a person can write answers here (the manual provider needs one).
+    fn writes_answers(&self) -> bool {
+        true
+    }
 }
 
 /// How a sampling flow stopped before its answer went back.
@@ -296,6 +306,19 @@ impl Door {
         }
     }
 
+    /// -1 for a request the user (or the CLI on their behalf) denied, saying why when the
+    /// reviewer knows.
+    fn rejected_sampling(&self) -> McpError {
+        match self.0.reviewer.denial() {
+            Some(why) => McpError::new(
+                rmcp::model::ErrorCode(super::USER_REJECTED),
+                format!("User rejected sampling request: {why}"),
+                None,
+            ),
+            None => rejected_sampling(),
+        }
+    }
+
     /// Shows a review and waits (bounded) for the decision; records what was shown.
     async fn ask(&self, flow: &Flow, kind: ReviewKind, content: Value, context: Value) -> Verdict {
         self.ask_within(Some(self.0.timeout), flow, kind, content, context)
@@ -358,7 +381,7 @@ impl Door {
         .await;
         match self.sampling_steps(&flow, server, &params).await {
             Ok(result) => Ok(result),
-            Err(Halt::Refused) => Err(rejected_sampling()),
+            Err(Halt::Refused) => Err(self.rejected_sampling()),
             Err(Halt::Failed(e)) => {
                 let detail = json!({"code": e.code.0, "message": e.message});
                 self.note(&flow, Step::Failed, "host", None, detail).await;
@@ -424,11 +447,25 @@ impl Door {
                 .await;
             return Err(Halt::Refused);
         }
+        // A reviewer that denies everything would deny this unseen: its reason is the answer,
+        // whatever model there would have been.
+        if !rule.allows() && self.0.reviewer.denial().is_some() {
+            self.refused(flow, &Verdict::Deny).await;
+            return Err(Halt::Refused);
+        }
         let prefs = params.model_preferences.as_ref().map(value);
-        let Some((provider, model)) = self.0.sampling.choose(prefs.as_ref()) else {
-            return Err(Halt::Failed(McpError::new(
-                rmcp::model::ErrorCode(super::USER_REJECTED),
-                "User rejected sampling request: no LLM provider is configured",
+        let chosen = self
+            .0
+            .sampling
+            .choose(prefs.as_ref())
+            .filter(|(provider, _)| {
+                self.0.reviewer.writes_answers() || !self.0.sampling.is_manual(provider)
+            });
+        let Some((provider, model)) = chosen else {
+            return Err(Halt::Failed(McpError::internal_error(
+                "Switchboard has no LLM provider to send this request to: add one on the Models \
+                 screen (or pass --provider to switchboard-cli); the manual provider needs a \
+                 person to write the answer",
                 None,
             )));
         };

@@ -17,6 +17,8 @@ async fn python_sdk_server() {
     let c = &live.connection;
     assert_eq!(c.summary().server_info["name"], "switchboard-fixture");
     assert_eq!(c.summary().protocol_version, "2026-07-28");
+    // 2026-07-28 has no `ping`; checking the server answers goes through `server/discover`.
+    c.ping().await.unwrap();
 
     let r = c
         .call_tool("echo", Some(json!({"text": "py"})))
