@@ -652,12 +652,13 @@ fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<Exi
             format!("{}: cannot read: {e}", file.display()),
         )
     })?;
-    let plan = import::plan(&text, file)?;
+    let mut plan = import::plan(&text, file)?;
+    let mut config = host.config()?;
+    plan.compare(&config);
     if dry_run {
         print_line(&plan)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut config = host.config()?;
     let interactive = std::io::stdin().is_terminal();
     let secrets = host.app.host().context().secrets.clone();
     let report = plan.apply(&mut config, secrets.as_ref(), &mut |input| {

@@ -242,7 +242,9 @@ impl Host {
                 format!("cannot read {}: {e}", path.display()),
             )
         })?;
-        import::plan(&text, path)
+        let mut plan = import::plan(&text, path)?;
+        plan.compare(&*self.read()?);
+        Ok(plan)
     }
 
     /// Imports a file: secrets into the keychain, servers into the config (started at once).
@@ -264,22 +266,26 @@ impl Host {
         })
         .await?;
         let host = self.clone();
-        let added = crate::store::off_thread(move || {
+        let (merged, started) = crate::store::off_thread(move || {
             host.edit(|config| {
-                let names = plan.add_servers(config);
-                Ok(names
-                    .into_iter()
+                let merged = plan.add_servers(config);
+                let started = merged
+                    .added
+                    .iter()
+                    .chain(&merged.updated)
                     .filter_map(|n| {
-                        let s = config.mcp_servers.get(&n)?.clone();
-                        let roots = config.roots_for(&n);
-                        Some((n, s, roots))
+                        let s = config.mcp_servers.get(n)?.clone();
+                        Some((n.clone(), s, config.roots_for(n)))
                     })
-                    .collect::<Vec<_>>())
+                    .collect::<Vec<_>>();
+                Ok((merged, started))
             })
         })
         .await?;
-        report.added = added.iter().map(|(n, _, _)| n.clone()).collect();
-        for (name, server, roots) in added {
+        report.added = merged.added;
+        report.updated = merged.updated;
+        report.unchanged = merged.unchanged;
+        for (name, server, roots) in started {
             self.servers.upsert(&name, server, roots).await?;
         }
         Ok(report)

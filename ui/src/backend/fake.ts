@@ -111,16 +111,26 @@ export class FakeBackend implements Backend {
   }
   async importPreview(path: string): Promise<ImportPlan> {
     this.log("importPreview", path);
+    const here = this.servers.some((s) => s.name === "github");
     return {
       source: "claude-desktop",
       servers: { github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"] } },
+      changes: { github: here ? "unchanged" : "new" },
       secretNames: ["github.GITHUB_TOKEN"],
       inputs: [],
     };
   }
   async importApply(path: string, inputs: Record<string, string>) {
     this.log("importApply", path, inputs);
-    return { added: ["github"], secretsStored: ["github.GITHUB_TOKEN"], inputsMissing: [] };
+    const here = this.servers.some((s) => s.name === "github");
+    if (!here) this.addServer("github");
+    return {
+      added: here ? [] : ["github"],
+      updated: [],
+      unchanged: here ? ["github"] : [],
+      secretsStored: ["github.GITHUB_TOKEN"],
+      inputsMissing: [],
+    };
   }
   async setLogLevel(server: string, level: string) {
     this.log("setLogLevel", server, level);

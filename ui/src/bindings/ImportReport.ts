@@ -5,9 +5,17 @@
  */
 export type ImportReport = { 
 /**
- * Names the servers were added under (a clash gets a ` (2)` suffix).
+ * Servers added.
  */
 added: Array<string>, 
+/**
+ * Servers whose definition was updated (they restart with it).
+ */
+updated: Array<string>, 
+/**
+ * Servers already there with the same definition: left as they were.
+ */
+unchanged: Array<string>, 
 /**
  * Keychain entries written.
  */

@@ -36,6 +36,20 @@ pub struct ImportInput {
     pub secret_name: String,
 }
 
+/// What importing a server does to the configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum ImportChange {
+    /// No server of this name yet: it is added.
+    New,
+    /// A server of this name has exactly this definition: nothing changes.
+    Unchanged,
+    /// A server of this name has another definition: it is updated (keeping whether it is
+    /// enabled and its roots).
+    Update,
+}
+
 /// What an import would do, safe to show: secret values never appear in it.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -44,6 +58,8 @@ pub struct ImportPlan {
     pub source: ImportSource,
     /// Servers as they will be written (with references instead of secrets).
     pub servers: IndexMap<String, ServerConfig>,
+    /// What each server does to the current configuration (see [`ImportPlan::compare`]).
+    pub changes: IndexMap<String, ImportChange>,
     /// Names of keychain entries that will be created from plain-text values in the file.
     pub secret_names: Vec<String>,
     /// Inputs the user must supply (VS Code `inputs`).
@@ -58,8 +74,12 @@ pub struct ImportPlan {
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ImportReport {
-    /// Names the servers were added under (a clash gets a ` (2)` suffix).
+    /// Servers added.
     pub added: Vec<String>,
+    /// Servers whose definition was updated (they restart with it).
+    pub updated: Vec<String>,
+    /// Servers already there with the same definition: left as they were.
+    pub unchanged: Vec<String>,
     /// Keychain entries written.
     pub secrets_stored: Vec<String>,
     /// Inputs no value was given for; their servers fail to start until the secret is set.
@@ -151,6 +171,7 @@ pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
     let mut plan = ImportPlan {
         source,
         servers: IndexMap::new(),
+        changes: IndexMap::new(),
         secret_names: Vec::new(),
         inputs,
         secret_values: Vec::new(),
@@ -195,7 +216,10 @@ impl ImportPlan {
         input_value: &mut dyn FnMut(&ImportInput) -> Option<String>,
     ) -> Result<ImportReport> {
         let mut report = self.store_secrets(store, input_value)?;
-        report.added = self.add_servers(config);
+        let merged = self.add_servers(config);
+        report.added = merged.added;
+        report.updated = merged.updated;
+        report.unchanged = merged.unchanged;
         Ok(report)
     }
 
@@ -208,6 +232,8 @@ impl ImportPlan {
     ) -> Result<ImportReport> {
         let mut report = ImportReport {
             added: Vec::new(),
+            updated: Vec::new(),
+            unchanged: Vec::new(),
             secrets_stored: Vec::new(),
             inputs_missing: Vec::new(),
         };
@@ -227,21 +253,62 @@ impl ImportPlan {
         Ok(report)
     }
 
-    /// Adds the plan's servers to `config`; returns the names they got.
-    pub fn add_servers(self, config: &mut Config) -> Vec<String> {
-        let mut added = Vec::new();
-        for (name, server) in self.servers {
-            let mut unique = name.clone();
-            let mut n = 2;
-            while config.mcp_servers.contains_key(&unique) {
-                unique = format!("{name} ({n})");
-                n += 1;
-            }
-            config.mcp_servers.insert(unique.clone(), server);
-            added.push(unique);
-        }
-        added
+    /// Says, for each server, what importing it does to `config` (shown in the preview).
+    pub fn compare(&mut self, config: &Config) {
+        self.changes = self
+            .servers
+            .iter()
+            .map(|(name, server)| (name.clone(), change(config, name, server)))
+            .collect();
     }
+
+    /// Merges the plan's servers into `config`: new ones are added, changed ones updated in place
+    /// (never copied under another name), identical ones left alone. The report lists each kind.
+    pub fn add_servers(self, config: &mut Config) -> ImportReport {
+        let mut report = ImportReport {
+            added: Vec::new(),
+            updated: Vec::new(),
+            unchanged: Vec::new(),
+            secrets_stored: Vec::new(),
+            inputs_missing: Vec::new(),
+        };
+        for (name, server) in self.servers {
+            match change(config, &name, &server) {
+                ImportChange::Unchanged => report.unchanged.push(name),
+                ImportChange::New => {
+                    config.mcp_servers.insert(name.clone(), server);
+                    report.added.push(name);
+                }
+                ImportChange::Update => {
+                    let kept = as_kept(config, &name, server);
+                    config.mcp_servers.insert(name.clone(), kept);
+                    report.updated.push(name);
+                }
+            }
+        }
+        report
+    }
+}
+
+/// What importing `server` as `name` does to `config`.
+fn change(config: &Config, name: &str, server: &ServerConfig) -> ImportChange {
+    match config.mcp_servers.get(name) {
+        None => ImportChange::New,
+        Some(existing) if *existing == as_kept(config, name, server.clone()) => {
+            ImportChange::Unchanged
+        }
+        Some(_) => ImportChange::Update,
+    }
+}
+
+/// The imported definition with the user's own choices for an existing server kept: whether
+/// it is enabled, and its roots.
+fn as_kept(config: &Config, name: &str, mut server: ServerConfig) -> ServerConfig {
+    if let Some(existing) = config.mcp_servers.get(name) {
+        server.enabled = existing.enabled;
+        server.roots = existing.roots.clone();
+    }
+    server
 }
 
 #[cfg(test)]
@@ -278,7 +345,11 @@ mod tests {
             .mcp_servers
             .insert("github".into(), ServerConfig::stdio("x", vec![]));
         let report = plan.apply(&mut config, &store, &mut |_| None).unwrap();
-        assert_eq!(report.added, ["github (2)", "api"]);
+        // A server of the same name is updated, never copied under another name.
+        assert_eq!(report.added, ["api"]);
+        assert_eq!(report.updated, ["github"]);
+        assert_eq!(config.mcp_servers.len(), 2);
+        assert_eq!(config.mcp_servers["github"].command.as_deref(), Some("npx"));
         assert_eq!(
             store
                 .get("server/api/header/Authorization")
@@ -333,5 +404,49 @@ mod tests {
         );
         let e = plan(r#"{"other":{}}"#, Path::new("m.json")).unwrap_err();
         assert!(e.message.contains("mcpServers"), "{}", e.message);
+    }
+
+    #[test]
+    fn importing_again_changes_nothing_and_a_changed_server_is_updated_in_place() {
+        let text = r#"{"mcpServers": {
+            "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+            "github": {"command": "npx", "args": ["-y", "gh"], "env": {"GITHUB_TOKEN": "ghp_secret"}}
+        }}"#;
+        let store = MemoryStore::default();
+        let mut config = Config::default();
+        let first = plan(text, Path::new("claude.json"))
+            .unwrap()
+            .apply(&mut config, &store, &mut |_| None)
+            .unwrap();
+        assert_eq!(first.added, ["fs", "github"]);
+        config.mcp_servers["fs"].enabled = false;
+
+        let mut again = plan(text, Path::new("claude.json")).unwrap();
+        again.compare(&config);
+        assert!(
+            again
+                .changes
+                .values()
+                .all(|c| *c == ImportChange::Unchanged)
+        );
+        let before = config.clone();
+        let second = again.apply(&mut config, &store, &mut |_| None).unwrap();
+        assert!(second.added.is_empty() && second.updated.is_empty());
+        assert_eq!(second.unchanged, ["fs", "github"]);
+        assert_eq!(config, before, "nothing copied, nothing changed");
+
+        let changed = text.replace("/tmp", "/srv");
+        let mut third = plan(&changed, Path::new("claude.json")).unwrap();
+        third.compare(&config);
+        assert_eq!(third.changes["fs"], ImportChange::Update);
+        assert_eq!(third.changes["github"], ImportChange::Unchanged);
+        let report = third.apply(&mut config, &store, &mut |_| None).unwrap();
+        assert_eq!(report.updated, ["fs"]);
+        assert_eq!(config.mcp_servers.len(), 2, "updated in place, not copied");
+        assert!(config.mcp_servers["fs"].args.contains(&"/srv".to_owned()));
+        assert!(
+            !config.mcp_servers["fs"].enabled,
+            "the user's choice is kept"
+        );
     }
 }

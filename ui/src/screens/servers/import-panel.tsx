@@ -1,10 +1,18 @@
-// Importing servers from a Claude Desktop or VS Code configuration file: preview what it holds,
-// fill in the inputs it asks for, apply, and report what was added.
+// Importing servers from a Claude Desktop or VS Code configuration file: preview what it holds
+// and what it would change (new, already here, an update of an existing server), fill in the
+// inputs it asks for, apply, and report what happened.
 import { useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { ImportPlan } from "../../bindings/ImportPlan";
+import type { ImportChange } from "../../bindings/ImportChange";
 import type { ImportReport } from "../../bindings/ImportReport";
+
+const CHANGES: Record<ImportChange, string> = {
+  new: "new",
+  unchanged: "already here, unchanged",
+  update: "update of the existing server",
+};
 
 export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
   const [path, setPath] = useState("");
@@ -65,19 +73,24 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
               <tr>
                 <th>Name</th>
                 <th>Runs</th>
+                <th>Import</th>
               </tr>
             </thead>
             <tbody>
               {Object.entries(plan.servers).map(([n, s]) => (
-                <tr key={n}>
+                <tr key={n} data-testid="import-server" data-change={plan.changes[n] ?? "new"}>
                   <td>{n}</td>
                   <td>
                     <code>{s.url ?? [s.command, ...(s.args ?? [])].join(" ")}</code>
                   </td>
+                  <td>{CHANGES[plan.changes[n] ?? "new"]}</td>
                 </tr>
               ))}
             </tbody>
           </table>
+          {Object.values(plan.changes).length && Object.values(plan.changes).every((c) => c === "unchanged") ? (
+            <p data-testid="import-nothing">Everything in this file is already here: importing changes nothing.</p>
+          ) : null}
           {plan.secretNames.length ? (
             <p>
               Into the keychain: {plan.secretNames.map((n) => <code key={n}>{n} </code>)}
@@ -99,6 +112,7 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
           <div className="actions">
             <button
               className="primary"
+              data-testid="import-apply"
               onClick={() =>
                 props.backend.importApply(path.trim(), inputs).then(setReport, (e: unknown) => setError(errorMessage(e)))
               }
@@ -110,8 +124,11 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
         </div>
       ) : null}
       {report ? (
-        <div className="banner ok">
-          Added {report.added.join(", ") || "nothing"}.
+        <div className="banner ok" data-testid="import-report">
+          {report.added.length ? `Added ${report.added.join(", ")}. ` : ""}
+          {report.updated.length ? `Updated ${report.updated.join(", ")}. ` : ""}
+          {report.unchanged.length ? `Already here: ${report.unchanged.join(", ")}. ` : ""}
+          {!report.added.length && !report.updated.length ? "Nothing changed." : ""}
           {report.inputsMissing.length ? ` Missing values: ${report.inputsMissing.join(", ")}.` : ""}{" "}
           <button onClick={props.onDone}>Done</button>
         </div>

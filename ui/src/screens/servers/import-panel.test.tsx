@@ -1,0 +1,33 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { FakeBackend } from "../../backend/fake";
+import { ImportPanel } from "./import-panel";
+
+async function previewAndImport(b: FakeBackend) {
+  render(<ImportPanel backend={b} onDone={() => {}} />);
+  fireEvent.change(screen.getByTestId("import-path"), { target: { value: "/tmp/claude.json" } });
+  await act(async () => fireEvent.click(screen.getByText("Preview")));
+  return screen.findByTestId("import-server");
+}
+
+describe("ImportPanel", () => {
+  it("adds a new server and says so", async () => {
+    const b = new FakeBackend();
+    const row = await previewAndImport(b);
+    expect(row.dataset.change).toBe("new");
+    await act(async () => fireEvent.click(screen.getByTestId("import-apply")));
+    expect((await screen.findByTestId("import-report")).textContent).toContain("Added github");
+    expect(b.servers.map((s) => s.name)).toEqual(["github"]);
+  });
+
+  it("shows a server already here as unchanged, and a second import adds no copy", async () => {
+    const b = new FakeBackend().addServer("github");
+    const row = await previewAndImport(b);
+    expect(row.dataset.change).toBe("unchanged");
+    expect(row.textContent).toContain("already here");
+    expect(screen.getByTestId("import-nothing")).toBeTruthy();
+    await act(async () => fireEvent.click(screen.getByTestId("import-apply")));
+    expect((await screen.findByTestId("import-report")).textContent).toContain("Nothing changed.");
+    expect(b.servers.map((s) => s.name)).toEqual(["github"]);
+  });
+});
