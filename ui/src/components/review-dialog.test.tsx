@@ -28,6 +28,32 @@ const request = {
   },
 };
 
+/** A blank answer for the person to write, as the core makes it for the manual provider. */
+const blankAnswer = { role: "assistant", content: { type: "text", text: "" }, model: "manual", stopReason: "endTurn" };
+
+/** What the chat asks its manual model: the conversation and the tools it may call. */
+const chatContext = {
+  provider: "manual",
+  model: "manual",
+  request: {
+    messages: [{ role: "user", content: [{ type: "text", text: "Weather in Paris?" }] }],
+    maxTokens: 4096,
+    tools: [
+      {
+        name: "get_weather",
+        description: "[weather] Gets the forecast for a city",
+        inputSchema: {
+          type: "object",
+          properties: { city: { type: "string" }, days: { type: "integer" } },
+          required: ["city"],
+        },
+      },
+      { name: "now", description: "[clock] The time", inputSchema: { type: "object" } },
+    ],
+    toolChoice: { mode: "auto" },
+  },
+};
+
 /** Opens the dialog on `r`; Approve is armed at once unless a delay is asked for. */
 async function open(b: FakeBackend, r: Review, armDelayMs = 0) {
   render(<ReviewDialog backend={b} armDelayMs={armDelayMs} />);
@@ -124,6 +150,113 @@ describe("ReviewDialog", () => {
     await waitFor(() => expect(b.decisions).toHaveLength(1));
     const v = b.decisions[0]!.verdict;
     expect(v).toEqual({ decision: "approve", content: { ...completion, content: { type: "text", text: "Madrid." } }, remember: null });
+  });
+
+  it("lets the chat's manual model call an offered tool from a form", async () => {
+    const b = new FakeBackend();
+    await open(b, { ...review("sampling_completion", blankAnswer, chatContext), server: "chat" });
+    fireEvent.change(screen.getByTestId("completion-text-0"), { target: { value: "Let me look." } });
+    fireEvent.click(screen.getByTestId("completion-tool-open"));
+    fireEvent.change(screen.getByTestId("completion-tool-pick"), { target: { value: "get_weather" } });
+    expect(screen.getByTestId("completion-tool-description").textContent).toBe("[weather] Gets the forecast for a city");
+    // A chosen call that is not in the answer yet keeps the answer from going out without it.
+    expect((screen.getByTestId("review-approve") as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId("completion-tool-add") as HTMLButtonElement).disabled).toBe(true); // city is required
+    fireEvent.change(screen.getByTestId("arg-city"), { target: { value: "Paris" } });
+    fireEvent.change(screen.getByTestId("arg-days"), { target: { value: "3" } });
+    fireEvent.click(screen.getByTestId("completion-tool-add"));
+    expect(screen.queryByTestId("completion-tool-picker")).toBeNull();
+    expect(screen.getByTestId("completion-tool-use-1").textContent).toContain("get_weather");
+    // A second call, to a tool without arguments, gets an id of its own.
+    fireEvent.click(screen.getByTestId("completion-tool-open"));
+    fireEvent.change(screen.getByTestId("completion-tool-pick"), { target: { value: "now" } });
+    fireEvent.click(screen.getByTestId("completion-tool-add"));
+    fireEvent.click(screen.getByTestId("review-approve"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    const v = b.decisions[0]!.verdict;
+    if (v.decision !== "approve") throw new Error("not approved");
+    const sent = v.content as { content: Record<string, unknown>[]; stopReason: string; role: string; model: string };
+    expect(sent.stopReason).toBe("toolUse");
+    expect(sent.role).toBe("assistant");
+    expect(sent.model).toBe("manual");
+    expect(sent.content).toEqual([
+      { type: "text", text: "Let me look." },
+      { type: "tool_use", id: expect.stringMatching(/^call_[0-9a-f]+$/), name: "get_weather", input: { city: "Paris", days: 3 } },
+      { type: "tool_use", id: expect.stringMatching(/^call_[0-9a-f]+$/), name: "now", input: {} },
+    ]);
+    expect(sent.content[1]!.id).not.toBe(sent.content[2]!.id);
+  });
+
+  it("sends a tool call alone without an empty text beside it", async () => {
+    const b = new FakeBackend();
+    await open(b, { ...review("sampling_completion", blankAnswer, chatContext), server: "chat" });
+    fireEvent.click(screen.getByTestId("completion-tool-open"));
+    fireEvent.change(screen.getByTestId("completion-tool-pick"), { target: { value: "get_weather" } });
+    fireEvent.change(screen.getByTestId("arg-city"), { target: { value: "Oslo" } });
+    fireEvent.click(screen.getByTestId("completion-tool-add"));
+    fireEvent.click(screen.getByTestId("review-approve"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    const v = b.decisions[0]!.verdict;
+    expect(v.decision === "approve" && v.content).toMatchObject({
+      stopReason: "toolUse",
+      content: [{ type: "tool_use", name: "get_weather", input: { city: "Oslo" } }],
+    });
+  });
+
+  it("sends no tool call once the added one is removed", async () => {
+    const b = new FakeBackend();
+    await open(b, { ...review("sampling_completion", blankAnswer, chatContext), server: "chat" });
+    fireEvent.change(screen.getByTestId("completion-text-0"), { target: { value: "It is sunny." } });
+    fireEvent.click(screen.getByTestId("completion-tool-open"));
+    fireEvent.change(screen.getByTestId("completion-tool-pick"), { target: { value: "get_weather" } });
+    fireEvent.change(screen.getByTestId("arg-city"), { target: { value: "Paris" } });
+    fireEvent.click(screen.getByTestId("completion-tool-add"));
+    expect(screen.getByTestId("completion-tool-use-1")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("completion-tool-remove-1"));
+    expect(screen.queryByTestId("completion-tool-use-1")).toBeNull();
+    // A call chosen and then cancelled is not sent either.
+    fireEvent.click(screen.getByTestId("completion-tool-open"));
+    fireEvent.change(screen.getByTestId("completion-tool-pick"), { target: { value: "now" } });
+    fireEvent.click(screen.getByTestId("completion-tool-cancel"));
+    fireEvent.click(screen.getByTestId("review-approve"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    expect(b.decisions[0]!.verdict).toEqual({
+      decision: "approve",
+      content: { ...blankAnswer, content: { type: "text", text: "It is sunny." } },
+      remember: null,
+    });
+  });
+
+  it("words the chat's manual answer for the chat, and a server's as before", async () => {
+    const b = new FakeBackend();
+    await open(b, { ...review("sampling_completion", blankAnswer, chatContext, "c"), server: "chat" });
+    const dialog = screen.getByTestId("review-dialog");
+    expect(screen.getByRole("heading").textContent).toBe("Your answer as the model");
+    expect(screen.getByTestId("review-approve").textContent).toBe("Send to the chat");
+    expect(screen.getByTestId("completion-intro").textContent).toContain("You are the model in this chat");
+    expect(dialog.textContent).not.toContain("the server");
+    fireEvent.click(screen.getByTestId("review-deny"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+
+    // A server's sampling request answered by hand keeps the server's wording, and its tools can be called too.
+    await act(async () => b.addReview(review("sampling_completion", blankAnswer, chatContext, "s")));
+    await waitFor(() => expect(screen.getByTestId("review-approve").textContent).toBe("Return to the server"));
+    expect(screen.getByRole("heading").textContent).toBe("The model's answer");
+    expect(screen.getByTestId("completion-intro").textContent).toContain("write the answer the server gets");
+    expect(screen.getByTestId("review-dialog").textContent).not.toContain("Your answer as the model");
+    expect(screen.getByTestId("review-dialog").textContent).not.toContain("Send to the chat");
+    expect(screen.getByTestId("completion-tool-open")).toBeTruthy();
+  });
+
+  it("offers no tool call when the request offers no tools or forbids calling them", async () => {
+    const b = new FakeBackend();
+    const none = { ...chatContext, request: { ...chatContext.request, toolChoice: { mode: "none" } } };
+    await open(b, { ...review("sampling_completion", blankAnswer, none, "n"), server: "chat" });
+    expect(screen.queryByTestId("completion-tool-open")).toBeNull();
+    fireEvent.click(screen.getByTestId("review-deny"));
+    await act(async () => b.addReview(review("sampling_completion", blankAnswer, { ...request, request: request.request }, "m")));
+    await waitFor(() => expect(screen.getByTestId("review-approve").textContent).toBe("Return to the server"));
+    expect(screen.queryByTestId("completion-tool-open")).toBeNull();
   });
 
   it("shows a review whose announcement was lost once told to resync", async () => {

@@ -15,7 +15,7 @@ import type { Verdict } from "../bindings/Verdict";
 import { ElicitationForm } from "./review-dialog/elicitation-form";
 import { isUrlElicitation, UrlElicitation } from "./review-dialog/elicitation-url";
 import { Armed } from "./review-dialog/review-actions";
-import { SamplingCompletion } from "./review-dialog/sampling-completion";
+import { isChatAnswer, SamplingCompletion } from "./review-dialog/sampling-completion";
 import { SamplingRequest } from "./review-dialog/sampling-request";
 import { SamplingStream } from "./review-dialog/sampling-stream";
 import { ToolCall } from "./review-dialog/tool-call";
@@ -105,6 +105,8 @@ export function ReviewDialog(props: { backend: Backend; armDelayMs?: number }) {
     }
   };
   const more = reviews.length - 1;
+  // The person writing the chat's answer is the model, not a reviewer of a server's request.
+  const chat = isChatAnswer(review);
   return (
     <div className="modal-backdrop">
       <div
@@ -116,9 +118,10 @@ export function ReviewDialog(props: { backend: Backend; armDelayMs?: number }) {
         data-kind={review.kind}
       >
         <header className="pane-header">
-          <h2 id="review-title">{TITLES[review.kind]}</h2>
+          <h2 id="review-title">{chat ? "Your answer as the model" : TITLES[review.kind]}</h2>
           <span className="muted">
-            from <strong>{review.server}</strong>
+            {chat ? "for " : "from "}
+            <strong>{chat ? "the chat" : review.server}</strong>
             {more > 0 ? <span data-testid="review-more"> · {more} more waiting</span> : null}
           </span>
         </header>
