@@ -7,5 +7,6 @@ export default defineConfig({
   server: { port: 1420, strictPort: true },
   esbuild: { jsx: "automatic" },
   build: { target: "es2022", outDir: "dist", emptyOutDir: true },
-  test: { environment: "jsdom", setupFiles: ["./src/test-setup.ts"] },
+  // Tests read the real stylesheet (test-styles.ts) to check the layout rules.
+  test: { environment: "jsdom", setupFiles: ["./src/test-setup.ts"], css: { include: [/styles\.css/] } },
 });

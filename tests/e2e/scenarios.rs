@@ -277,10 +277,37 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
         .await;
     s.click_css("[data-testid=get-prompt]").await;
     s.click_css("[data-testid=insert-prompt]").await;
-    s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
-        t.contains("This is a simple prompt without arguments.")
-    })
-    .await;
+    // The prompt goes into the composer for the person to add to and send, not off at once.
+    let composer = s.wait_for("[data-testid=chat-input]", SHORT).await;
+    let mut inserted = serde_json::Value::Null;
+    for _ in 0..50 {
+        inserted = s.script_on("return arguments[0].value", &composer).await;
+        if inserted
+            .as_str()
+            .is_some_and(|t| t.contains("This is a simple prompt"))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        inserted
+            .as_str()
+            .is_some_and(|t| t.contains("This is a simple prompt without arguments.")),
+        "{inserted}"
+    );
+    let focused = s
+        .script(
+            "return document.activeElement && document.activeElement.dataset.testid",
+            serde_json::json!([]),
+        )
+        .await;
+    assert_eq!(
+        focused,
+        serde_json::json!("chat-input"),
+        "the composer has the focus"
+    );
+    assert_eq!(chat_model.requests().len(), 2, "nothing was sent");
     desktop.screenshot("chat.png").await;
 }
 
@@ -318,9 +345,27 @@ pub async fn approvals_pins_and_rules(desktop: &Desktop) {
     s.click_css("[data-testid=policy-add-button]").await;
     s.wait_text("[data-testid=policies]", SHORT, |t| t.contains("echo"))
         .await;
+    // At the window's size the audit log is below the fold: the screen scrolls to it.
+    let reached = s
+        .script(
+            "const screen = document.querySelector('[data-testid=approvals-screen]');
+             const scroller = (function find(e) {
+               for (; e; e = e.parentElement) {
+                 if (e.scrollHeight > e.clientHeight && getComputedStyle(e).overflowY !== 'hidden') return e;
+               }
+               return null;
+             })(screen);
+             if (!scroller) return 'no scroll container';
+             scroller.scrollTop = scroller.scrollHeight;
+             const audit = document.querySelector('[data-testid=audit]').getBoundingClientRect();
+             return scroller.scrollTop > 0 && audit.top < window.innerHeight ? 'reached' : 'not reached';",
+            serde_json::json!([]),
+        )
+        .await;
+    assert_eq!(reached, serde_json::json!("reached"));
     // The screenshot shows the screen from its top, as a person arriving sees it.
     s.script(
-        "document.querySelector('[data-testid=approvals-screen]').scrollTop = 0",
+        "document.querySelectorAll('[data-testid=approvals-screen], .main, .page').forEach(e => e.scrollTop = 0)",
         serde_json::json!([]),
     )
     .await;

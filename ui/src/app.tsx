@@ -10,6 +10,7 @@ import { PromptsScreen } from "./screens/prompts";
 import { ResourcesScreen } from "./screens/resources";
 import { RootsScreen } from "./screens/roots";
 import { ServersScreen } from "./screens/servers";
+import type { ToolSelection } from "./screens/tools";
 import { ToolsScreen } from "./screens/tools";
 
 const SCREENS = [
@@ -28,8 +29,11 @@ type ScreenId = (typeof SCREENS)[number]["id"];
 export function App(props: { backend: Backend }) {
   const host = useHost(props.backend);
   const [screen, setScreen] = useState<ScreenId>("servers");
+  const [tools, setTools] = useState<ToolSelection>({ server: null, tools: {} });
   const up = host.servers.filter((s) => s.status.state === "running").length;
-  const failing = host.servers.filter((s) => s.status.state === "failed" || s.status.state === "restarting").length;
+  const failing = host.servers.filter(
+    (s) => (s.status.state === "failed" || s.status.state === "restarting") && !host.restartsAsked.has(s.name),
+  ).length;
   return (
     <div className="app">
       <nav className="sidebar" aria-label="Screens">
@@ -71,7 +75,7 @@ export function App(props: { backend: Backend }) {
       <main className="main">
         {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
         {screen === "chat" ? <ChatScreen backend={props.backend} host={host} /> : null}
-        {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} /> : null}
+        {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} /> : null}
         {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
         {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
         {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}

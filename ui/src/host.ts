@@ -26,7 +26,33 @@ export interface HostState {
   resourceList: Record<string, number>;
   /** The last resource each server said was updated, with a counter. */
   resourceUpdated: { server: string; uri: string; n: number } | null;
+  /** Servers restarting because the user asked, until the restart ends: not failures meanwhile. */
+  restartsAsked: ReadonlySet<string>;
   reload: () => Promise<void>;
+  /** Restarts a server for the user (see `restartsAsked`). */
+  restartServer: (name: string) => Promise<void>;
+  /** Says `from` is being saved as `to`, so that the renamed server keeps its place in the list. */
+  renaming: (from: string, to: string) => void;
+}
+
+/** States that end a restart. */
+const RESTART_ENDS = new Set(["running", "stopped", "disabled", "failed"]);
+
+/**
+ * `next` in the order of `old` — a server renamed (`renames`: old name → new) where it was — and
+ * newcomers after, in their own order. The backend lists a renamed server last.
+ */
+export function keepOrder(old: ServerView[], next: ServerView[], renames: ReadonlyMap<string, string>): ServerView[] {
+  const rank = new Map<string, number>();
+  old.forEach((s, i) => rank.set(s.name, i));
+  old.forEach((s, i) => {
+    const to = renames.get(s.name);
+    if (to && !rank.has(to)) rank.set(to, i);
+  });
+  return next
+    .map((s, i) => ({ s, at: rank.get(s.name) ?? old.length + i }))
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.s);
 }
 
 export function useHost(backend: Backend): HostState {
@@ -37,7 +63,19 @@ export function useHost(backend: Backend): HostState {
   const [catalog, setCatalog] = useState<Record<string, number>>({});
   const [resourceList, setResourceList] = useState<Record<string, number>>({});
   const [resourceUpdated, setResourceUpdated] = useState<HostState["resourceUpdated"]>(null);
+  const [restartsAsked, setRestartsAsked] = useState<ReadonlySet<string>>(new Set());
   const reloading = useRef<Promise<void> | null>(null);
+  const shown = useRef(servers);
+  shown.current = servers;
+  const renames = useRef(new Map<string, string>());
+
+  const restartEnded = (name: string) =>
+    setRestartsAsked((asked) => {
+      if (!asked.has(name)) return asked;
+      const next = new Set(asked);
+      next.delete(name);
+      return next;
+    });
 
   const reload = async () => {
     // Coalesce bursts of status events into one request.
@@ -45,7 +83,11 @@ export function useHost(backend: Backend): HostState {
     const p = backend
       .listServers()
       .then((list) => {
-        setServers(list);
+        setServers(keepOrder(shown.current, list, renames.current));
+        // A rename is done once its old name is gone.
+        for (const from of renames.current.keys()) {
+          if (!list.some((s) => s.name === from)) renames.current.delete(from);
+        }
         setError(null);
       })
       .catch((e: unknown) => setError(errorMessage(e)))
@@ -70,6 +112,7 @@ export function useHost(backend: Backend): HostState {
             next[i] = { ...list[i]!, status: event.status };
             return next;
           });
+          if (RESTART_ENDS.has(event.status.state)) restartEnded(event.server);
           if (event.status.state === "running" || event.status.state === "failed" || event.status.state === "restarting") {
             // Fresh stderr tail and config.
             void reload();
@@ -98,7 +141,9 @@ export function useHost(backend: Backend): HostState {
           setResourceUpdated((u) => ({ server: event.server, uri: event.uri, n: (u?.n ?? 0) + 1 }));
           break;
         case "resync":
-          // Events were dropped: read the servers again and have every screen reload its lists.
+          // Events were dropped (a restart's end among them, perhaps): read the servers again and
+          // have every screen reload its lists.
+          setRestartsAsked(new Set());
           void reload().then(() =>
             setServers((list) => {
               setCatalog((c) => Object.fromEntries(list.map((s) => [s.name, (c[s.name] ?? 0) + 1])));
@@ -121,7 +166,20 @@ export function useHost(backend: Backend): HostState {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [backend]);
 
-  return { servers, loaded, error, logs, catalog, resourceList, resourceUpdated, reload };
+  const restartServer = async (name: string) => {
+    setRestartsAsked((asked) => new Set(asked).add(name));
+    try {
+      await backend.restartServer(name);
+    } catch (e) {
+      restartEnded(name);
+      throw e;
+    }
+  };
+  const renaming = (from: string, to: string) => {
+    if (from !== to) renames.current.set(from, to);
+  };
+
+  return { servers, loaded, error, logs, catalog, resourceList, resourceUpdated, restartsAsked, reload, restartServer, renaming };
 }
 
 /** Servers that can take requests. */

@@ -314,9 +314,11 @@ export class FakeBackend implements Backend {
     this.policies = this.policies.filter((p) => !(p.server === entry.server && p.kind === entry.kind && p.tool === entry.tool));
   }
   async searchAudit(query: AuditQuery) {
+    this.log("searchAudit", query);
     const words = (query.text ?? "").toLowerCase().split(/\s+/).filter(Boolean);
     return this.audit
       .filter((e) => !query.server || e.server === query.server)
+      .filter((e) => query.beforeId === null || e.id < query.beforeId)
       .filter((e) => words.every((w) => JSON.stringify(e).toLowerCase().includes(w)))
       .slice()
       .reverse()

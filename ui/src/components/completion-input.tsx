@@ -13,6 +13,7 @@ export function CompletionInput(props: {
   complete: ((value: string) => Promise<Completion>) | null;
   onChange: (value: string) => void;
   delayMs?: number;
+  autoFocus?: boolean;
 }) {
   const [options, setOptions] = useState<string[]>([]);
   const [open, setOpen] = useState(false);
@@ -34,8 +35,11 @@ export function CompletionInput(props: {
       complete(value)
         .then((c) => {
           if (n !== seq.current) return;
-          setOptions(c.values.slice(0, 100));
-          setOpen(c.values.length > 0);
+          // Nothing to offer when the one suggestion is what is typed: an open list would only
+          // cover what lies below (a Read or Get button) and take its click.
+          const offered = c.values.length === 1 && c.values[0] === value ? [] : c.values.slice(0, 100);
+          setOptions(offered);
+          setOpen(offered.length > 0);
           setActive(-1);
           setError(null);
         })
@@ -65,11 +69,17 @@ export function CompletionInput(props: {
         aria-controls={listId}
         aria-autocomplete="list"
         value={props.value}
+        autoFocus={props.autoFocus}
         onChange={(e) => {
           typed.current = true;
           props.onChange(e.currentTarget.value);
         }}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onBlur={() => {
+          // Choosing an option keeps the focus (its mousedown is prevented), so this is leaving:
+          // close now, and drop the answer to a request still on its way.
+          seq.current++;
+          setOpen(false);
+        }}
         onKeyDown={(e) => {
           if (!open) return;
           if (e.key === "ArrowDown") {
@@ -81,14 +91,15 @@ export function CompletionInput(props: {
           } else if (e.key === "Enter" && active >= 0) {
             e.preventDefault();
             choose(options[active]!);
-          } else if (e.key === "Escape") {
+          } else if (e.key === "Escape" || e.key === "Enter") {
+            // Enter with no option chosen goes on to the form (Read, Get prompt).
             setOpen(false);
           }
         }}
       />
       {props.description ? <small className="muted">{props.description}</small> : null}
       {open ? (
-        <ul className="listbox" id={listId} role="listbox">
+        <ul className="listbox" id={listId} role="listbox" onMouseDown={(e) => e.preventDefault()}>
           {options.map((o, i) => (
             <li
               key={o}

@@ -1,7 +1,8 @@
 import { fireEvent, render, screen } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
-import { ContentView, sanitizeMarkdown, ToolResultView, validateStructured } from "./content";
+import { withAppStyles } from "../test-styles";
+import { ContentView, decodeTextBlob, ResourceBody, sanitizeMarkdown, ToolResultView, validateStructured } from "./content";
 
 describe("content rendering", () => {
   it("never lets script through markdown", () => {
@@ -70,5 +71,60 @@ describe("content rendering", () => {
     render(<ToolResultView backend={b} result={{ content: [{ type: "text", text: "boom" }], isError: true }} />);
     expect(screen.getByTestId("tool-result").dataset["error"]).toBe("true");
     expect(screen.getByText("The tool reported an error")).toBeTruthy();
+  });
+
+  it("shows blobs of text types decoded as text, and other blobs as binary", () => {
+    const b = new FakeBackend();
+    const encode = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+    const { container } = render(
+      <>
+        <ResourceBody backend={b} contents={{ uri: "demo://a.txt", mimeType: "text/plain", blob: encode("Grüße aus dem Blob") }} />
+        <ResourceBody backend={b} contents={{ uri: "demo://b", mimeType: "application/json", blob: encode('{"a":[1,2]}') }} />
+        <ResourceBody backend={b} contents={{ uri: "demo://c.bin", mimeType: "application/octet-stream", blob: encode("xyz") }} />
+      </>,
+    );
+    const blocks = [...container.querySelectorAll("pre")].map((p) => p.textContent);
+    expect(blocks).toEqual(["Grüße aus dem Blob", JSON.stringify({ a: [1, 2] }, null, 2)]);
+    expect(container.textContent).toContain("Binary application/octet-stream · 3 B");
+    expect(decodeTextBlob("text/plain", "/w==")).toBeNull(); // not UTF-8
+    expect(decodeTextBlob("image/png", encode("x"))).toBeNull();
+  });
+
+  it("shows images fitted, at their real size on a click, and zooms", () => {
+    const b = new FakeBackend();
+    render(<ContentView backend={b} block={{ type: "image", data: "AAAA", mimeType: "image/png" }} />);
+    const img = screen.getByRole("img");
+    Object.defineProperty(img, "naturalWidth", { value: 300 });
+    fireEvent.load(img);
+    expect(img.className).toBe("media fit");
+    fireEvent.click(img);
+    expect(img.className).toBe("media zoomed");
+    expect(img.style.width).toBe("300px");
+    fireEvent.click(screen.getByLabelText("Zoom in"));
+    expect(img.style.width).toBe("600px");
+    expect(screen.getByTestId("image-zoom").textContent).toBe("200 %");
+    fireEvent.click(screen.getByLabelText("Zoom out"));
+    fireEvent.click(screen.getByLabelText("Zoom out"));
+    expect(img.style.width).toBe("150px");
+    fireEvent.click(img);
+    expect(img.className).toBe("media fit");
+    expect(img.style.width).toBe("");
+  });
+
+  describe("with the app's styles", () => {
+    let removeStyles: () => void = () => undefined;
+    beforeEach(() => {
+      removeStyles = withAppStyles();
+    });
+    afterEach(() => removeStyles());
+
+    it("fits images to the pane, not to a thumbnail (that is the approval dialog's)", () => {
+      const b = new FakeBackend();
+      render(<ContentView backend={b} block={{ type: "image", data: "AAAA", mimeType: "image/png" }} />);
+      const img = screen.getByRole("img");
+      expect(getComputedStyle(img).maxWidth).toBe("100%");
+      fireEvent.click(img);
+      expect(getComputedStyle(img).maxWidth).toBe("none");
+    });
   });
 });

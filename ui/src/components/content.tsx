@@ -99,23 +99,90 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** One resource's contents: text, JSON, markdown, image, audio or other binary. */
+/** Whether a MIME type is text: `text/*`, JSON or XML (`application/json`, `…+json`, `…+xml`). */
+export function isTextMime(mime: string): boolean {
+  const type = mime.split(";")[0]!.trim().toLowerCase();
+  return type.startsWith("text/") || /^application\/(.+\+)?(json|xml)$/.test(type);
+}
+
+/** A base64 blob of a text type as text (in its `charset`, else UTF-8); null when it is not text. */
+export function decodeTextBlob(mime: string, blob: string): string | null {
+  if (!isTextMime(mime)) return null;
+  const charset = /;\s*charset="?([^";]+)/i.exec(mime)?.[1] ?? "utf-8";
+  try {
+    const bytes = Uint8Array.from(atob(blob), (ch) => ch.charCodeAt(0));
+    return new TextDecoder(charset, { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** One resource's contents: text (also a blob of a text type), JSON, markdown, image, audio or other binary. */
 export function ResourceBody(props: { backend: Backend; contents: ResourceContents }) {
   const c = props.contents;
   const mime = c.mimeType ?? "";
-  if ("text" in c) {
-    if (mime.includes("json") || /\.json$/.test(c.uri)) {
-      try {
-        return <pre className="text-block">{JSON.stringify(JSON.parse(c.text), null, 2)}</pre>;
-      } catch {
-        return <pre className="text-block">{c.text}</pre>;
-      }
-    }
-    return <TextBlock text={c.text} markdown={mime === "text/markdown" || /\.md$/.test(c.uri) || undefined} />;
-  }
-  if (mime.startsWith("image/")) return <img className="media" alt={c.uri} src={`data:${mime};base64,${c.blob}`} />;
+  const text = "text" in c ? c.text : decodeTextBlob(mime, c.blob);
+  if (text !== null) return <ResourceText uri={c.uri} mime={mime} text={text} />;
+  if (!("blob" in c)) return null;
+  if (mime.startsWith("image/")) return <ZoomableImage alt={c.uri} src={`data:${mime};base64,${c.blob}`} />;
   if (mime.startsWith("audio/")) return <audio controls src={`data:${mime};base64,${c.blob}`} />;
   return <Binary backend={props.backend} uri={c.uri} mime={mime} blob={c.blob} />;
+}
+
+function ResourceText(props: { uri: string; mime: string; text: string }) {
+  const { uri, mime, text } = props;
+  if (mime.includes("json") || /\.json$/.test(uri)) {
+    try {
+      return <pre className="text-block">{JSON.stringify(JSON.parse(text), null, 2)}</pre>;
+    } catch {
+      return <pre className="text-block">{text}</pre>;
+    }
+  }
+  return <TextBlock text={text} markdown={mime.startsWith("text/markdown") || /\.md$/.test(uri) || undefined} />;
+}
+
+const ZOOMS = [0.25, 0.5, 1, 2, 4, 8];
+
+/** An image fitted to the pane; a click (or 100 %) shows it at its real size, − and + zoom from there. */
+export function ZoomableImage(props: { src: string; alt: string }) {
+  const [zoom, setZoom] = useState<number | "fit">("fit");
+  const [width, setWidth] = useState(0);
+  const step = (by: number) => {
+    const at = ZOOMS.indexOf(zoom === "fit" ? 1 : zoom);
+    setZoom(ZOOMS[Math.min(ZOOMS.length - 1, Math.max(0, at + by))]!);
+  };
+  return (
+    <figure className="image-view" data-testid="image-view">
+      <div className="image-frame">
+        <img
+          className={zoom === "fit" ? "media fit" : "media zoomed"}
+          alt={props.alt}
+          src={props.src}
+          title={zoom === "fit" ? "Click for the actual size" : "Click to fit"}
+          style={zoom !== "fit" && width ? { width: width * zoom } : undefined}
+          onLoad={(e) => setWidth(e.currentTarget.naturalWidth)}
+          onClick={() => setZoom(zoom === "fit" ? 1 : "fit")}
+        />
+      </div>
+      <figcaption className="actions">
+        <button className="small" aria-label="Zoom out" onClick={() => step(-1)}>
+          −
+        </button>
+        <button className="small" aria-label="Zoom in" onClick={() => step(1)}>
+          +
+        </button>
+        <button className="small" aria-pressed={zoom === "fit"} onClick={() => setZoom("fit")}>
+          Fit
+        </button>
+        <button className="small" aria-pressed={zoom === 1} onClick={() => setZoom(1)}>
+          100 %
+        </button>
+        <span className="muted" data-testid="image-zoom">
+          {zoom === "fit" ? "fitted" : `${zoom * 100} %`}
+        </span>
+      </figcaption>
+    </figure>
+  );
 }
 
 function Binary(props: { backend: Backend; uri: string; mime: string; blob: string }) {
@@ -147,7 +214,7 @@ export function ContentView(props: { backend: Backend; block: ContentBlock }) {
     case "text":
       return <TextBlock text={b.text} />;
     case "image":
-      return <img className="media" alt="image from the server" src={`data:${b.mimeType};base64,${b.data}`} />;
+      return <ZoomableImage alt="image from the server" src={`data:${b.mimeType};base64,${b.data}`} />;
     case "audio":
       return <audio controls src={`data:${b.mimeType};base64,${b.data}`} />;
     case "resource_link":

@@ -387,4 +387,11 @@ describe("reveal", () => {
     expect(hasHidden("plain")).toBe(false);
     expect(hasHidden("x\u2066y")).toBe(true);
   });
+
+  it("puts a space between the dialog's sentence and its Edit as JSON link", async () => {
+    const b = new FakeBackend();
+    const completion = { role: "assistant", content: { type: "text", text: "" }, model: "manual" };
+    await open(b, review("sampling_completion", completion, { provider: "manual", model: "manual", request: {} }));
+    expect(screen.getByTestId("completion-intro").textContent).toMatch(/\. Edit as JSON$/);
+  });
 });

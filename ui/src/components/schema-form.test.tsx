@@ -94,4 +94,24 @@ describe("SchemaForm", () => {
     // Not required: none chosen leaves it out rather than breaking minItems.
     expect(last(onChange)).toEqual([{ hero: "hero-1" }, null]);
   });
+
+  it("says a field is required only once it was touched or a submit was tried, by its title", () => {
+    const onChange = vi.fn();
+    const titled: JsonSchema = {
+      type: "object",
+      properties: { days: { type: "integer", title: "Number of days" }, note: { type: "string" } },
+      required: ["days", "note"],
+    };
+    const { rerender } = render(<SchemaForm schema={titled} onChange={onChange} />);
+    // The caller knows at once (to hold the call back); the person is not scolded yet.
+    expect(last(onChange)).toEqual([null, "Number of days is required"]);
+    expect(screen.queryByRole("alert")).toBeNull();
+    fireEvent.focus(screen.getByTestId("arg-note"));
+    fireEvent.blur(screen.getByTestId("arg-note"));
+    expect(screen.getByRole("alert").textContent).toBe("note is required");
+    fireEvent.change(screen.getByTestId("arg-note"), { target: { value: "x" } });
+    expect(screen.queryByRole("alert")).toBeNull();
+    rerender(<SchemaForm schema={titled} onChange={onChange} showErrors />);
+    expect(screen.getByRole("alert").textContent).toBe("Number of days is required");
+  });
 });

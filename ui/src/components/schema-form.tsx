@@ -70,10 +70,16 @@ function initialValues(fields: Field[], initial?: Record<string, unknown>): Valu
   return v;
 }
 
-/** Builds the arguments object; throws a message naming the field on bad input. */
+/** What to call a field in messages: its title, else its key. */
+function labelOf(f: Field): string {
+  return f.schema.title ?? f.name;
+}
+
+/** Builds the arguments object; throws a message naming the field (by its label) on bad input. */
 export function argumentsOf(fields: Field[], values: Values): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
+    const label = labelOf(f);
     const v = values[f.name];
     if (f.kind === "boolean") {
       out[f.name] = v === true;
@@ -81,7 +87,7 @@ export function argumentsOf(fields: Field[], values: Values): Record<string, unk
     }
     const text = typeof v === "string" ? v : "";
     if (text.trim() === "") {
-      if (f.required) throw new Error(`${f.name} is required`);
+      if (f.required) throw new Error(`${label} is required`);
       continue;
     }
     switch (f.kind) {
@@ -89,7 +95,7 @@ export function argumentsOf(fields: Field[], values: Values): Record<string, unk
       case "integer": {
         const n = Number(text);
         if (!Number.isFinite(n) || (f.kind === "integer" && !Number.isInteger(n)))
-          throw new Error(`${f.name} must be ${f.kind === "integer" ? "a whole number" : "a number"}`);
+          throw new Error(`${label} must be ${f.kind === "integer" ? "a whole number" : "a number"}`);
         out[f.name] = n;
         break;
       }
@@ -98,8 +104,8 @@ export function argumentsOf(fields: Field[], values: Values): Record<string, unk
         const list = text.split("\n").filter((l) => l !== "");
         const min = typeof f.schema.minItems === "number" ? f.schema.minItems : 0;
         const max = typeof f.schema.maxItems === "number" ? f.schema.maxItems : Infinity;
-        if (list.length < min) throw new Error(`${f.name}: choose at least ${min}`);
-        if (list.length > max) throw new Error(`${f.name}: choose at most ${max}`);
+        if (list.length < min) throw new Error(`${label}: choose at least ${min}`);
+        if (list.length > max) throw new Error(`${label}: choose at most ${max}`);
         out[f.name] = list;
         break;
       }
@@ -107,11 +113,24 @@ export function argumentsOf(fields: Field[], values: Values): Record<string, unk
         try {
           out[f.name] = JSON.parse(text);
         } catch {
-          throw new Error(`${f.name} is not valid JSON`);
+          throw new Error(`${label} is not valid JSON`);
         }
         break;
       default:
         out[f.name] = text;
+    }
+  }
+  return out;
+}
+
+/** Each field's problem with its value, by field name, in the fields' order. */
+function problemsOf(fields: Field[], values: Values): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of fields) {
+    try {
+      argumentsOf([f], values);
+    } catch (e) {
+      out.set(f.name, e instanceof Error ? e.message : String(e));
     }
   }
   return out;
@@ -124,6 +143,8 @@ export function SchemaForm(props: {
   /** Called with the arguments, or with an error message when they are invalid. */
   onChange: (args: Record<string, unknown> | null, error: string | null) => void;
   onSubmit?: () => void;
+  /** Shows every field's problem, touched or not (the user tried to submit). */
+  showErrors?: boolean;
 }) {
   const fields = useMemo(() => fieldsOf(props.schema), [props.schema]);
   const flat = fields.every((f) => f.kind !== "json");
@@ -131,28 +152,25 @@ export function SchemaForm(props: {
   const { initial } = props;
   const [values, setValues] = useState<Values>(() => initialValues(fields, initial));
   const [rawText, setRawText] = useState(() => JSON.stringify(argumentsSafe(fields, initialValues(fields, initial)), null, 2));
+  // Problems show for the fields the user has been in, or all once they tried to submit.
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
+  const [tried, setTried] = useState(false);
 
   useEffect(() => {
     const v = initialValues(fields, initial);
     setValues(v);
     setRawText(JSON.stringify(argumentsSafe(fields, v), null, 2));
     setRaw(!fields.every((f) => f.kind !== "json"));
+    setTouched(new Set());
+    setTried(false);
   }, [fields]);
 
   const rawError = raw ? parseRaw(rawText).error : null;
-  let fieldError: string | null = null;
-  let args: Record<string, unknown> | null = null;
-  if (raw) {
-    const r = parseRaw(rawText);
-    args = r.value;
-  } else {
-    try {
-      args = argumentsOf(fields, values);
-    } catch (e) {
-      fieldError = e instanceof Error ? e.message : String(e);
-    }
-  }
-  const error = raw ? rawError : fieldError;
+  const problems = raw ? new Map<string, string>() : problemsOf(fields, values);
+  const args = raw ? parseRaw(rawText).value : problems.size ? null : argumentsOf(fields, values);
+  const error = raw ? rawError : ([...problems.values()][0] ?? null);
+  const showAll = tried || props.showErrors === true;
+  const shown = raw ? rawError : ([...problems].find(([name]) => showAll || touched.has(name))?.[1] ?? null);
   const { onChange } = props;
   const key = JSON.stringify(args) + String(error);
   useEffect(() => {
@@ -161,9 +179,16 @@ export function SchemaForm(props: {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
-  const set = (name: string, v: string | boolean) => setValues((old) => ({ ...old, [name]: v }));
+  const touch = (name: string) => setTouched((t) => (t.has(name) ? t : new Set(t).add(name)));
+  const set = (name: string, v: string | boolean) => {
+    setValues((old) => ({ ...old, [name]: v }));
+    touch(name);
+  };
   const submitOnEnter = (e: React.KeyboardEvent) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) props.onSubmit?.();
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      setTried(true);
+      props.onSubmit?.();
+    }
   };
 
   return (
@@ -200,10 +225,12 @@ export function SchemaForm(props: {
       ) : fields.length === 0 ? (
         <p className="muted">This tool takes no arguments.</p>
       ) : (
-        fields.map((f) => <FieldInput key={f.name} field={f} value={values[f.name]} onChange={(v) => set(f.name, v)} />)
+        fields.map((f) => (
+          <FieldInput key={f.name} field={f} value={values[f.name]} onChange={(v) => set(f.name, v)} onBlur={() => touch(f.name)} />
+        ))
       )}
-      <p className="form-error" role={error ? "alert" : undefined}>
-        {error ?? "\u00a0"}
+      <p className="form-error" role={shown ? "alert" : undefined}>
+        {shown ?? "\u00a0"}
       </p>
     </div>
   );
@@ -237,7 +264,12 @@ function parseRaw(text: string): { value: Record<string, unknown> | null; error:
 /** Input types for the string formats elicitation allows. */
 const INPUT_TYPES: Record<string, string> = { email: "email", uri: "url", date: "date" };
 
-function FieldInput(props: { field: Field; value: string | boolean | undefined; onChange: (v: string | boolean) => void }) {
+function FieldInput(props: {
+  field: Field;
+  value: string | boolean | undefined;
+  onChange: (v: string | boolean) => void;
+  onBlur: () => void;
+}) {
   const { field } = props;
   const id = `arg-${field.name}`;
   const label = (
@@ -251,7 +283,7 @@ function FieldInput(props: { field: Field; value: string | boolean | undefined; 
   switch (field.kind) {
     case "boolean":
       return (
-        <label className="field check">
+        <label className="field check" onBlur={props.onBlur}>
           <input
             type="checkbox"
             data-testid={id}
@@ -264,7 +296,7 @@ function FieldInput(props: { field: Field; value: string | boolean | undefined; 
       );
     case "enum":
       return (
-        <label className="field">
+        <label className="field" onBlur={props.onBlur}>
           {label}
           <select data-testid={id} value={text} onChange={(e) => props.onChange(e.currentTarget.value)}>
             {field.required ? null : <option value="">—</option>}
@@ -281,7 +313,7 @@ function FieldInput(props: { field: Field; value: string | boolean | undefined; 
       const picked = new Set(text.split("\n").filter((l) => l !== ""));
       const choices = choicesOf(field.schema.items) ?? [];
       return (
-        <fieldset className="field multi" data-testid={id}>
+        <fieldset className="field multi" data-testid={id} onBlur={props.onBlur}>
           <legend>{label}</legend>
           {choices.map((c) => (
             <label key={c.value} className="check">
@@ -307,7 +339,7 @@ function FieldInput(props: { field: Field; value: string | boolean | undefined; 
     case "strings":
     case "json":
       return (
-        <label className="field">
+        <label className="field" onBlur={props.onBlur}>
           {label}
           <textarea
             data-testid={id}
@@ -322,7 +354,7 @@ function FieldInput(props: { field: Field; value: string | boolean | undefined; 
       );
     default:
       return (
-        <label className="field">
+        <label className="field" onBlur={props.onBlur}>
           {label}
           <input
             data-testid={id}

@@ -1,8 +1,9 @@
-import { fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import type { AuditEntry } from "../bindings/AuditEntry";
 import { useHost } from "../host";
+import { withAppStyles } from "../test-styles";
 import { ApprovalsScreen } from "./approvals";
 
 function Screen(props: { backend: FakeBackend }) {
@@ -112,5 +113,41 @@ describe("Approvals screen", () => {
     fireEvent.click(screen.getByTestId("pins-approve"));
     await waitFor(() => expect(screen.queryByTestId("pin-item")).toBeNull());
     expect(b.pins["everything"]![0]!.state).toBe("pinned");
+  });
+
+  describe("with the app's styles", () => {
+    let removeStyles: () => void = () => undefined;
+    beforeEach(() => {
+      removeStyles = withAppStyles();
+    });
+    afterEach(() => removeStyles());
+
+    it("scrolls inside itself, so the audit log below the fold can be reached", async () => {
+      render(<Screen backend={new FakeBackend()} />);
+      const page = screen.getByTestId("approvals-screen");
+      expect(getComputedStyle(page).overflow).toBe("auto");
+      expect(getComputedStyle(page).minHeight).toMatch(/^0(px)?$/);
+    });
+  });
+
+  it("pages the audit log: 200 rows, then the ones before the last row shown", async () => {
+    const b = new FakeBackend();
+    b.audit = Array.from({ length: 450 }, (_, i) => entry(i + 1, "requested", {}));
+    render(<Screen backend={b} />);
+    await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(200));
+    const searches = () => b.calls.filter((c) => c.method === "searchAudit").map((c) => c.args[0] as { beforeId: number | null; limit: number });
+    expect(searches()[0]).toMatchObject({ beforeId: null, limit: 200 });
+    fireEvent.click(screen.getByTestId("audit-older"));
+    await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(400));
+    // Newest first: the last of the first page is row 251.
+    expect(searches().pop()).toMatchObject({ beforeId: 251, limit: 200 });
+    fireEvent.click(screen.getByTestId("audit-older"));
+    await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(450));
+    expect(searches().pop()).toMatchObject({ beforeId: 51, limit: 200 });
+    expect(screen.queryByTestId("audit-older")).toBeNull();
+    // A new review refreshes the log without dropping the older pages.
+    b.audit.push(entry(451, "requested", {}));
+    await act(async () => b.emit({ type: "reviewsChanged", pending: 0 }));
+    await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(451));
   });
 });

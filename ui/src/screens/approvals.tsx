@@ -1,10 +1,11 @@
 // The Approvals screen: every standing rule in one place (change or revoke it), and the audit log
 // of what servers and models asked, what was shown, what was decided and what went back —
 // searchable, with each flow's steps, exportable as JSON Lines.
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { AuditEntry } from "../bindings/AuditEntry";
+import type { HostEvent } from "../bindings/HostEvent";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
 import type { Rule } from "../bindings/Rule";
 import { PinsPanel } from "../components/pins-panel";
@@ -18,6 +19,9 @@ const RULES: { value: Rule; label: string }[] = [
   { value: "deny", label: "always deny" },
 ];
 
+/** Audit rows fetched at a time. */
+const AUDIT_PAGE = 200;
+
 const KINDS: Record<PolicyEntry["kind"], string> = {
   sampling: "sampling",
   elicitation: "elicitation",
@@ -27,47 +31,23 @@ const KINDS: Record<PolicyEntry["kind"], string> = {
 export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
   const { backend } = props;
   const [policies, setPolicies] = useState<PolicyEntry[]>([]);
-  const [rows, setRows] = useState<AuditEntry[]>([]);
-  const [text, setText] = useState("");
-  const [exported, setExported] = useState<string | null>(null);
-  const [open, setOpen] = useState<number | null>(null);
+  const [auditRevision, setAuditRevision] = useState(0);
   const [error, setError] = useState<string | null>(null);
 
   const load = useCallback(() => {
     backend.listPolicies().then(setPolicies, (e: unknown) => setError(errorMessage(e)));
-    backend
-      .searchAudit({ text: text.trim() || null, server: null, kind: null, flow: null, limit: 500, beforeId: null })
-      .then(setRows, (e: unknown) => setError(errorMessage(e)));
-  }, [backend, text]);
+  }, [backend]);
 
   useEffect(() => {
     load();
-    let unlisten: (() => void) | null = null;
-    let live = true;
-    backend
-      .onHostEvent((e) => {
-        if (e.type === "reviewsChanged" || e.type === "resync") load();
-      })
-      .then((u) => (live ? (unlisten = u) : u()));
-    return () => {
-      live = false;
-      unlisten?.();
-    };
+    return onHostEvents(backend, (e) => {
+      if (e.type === "reviewsChanged" || e.type === "resync") load();
+    });
   }, [backend, load]);
 
   const change = (p: PolicyEntry, rule: Rule) =>
     backend.setPolicy({ ...p, rule }).then(load, (e: unknown) => setError(errorMessage(e)));
   const remove = (p: PolicyEntry) => backend.removePolicy(p).then(load, (e: unknown) => setError(errorMessage(e)));
-
-  // The whole log, not only the rows on screen: the backend writes it to the file you pick.
-  const exportLog = async () => {
-    try {
-      const done = await backend.exportAudit();
-      if (done) setExported(`${done.entries} entries written to ${done.path}`);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  };
 
   return (
     <div className="page" data-testid="approvals-screen">
@@ -129,45 +109,148 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
           </table>
         )}
       </section>
-      <PinsPanel backend={backend} host={props.host} onApproved={load} />
-      <section aria-label="Audit log">
-        <header className="pane-header">
-          <h2>Audit log</h2>
-          <input
-            data-testid="audit-search"
-            placeholder="Search: server, tool, decision, text…"
-            value={text}
-            onChange={(e) => setText(e.currentTarget.value)}
-          />
-          <button data-testid="audit-export" onClick={exportLog}>
-            Export JSON Lines
-          </button>
-        </header>
-        {exported ? (
-          <p className="muted" data-testid="audit-exported">
-            {exported}
-          </p>
-        ) : null}
-        <table className="table" data-testid="audit">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Server</th>
-              <th>What</th>
-              <th>Step</th>
-              <th>Who</th>
-              <th>Decision</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <AuditRow key={r.id} row={r} open={open === r.id} toggle={() => setOpen(open === r.id ? null : r.id)} />
-            ))}
-          </tbody>
-        </table>
-        {rows.length === 0 ? <p className="muted">Nothing recorded{text ? " matches" : " yet"}.</p> : null}
-      </section>
+      <PinsPanel
+        backend={backend}
+        host={props.host}
+        onApproved={() => {
+          load();
+          setAuditRevision((n) => n + 1);
+        }}
+      />
+      <AuditLog backend={backend} revision={auditRevision} />
     </div>
+  );
+}
+
+/** Subscribes to host events until the returned function is called (an effect's cleanup). */
+function onHostEvents(backend: Backend, listener: (e: HostEvent) => void): () => void {
+  let unlisten: (() => void) | null = null;
+  let live = true;
+  void backend.onHostEvent(listener).then((u) => (live ? (unlisten = u) : u()));
+  return () => {
+    live = false;
+    unlisten?.();
+  };
+}
+
+/** The audit log, newest first, a page at a time ("Load older" asks for the rows before the last one shown). */
+function AuditLog(props: { backend: Backend; revision: number }) {
+  const { backend } = props;
+  const [rows, setRows] = useState<AuditEntry[]>([]);
+  const [more, setMore] = useState(false);
+  const [text, setText] = useState("");
+  const [exported, setExported] = useState<string | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  // The search the rows on screen answer: another one starts over from the newest page.
+  const rowsFor = useRef<string | null>(null);
+  const query = text.trim() || null;
+
+  const search = useCallback(
+    (beforeId: number | null) =>
+      backend.searchAudit({ text: query, server: null, kind: null, flow: null, limit: AUDIT_PAGE, beforeId }),
+    [backend, query],
+  );
+
+  const refresh = useCallback(() => {
+    search(null).then(
+      (page) => {
+        const shown = rowsFor.current === query ? rowsRef.current : [];
+        const oldest = page[page.length - 1];
+        // Older pages the user opened stay when the newest page reaches them (no gap between).
+        const overlaps = page.length === AUDIT_PAGE && !!oldest && !!shown[0] && oldest.id <= shown[0].id;
+        const older = overlaps ? shown.filter((r) => r.id < oldest.id) : [];
+        rowsFor.current = query;
+        setRows([...page, ...older]);
+        if (!older.length) setMore(page.length === AUDIT_PAGE);
+        setError(null);
+      },
+      (e: unknown) => setError(errorMessage(e)),
+    );
+  }, [search, query]);
+
+  useEffect(() => {
+    refresh();
+    return onHostEvents(backend, (e) => {
+      if (e.type === "reviewsChanged" || e.type === "resync") refresh();
+    });
+  }, [backend, refresh, props.revision]);
+
+  const loadOlder = () => {
+    const last = rowsRef.current[rowsRef.current.length - 1];
+    if (!last) return;
+    search(last.id).then(
+      (page) => {
+        setRows((shown) => [...shown, ...page.filter((r) => r.id < (shown[shown.length - 1]?.id ?? Infinity))]);
+        setMore(page.length === AUDIT_PAGE);
+      },
+      (e: unknown) => setError(errorMessage(e)),
+    );
+  };
+
+  // The whole log, not only the rows on screen: the backend writes it to the file you pick.
+  const exportLog = async () => {
+    try {
+      const done = await backend.exportAudit();
+      if (done) setExported(`${done.entries} entries written to ${done.path}`);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+
+  return (
+    <section aria-label="Audit log">
+      <header className="pane-header">
+        <h2>Audit log</h2>
+        <input
+          data-testid="audit-search"
+          placeholder="Search: server, tool, decision, text…"
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+        />
+        <button data-testid="audit-export" onClick={exportLog}>
+          Export JSON Lines
+        </button>
+      </header>
+      {error ? (
+        <div className="banner error" data-testid="audit-error">
+          {error}
+        </div>
+      ) : null}
+      {exported ? (
+        <p className="muted" data-testid="audit-exported">
+          {exported}
+        </p>
+      ) : null}
+      <table className="table" data-testid="audit">
+        <thead>
+          <tr>
+            <th>When</th>
+            <th>Server</th>
+            <th>What</th>
+            <th>Step</th>
+            <th>Who</th>
+            <th>Decision</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <AuditRow key={r.id} row={r} open={open === r.id} toggle={() => setOpen(open === r.id ? null : r.id)} />
+          ))}
+        </tbody>
+      </table>
+      {rows.length === 0 ? <p className="muted">Nothing recorded{text ? " matches" : " yet"}.</p> : null}
+      {more ? (
+        <div className="actions">
+          <button data-testid="audit-older" onClick={loadOlder}>
+            Load older
+          </button>
+          <span className="muted">{rows.length.toLocaleString("en-US")} most recent shown</span>
+        </div>
+      ) : null}
+    </section>
   );
 }
 

@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
+import type { Backend } from "../backend";
 import { FakeBackend } from "../backend/fake";
 import { useHost } from "../host";
 import { ChatScreen, fuzzyScore } from "./chat";
@@ -135,20 +136,61 @@ describe("Chat screen", () => {
     expect((await screen.findByTestId("chat-tool-result")).textContent).toContain("Echo: hi");
   });
 
-  it("inserts a server's prompt from the / palette", async () => {
+  it("puts a prompt from the / palette into the composer, to add to and send", async () => {
     const b = backend();
     const input = await startChat(b);
     fireEvent.change(input, { target: { value: "/tm" } });
     const option = await screen.findByTestId("palette-prompt-option");
     expect(option.dataset.name).toBe("team");
     fireEvent.keyDown(input, { key: "Enter" });
-    fireEvent.change(await screen.findByTestId("prompt-arg-department"), { target: { value: "Engineering" } });
+    // The argument form opens with its first field focused.
+    const department = await screen.findByTestId("prompt-arg-department");
+    expect(document.activeElement).toBe(department);
+    fireEvent.change(department, { target: { value: "Engineering" } });
     fireEvent.change(screen.getByTestId("prompt-arg-name"), { target: { value: "Alice" } });
     fireEvent.click(screen.getByTestId("get-prompt"));
     fireEvent.click(await screen.findByTestId("insert-prompt"));
+    // Not sent: in the composer, focused, for the person to finish.
+    expect((input as HTMLTextAreaElement).value).toBe("Promote Alice to head of Engineering.");
+    expect(document.activeElement).toBe(input);
+    expect(screen.queryByTestId("palette-prompt")).toBeNull();
+    expect(b.calls.some((c) => c.method === "sendMessage")).toBe(false);
+    fireEvent.change(input, { target: { value: `${(input as HTMLTextAreaElement).value} Draft the announcement.` } });
+    fireEvent.click(screen.getByTestId("chat-send"));
     await waitFor(() => expect(b.calls.some((c) => c.method === "sendMessage")).toBe(true));
     const sent = b.calls.find((c) => c.method === "sendMessage")!.args[1];
-    expect(sent).toEqual([{ role: "user", content: [{ type: "text", text: "Promote Alice to head of Engineering." }] }]);
+    expect(sent).toEqual([
+      { role: "user", content: [{ type: "text", text: "Promote Alice to head of Engineering. Draft the announcement." }] },
+    ]);
+  });
+
+  it("keeps a prompt's images as attachments and joins its texts", async () => {
+    const b = backend();
+    const asBackend: Backend = b;
+    asBackend.getPrompt = async () => ({
+      messages: [
+        { role: "user", content: { type: "text", text: "Describe this picture." } },
+        { role: "user", content: { type: "image", data: "AAAA", mimeType: "image/png" } },
+        { role: "assistant", content: { type: "text", text: "It shows a cat." } },
+      ],
+    });
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "/team" } });
+    await screen.findByTestId("palette-prompt-option");
+    fireEvent.keyDown(input, { key: "Enter" });
+    fireEvent.change(await screen.findByTestId("prompt-arg-department"), { target: { value: "x" } });
+    fireEvent.change(screen.getByTestId("prompt-arg-name"), { target: { value: "y" } });
+    fireEvent.click(screen.getByTestId("get-prompt"));
+    fireEvent.click(await screen.findByTestId("insert-prompt"));
+    expect((input as HTMLTextAreaElement).value).toBe("Describe this picture.\n\nAssistant: It shows a cat.");
+    expect(screen.getByTestId("attachment").textContent).toContain("image (image/png)");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "sendMessage")).toBe(true));
+    const sent = b.calls.find((c) => c.method === "sendMessage")!.args[1] as { content: unknown[] }[];
+    expect(sent[0]!.content).toEqual([
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+      { type: "text", text: "Describe this picture.\n\nAssistant: It shows a cat." },
+    ]);
   });
 
   it("attaches a resource with @", async () => {

@@ -1,7 +1,7 @@
 // The Chat: conversations with one of your models, which may call the running servers' tools —
 // each call shown in the approval dialog with its arguments editable. The composer's "/" palette
-// finds every prompt of every server (fuzzy), fills its arguments with completion and inserts its
-// messages; "@" attaches a server's resource. Answers stream in.
+// finds every prompt of every server (fuzzy), fills its arguments with completion and puts its
+// messages into the composer; "@" attaches a server's resource. Answers stream in.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
@@ -9,11 +9,11 @@ import type { ChatMessage } from "../bindings/ChatMessage";
 import type { Conversation } from "../bindings/Conversation";
 import type { NewMessage } from "../bindings/NewMessage";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
-import { looksLikeMarkdown, Markdown } from "../components/content";
+import { decodeTextBlob, looksLikeMarkdown, Markdown, ZoomableImage } from "../components/content";
 import { reveal } from "../components/visible";
 import type { HostState } from "../host";
 import { running } from "../host";
-import type { GetPromptResult, Prompt, Resource } from "../mcp";
+import type { ContentBlock, GetPromptResult, Prompt, Resource } from "../mcp";
 import { PromptPanel } from "./prompts";
 
 type Json = Record<string, unknown>;
@@ -52,6 +52,34 @@ interface ResourceEntry {
   resource: Resource;
 }
 
+/** What goes with the next message: a resource (read when sent) or a block a prompt brought. */
+type Attachment = { label: string; resource: ResourceEntry } | { label: string; block: Json };
+
+/** A prompt's messages for the composer: their text to edit, anything else as attachments. */
+function promptDraft(result: GetPromptResult): { text: string; attachments: Attachment[] } {
+  const texts: string[] = [];
+  const attachments: Attachment[] = [];
+  for (const m of result.messages) {
+    if (m.content.type === "text") texts.push(m.role === "assistant" ? `Assistant: ${m.content.text}` : m.content.text);
+    else attachments.push({ label: blockLabel(m.content), block: chatBlock(m.content as unknown as Json) });
+  }
+  return { text: texts.join("\n\n"), attachments };
+}
+
+function blockLabel(b: ContentBlock): string {
+  switch (b.type) {
+    case "image":
+    case "audio":
+      return `${b.type} (${b.mimeType})`;
+    case "resource":
+      return b.resource.uri;
+    case "resource_link":
+      return b.uri;
+    default:
+      return b.type;
+  }
+}
+
 function useEverything<T>(host: HostState, need: string, load: (server: string) => Promise<T[]>): T[] {
   const [items, setItems] = useState<T[]>([]);
   const servers = running(host.servers)
@@ -81,7 +109,7 @@ function Block(props: { block: Json }) {
     case "text":
       return <ChatText text={String(b.text ?? "")} />;
     case "image":
-      return <img className="media" alt="" src={`data:${String(b.mimeType)};base64,${String(b.data)}`} />;
+      return <ZoomableImage alt="" src={`data:${String(b.mimeType)};base64,${String(b.data)}`} />;
     case "tool_use":
       return (
         <div className="tool-use" data-testid="chat-tool-use">
@@ -134,8 +162,8 @@ async function attach(backend: Backend, entry: ResourceEntry): Promise<Json[]> {
   const read = await backend.readResource(entry.server, entry.resource.uri);
   return read.contents.map((c) => {
     const mime = c.mimeType ?? "";
-    if ("text" in c && typeof c.text === "string")
-      return { type: "text", text: `Resource ${c.uri} from ${entry.server}:\n${c.text}` };
+    const text = "text" in c ? c.text : decodeTextBlob(mime, c.blob);
+    if (text !== null) return { type: "text", text: `Resource ${c.uri} from ${entry.server}:\n${text}` };
     if ("blob" in c && typeof c.blob === "string" && mime.startsWith("image/"))
       return { type: "image", data: c.blob, mimeType: mime };
     return { type: "text", text: `Resource ${c.uri} from ${entry.server} (${mime || "binary"}, not shown to the model)` };
@@ -388,7 +416,8 @@ function Composer(props: {
 }) {
   const { backend, host } = props;
   const [text, setText] = useState("");
-  const [attached, setAttached] = useState<ResourceEntry[]>([]);
+  const [attached, setAttached] = useState<Attachment[]>([]);
+  const input = useRef<HTMLTextAreaElement>(null);
   const [picked, setPicked] = useState<PromptEntry | null>(null);
   const [highlight, setHighlight] = useState(0);
   const prompts = useEverything<PromptEntry>(host, "prompts", async (server) =>
@@ -434,7 +463,7 @@ function Composer(props: {
       setPicked(m.entry);
       setText("");
     } else {
-      setAttached((a) => [...a, m.entry]);
+      setAttached((a) => [...a, { label: `@${m.entry.resource.name}`, resource: m.entry }]);
       setText(text.replace(/@\S*$/, ""));
     }
     setHighlight(0);
@@ -443,23 +472,27 @@ function Composer(props: {
   const submit = async () => {
     if (props.busy || (text.trim() === "" && attached.length === 0)) return;
     const blocks: Json[] = [];
-    for (const entry of attached) blocks.push(...(await attach(backend, entry)));
+    for (const a of attached) blocks.push(...("resource" in a ? await attach(backend, a.resource) : [a.block]));
     if (text.trim() !== "") blocks.push({ type: "text", text: text.trim() });
     props.onSend([{ role: "user", content: blocks }]);
     setText("");
     setAttached([]);
   };
 
+  // Into the composer, not sent: the person adds to it and sends it.
   const insert = (result: GetPromptResult) => {
-    props.onSend(result.messages.map((m) => ({ role: m.role, content: [chatBlock(m.content as unknown as Json)] })));
+    const draft = promptDraft(result);
+    setText((t) => [t.trim(), draft.text].filter(Boolean).join("\n\n"));
+    setAttached((a) => [...a, ...draft.attachments]);
     setPicked(null);
+    input.current?.focus();
   };
 
   return (
     <div className="composer">
       {picked ? (
         <div className="palette-prompt" data-testid="palette-prompt">
-          <PromptPanel backend={backend} server={picked.server} prompt={picked.prompt} onInsert={insert} />
+          <PromptPanel backend={backend} server={picked.server} prompt={picked.prompt} onInsert={insert} autoFocus />
           <button className="small" onClick={() => setPicked(null)}>
             Close
           </button>
@@ -497,7 +530,7 @@ function Composer(props: {
         <div className="chips" data-testid="attachments">
           {attached.map((a, i) => (
             <span key={i} className="chip" data-testid="attachment">
-              @{a.resource.name}
+              {a.label}
               <button className="link" aria-label="Remove" onClick={() => setAttached((list) => list.filter((_, j) => j !== i))}>
                 ×
               </button>
@@ -507,6 +540,7 @@ function Composer(props: {
       ) : null}
       <div className="row">
         <textarea
+          ref={input}
           data-testid="chat-input"
           rows={3}
           placeholder="Message the model. / for a server's prompt, @ to attach a resource. Ctrl+Enter sends."

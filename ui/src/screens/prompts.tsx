@@ -87,6 +87,8 @@ export function PromptPanel(props: {
   prompt: Prompt;
   /** Offers to insert the prompt's messages (the chat's "/" palette). */
   onInsert?: (result: GetPromptResult) => void;
+  /** Focuses the first argument (or Get prompt, when there is none) as the panel opens. */
+  autoFocus?: boolean;
 }) {
   const { backend, server, prompt } = props;
   const [values, setValues] = useState<Record<string, string>>({});
@@ -116,9 +118,10 @@ export function PromptPanel(props: {
           get();
         }}
       >
-        {args.map((a) => (
+        {args.map((a, i) => (
           <CompletionInput
             key={a.name}
+            autoFocus={props.autoFocus === true && i === 0}
             label={a.title ?? a.name}
             description={a.description}
             required={a.required ?? false}
@@ -132,7 +135,13 @@ export function PromptPanel(props: {
           />
         ))}
         <div className="actions">
-          <button type="submit" className="primary" data-testid="get-prompt" disabled={busy || missing.length > 0}>
+          <button
+            type="submit"
+            className="primary"
+            data-testid="get-prompt"
+            disabled={busy || missing.length > 0}
+            autoFocus={props.autoFocus === true && args.length === 0}
+          >
             Get prompt
           </button>
           {missing.length ? <span className="muted">Needs {missing.join(", ")}</span> : null}
@@ -155,7 +164,7 @@ export function PromptPanel(props: {
           {props.onInsert ? (
             <div className="actions">
               <button className="primary" data-testid="insert-prompt" onClick={() => props.onInsert?.(result)}>
-                Insert into the chat
+                Insert into the message
               </button>
             </div>
           ) : null}

@@ -10,8 +10,11 @@ import { pickDefault, ServerPicker } from "../components/server-picker";
 import { VirtualList } from "../components/virtual-list";
 import type { HostState } from "../host";
 import type { ReadResourceResult, Resource, ResourceTemplate } from "../mcp";
+import { parseTemplate } from "url-template";
 
 const ROW = 44;
+
+const ATTACH_HINT = "To attach a resource to a chat message, type @ in the Chat's message box and pick it.";
 
 /** The variables of an RFC 6570 template, in order (`{a}`, `{+b}`, `{?c,d}`). */
 export function templateVars(template: string): string[] {
@@ -25,20 +28,10 @@ export function templateVars(template: string): string[] {
   return out;
 }
 
-/** Expands the simple and reserved forms (enough for resource templates). */
+/** Expands an RFC 6570 template; an empty field counts as not given. */
 export function expandTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(/\{([^}]+)\}/g, (_, expr: string) => {
-    const op = /^[+#./;?&]/.test(expr) ? expr[0]! : "";
-    const names = expr.slice(op ? 1 : 0).split(",");
-    const enc = (v: string) => (op === "+" || op === "#" ? encodeURI(v) : encodeURIComponent(v));
-    const parts = names.map((n) => n.replace(/[*]$|:\d+$/, "")).filter((n) => values[n] !== undefined && values[n] !== "");
-    if (op === "?" || op === "&") {
-      return parts.length ? op + parts.map((n) => `${n}=${enc(values[n]!)}`).join("&") : "";
-    }
-    const sep = op === "." ? "." : op === "/" ? "/" : ",";
-    const body = parts.map((n) => enc(values[n]!)).join(sep);
-    return body ? (op === "+" ? "" : op) + body : "";
-  });
+  const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ""));
+  return parseTemplate(template).expand(given);
 }
 
 export function ResourcesScreen(props: { backend: Backend; host: HostState; listHeight?: number }) {
@@ -145,11 +138,14 @@ export function ResourcesScreen(props: { backend: Backend; host: HostState; list
                     {subscribed.has(open.uri) ? "Unsubscribe" : "Subscribe"}
                   </button>
                 ) : null}
-                <button disabled title="Chat arrives with the human-in-the-loop work">
+                <button disabled title={ATTACH_HINT} aria-describedby="attach-hint">
                   Attach to chat
                 </button>
               </div>
             </header>
+            <p className="hint muted" id="attach-hint" data-testid="attach-hint">
+              {ATTACH_HINT}
+            </p>
             {open.error ? <div className="banner error">{open.error}</div> : null}
             {open.result ? (
               open.result.contents.map((c, i) => <ResourceBody key={i} backend={backend} contents={c} />)
@@ -172,27 +168,40 @@ function TemplateForm(props: { backend: Backend; server: string; template: Resou
   const [values, setValues] = useState<Record<string, string>>({});
   const { backend, server, template } = props;
   return (
-    <div className="template" data-testid="template-item" data-uri-template={template.uriTemplate}>
+    <form
+      className="template"
+      data-testid="template-item"
+      data-uri-template={template.uriTemplate}
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onRead(expandTemplate(template.uriTemplate, values));
+      }}
+    >
       <div>
         <strong>{template.title ?? template.name}</strong> <code className="muted">{template.uriTemplate}</code>
       </div>
-      {vars.map((v) => (
-        <CompletionInput
-          key={v}
-          label={v}
-          testId={`template-var-${v}`}
-          value={values[v] ?? ""}
-          onChange={(x) => setValues((old) => ({ ...old, [v]: x }))}
-          complete={(value) => {
-            const context = Object.fromEntries(Object.entries(values).filter(([k, x]) => k !== v && x));
-            return backend.complete(server, { type: "ref/resource", uri: template.uriTemplate }, v, value, context);
-          }}
-        />
-      ))}
-      <button data-testid="template-read" onClick={() => props.onRead(expandTemplate(template.uriTemplate, values))}>
-        Read
-      </button>
-    </div>
+      {/* Read sits beside the fields, where no field's suggestions can cover it. */}
+      <div className="template-fields">
+        <div className="grow">
+          {vars.map((v) => (
+            <CompletionInput
+              key={v}
+              label={v}
+              testId={`template-var-${v}`}
+              value={values[v] ?? ""}
+              onChange={(x) => setValues((old) => ({ ...old, [v]: x }))}
+              complete={(value) => {
+                const context = Object.fromEntries(Object.entries(values).filter(([k, x]) => k !== v && x));
+                return backend.complete(server, { type: "ref/resource", uri: template.uriTemplate }, v, value, context);
+              }}
+            />
+          ))}
+        </div>
+        <button type="submit" data-testid="template-read">
+          Read
+        </button>
+      </div>
+    </form>
   );
 }
 

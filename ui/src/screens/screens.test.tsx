@@ -1,17 +1,22 @@
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import { useState } from "react";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import { useHost } from "../host";
+import { withAppStyles } from "../test-styles";
 import { PromptPanel } from "./prompts";
 import { expandTemplate, ResourcesScreen, templateVars } from "./resources";
 import { RootsScreen } from "./roots";
 import { ServersScreen } from "./servers";
+import type { ToolSelection } from "./tools";
 import { ToolsScreen } from "./tools";
 
 function WithHost(props: { backend: FakeBackend; screen: "servers" | "resources" | "roots" | "tools" }) {
   const host = useHost(props.backend);
+  const [tools, setTools] = useState<ToolSelection>({ server: null, tools: {} });
   if (props.screen === "servers") return <ServersScreen backend={props.backend} host={host} />;
-  if (props.screen === "tools") return <ToolsScreen backend={props.backend} host={host} />;
+  if (props.screen === "tools") return <ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} />;
   if (props.screen === "roots") return <RootsScreen backend={props.backend} host={host} />;
   return <ResourcesScreen backend={props.backend} host={host} listHeight={440} />;
 }
@@ -78,6 +83,69 @@ describe("Servers screen", () => {
   });
 });
 
+describe("Servers screen: selection, order and layout", () => {
+  const names = () => screen.getAllByTestId("server-row").map((r) => r.dataset["name"]);
+  const chosen = () => screen.getAllByTestId("server-row").find((r) => r.getAttribute("aria-selected") === "true")?.dataset["name"];
+
+  it("selects a server just added", async () => {
+    const b = new FakeBackend().addServer("alpha");
+    render(<WithHost backend={b} screen="servers" />);
+    await screen.findByText("alpha", { selector: ".name" });
+    fireEvent.click(screen.getByTestId("add-server"));
+    fireEvent.change(screen.getByTestId("server-name"), { target: { value: "files" } });
+    fireEvent.change(screen.getByTestId("server-command"), { target: { value: "npx" } });
+    fireEvent.click(screen.getByTestId("server-save"));
+    await screen.findByText("files", { selector: ".name" });
+    expect(chosen()).toBe("files");
+    expect(screen.getByRole("heading", { level: 2, name: "files" })).toBeTruthy();
+  });
+
+  it("keeps an edited (and renamed) server in its place, selected", async () => {
+    const b = new FakeBackend().addServer("alpha").addServer("beta").addServer("gamma");
+    render(<WithHost backend={b} screen="servers" />);
+    fireEvent.click(await screen.findByText("beta", { selector: ".name" }));
+    fireEvent.click(screen.getByText("Edit"));
+    fireEvent.change(screen.getByTestId("server-name"), { target: { value: "beta2" } });
+    fireEvent.click(screen.getByTestId("server-save"));
+    await screen.findByText("beta2", { selector: ".name" });
+    // The backend lists the renamed server last; the window keeps it where it was.
+    expect(b.servers.map((s) => s.name)).toEqual(["alpha", "gamma", "beta2"]);
+    expect(names()).toEqual(["alpha", "beta2", "gamma"]);
+    expect(chosen()).toBe("beta2");
+    fireEvent.click(screen.getByText("Edit"));
+    fireEvent.change(screen.getByTestId("server-command"), { target: { value: "node" } });
+    fireEvent.click(screen.getByTestId("server-save"));
+    await waitFor(() => expect(b.servers.find((s) => s.name === "beta2")?.config?.command).toBe("node"));
+    await waitFor(() => expect(screen.queryByTestId("server-save")).toBeNull());
+    await act(() => new Promise((r) => setTimeout(r, 0)));
+    expect(names()).toEqual(["alpha", "beta2", "gamma"]);
+    expect(chosen()).toBe("beta2");
+  });
+
+  describe("with the app's styles", () => {
+    let removeStyles: () => void = () => undefined;
+    beforeEach(() => {
+      removeStyles = withAppStyles();
+    });
+    afterEach(() => removeStyles());
+
+    it("keeps the buttons out of the status text's way", async () => {
+      const b = new FakeBackend().addServer("alpha");
+      render(<WithHost backend={b} screen="servers" />);
+      const status = await screen.findByTestId("server-status-text");
+      const actions = screen.getByTestId("server-restart").closest(".actions")!;
+      // Not in the row of the buttons, and of a fixed height whatever its text.
+      expect(actions.contains(status) || actions.parentElement!.contains(status)).toBe(false);
+      expect(getComputedStyle(status).height).toBe("2.9em");
+      expect(getComputedStyle(status).overflow).toBe("hidden");
+      // Start and Stop take each other's place at one width.
+      expect(getComputedStyle(screen.getByTestId("server-stop")).minWidth).toBe("4.5em");
+      fireEvent.click(screen.getByTestId("server-stop"));
+      expect(getComputedStyle(await screen.findByTestId("server-start")).minWidth).toBe("4.5em");
+    });
+  });
+});
+
 describe("Tools screen", () => {
   it("calls a tool and can cancel a call in flight", async () => {
     const b = new FakeBackend().addServer("everything");
@@ -97,6 +165,29 @@ describe("Tools screen", () => {
     fireEvent.click(cancel);
     expect((await screen.findByTestId("error-banner")).textContent).toBe("Cancelled; the server was told.");
     expect(b.calls.some((c) => c.method === "cancelCall")).toBe(true);
+  });
+});
+
+describe("Tools screen: search and checks", () => {
+  it("filters the list with the search box", async () => {
+    const b = new FakeBackend().addServer("everything");
+    render(<WithHost backend={b} screen="tools" />);
+    await screen.findByText("Echo");
+    fireEvent.change(screen.getByTestId("tool-search"), { target: { value: "STRUCT" } });
+    expect(screen.getAllByTestId("tool-item").map((t) => t.dataset["name"])).toEqual(["weather"]);
+    fireEvent.change(screen.getByTestId("tool-search"), { target: { value: "nothing like it" } });
+    expect(screen.queryAllByTestId("tool-item")).toHaveLength(0);
+    expect(screen.getByText(/No tool matches/)).toBeTruthy();
+  });
+
+  it("says what is missing when Call is clicked without a required argument", async () => {
+    const b = new FakeBackend().addServer("everything");
+    render(<WithHost backend={b} screen="tools" />);
+    fireEvent.click(await screen.findByText("Echo"));
+    expect(screen.queryByRole("alert")).toBeNull();
+    fireEvent.click(screen.getByTestId("call-tool"));
+    expect(screen.getByRole("alert").textContent).toBe("message is required");
+    expect(b.calls.some((c) => c.method === "callTool")).toBe(false);
   });
 });
 
@@ -143,10 +234,60 @@ describe("Resources screen", () => {
     await waitFor(() => expect(b.calls.some((c) => c.method === "readResource" && c.args[1] === "demo://city/Prague")).toBe(true));
   });
 
-  it("expands URI templates", () => {
+  it("expands URI templates by RFC 6570", () => {
     expect(templateVars("demo://{a}/x{?b,c}")).toEqual(["a", "b", "c"]);
     expect(expandTemplate("demo://{a}/x{?b,c}", { a: "a b", b: "1" })).toBe("demo://a%20b/x?b=1");
     expect(expandTemplate("file://{+path}", { path: "/tmp/a b" })).toBe("file:///tmp/a%20b");
+    // Path-style parameters are named; a prefix takes the first characters only.
+    expect(templateVars("demo://m{;x,y}/{z:3}")).toEqual(["x", "y", "z"]);
+    expect(expandTemplate("demo://m{;x,y}", { x: "1", y: "" })).toBe("demo://m;x=1");
+    expect(expandTemplate("demo://{z:3}/", { z: "abcdef" })).toBe("demo://abc/");
+    expect(expandTemplate("demo://{/p*}{#f}", { p: "a b", f: "x/y" })).toBe("demo:///a%20b#x/y");
+  });
+
+  it("reads a template on the first click of Read, with no suggestion left over it", async () => {
+    const b = new FakeBackend().addServer("geo");
+    const user = userEvent.setup();
+    render(<WithHost backend={b} screen="resources" />);
+    const input = await screen.findByTestId("template-var-city");
+    await user.type(input, "Paris");
+    // The only suggestion is what was typed: no list to cover the button below.
+    await waitFor(() => expect(b.calls.filter((c) => c.method === "complete").pop()?.args[3]).toBe("Paris"));
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    expect(screen.queryAllByTestId("completion-option")).toHaveLength(0);
+    await user.click(screen.getByTestId("template-read"));
+    await waitFor(() => expect(b.calls.filter((c) => c.method === "readResource").map((c) => c.args[1])).toEqual(["demo://city/Paris"]));
+
+    // With suggestions open, leaving the field closes them at once.
+    await user.clear(input);
+    await user.type(input, "P");
+    await screen.findAllByTestId("completion-option");
+    await user.click(screen.getByTestId("template-read"));
+    expect(screen.queryAllByTestId("completion-option")).toHaveLength(0);
+    await waitFor(() => expect(b.calls.filter((c) => c.method === "readResource")).toHaveLength(2));
+    expect(b.calls.filter((c) => c.method === "readResource").pop()?.args[1]).toBe("demo://city/P");
+
+    // Enter in a field reads too.
+    await user.type(input, "rague{Enter}");
+    await waitFor(() => expect(b.calls.filter((c) => c.method === "readResource").pop()?.args[1]).toBe("demo://city/Prague"));
+  });
+
+  it("shows a text blob as text and says why Attach to chat is disabled", async () => {
+    const b = new FakeBackend().addServer("files");
+    const text = "Hello, blob — in UTF-8.";
+    b.readResource = async (_server: string, uri: string) => ({
+      contents: [{ uri, mimeType: "text/plain; charset=utf-8", blob: btoa(String.fromCharCode(...new TextEncoder().encode(text))) }],
+    });
+    render(<WithHost backend={b} screen="resources" />);
+    fireEvent.click(await screen.findByText("resource 1"));
+    const viewer = await screen.findByTestId("resource-viewer");
+    await waitFor(() => expect(viewer.querySelector("pre")?.textContent).toBe(text));
+    expect(viewer.textContent).not.toContain("Binary");
+    const attach = screen.getByText("Attach to chat") as HTMLButtonElement;
+    expect(attach.disabled).toBe(true);
+    expect(attach.title).toMatch(/type @/);
+    expect(screen.getByTestId("attach-hint").textContent).toBe(attach.title);
+    expect(attach.getAttribute("aria-describedby")).toBe(screen.getByTestId("attach-hint").id);
   });
 });
 

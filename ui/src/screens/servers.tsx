@@ -25,12 +25,9 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
   useEffect(() => {
     backend.configPath().then(setConfigPath, () => undefined);
   }, [backend]);
-  useEffect(() => {
-    if (selected && !host.servers.some((s) => s.name === selected)) setSelected(null);
-    if (!selected && host.servers[0]) setSelected(host.servers[0].name);
-  }, [host.servers, selected]);
 
-  const current = host.servers.find((s) => s.name === selected) ?? null;
+  // The chosen server, else the first: one just added or renamed is chosen before the list has it.
+  const current = host.servers.find((s) => s.name === selected) ?? host.servers[0] ?? null;
 
   return (
     <div className="split">
@@ -66,11 +63,11 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
               key={s.name}
               role="option"
               tabIndex={0}
-              aria-selected={s.name === selected}
+              aria-selected={s.name === current?.name}
               data-testid="server-row"
               data-name={s.name}
               data-state={s.status.state}
-              className={s.name === selected ? "selected" : undefined}
+              className={s.name === current?.name ? "selected" : undefined}
               onClick={() => setSelected(s.name)}
               onKeyDown={(e) => {
                 const move = e.key === "ArrowDown" ? 1 : e.key === "ArrowUp" ? -1 : 0;
@@ -96,6 +93,9 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
           <ServerForm
             backend={backend}
             original={editing.name ? (host.servers.find((s) => s.name === editing.name) ?? null) : null}
+            onSaving={(name, previous) => {
+              if (previous) host.renaming(previous, name);
+            }}
             onDone={(name) => {
               setEditing(null);
               if (name) setSelected(name);

@@ -20,13 +20,28 @@ function claims(t: Tool): string[] {
   return out;
 }
 
-export function ToolsScreen(props: { backend: Backend; host: HostState }) {
-  const { backend, host } = props;
-  const [server, setServer] = useState<string | null>(null);
+/** The Tools screen's choices, kept by the app while other screens are shown. */
+export interface ToolSelection {
+  server: string | null;
+  /** The chosen tool of each server. */
+  tools: Record<string, string>;
+}
+
+export function ToolsScreen(props: {
+  backend: Backend;
+  host: HostState;
+  selection: ToolSelection;
+  onSelect: (selection: ToolSelection) => void;
+}) {
+  const { backend, host, selection } = props;
   const [tools, setTools] = useState<Tool[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [selected, setSelected] = useState<string | null>(null);
-  const picked = pickDefault(host.servers, server, "tools");
+  const [search, setSearch] = useState("");
+  const picked = pickDefault(host.servers, selection.server, "tools");
+  const selected = picked ? (selection.tools[picked] ?? null) : null;
+  const setSelected = (name: string) => {
+    if (picked) props.onSelect({ server: picked, tools: { ...selection.tools, [picked]: name } });
+  };
   const revision = picked ? (host.catalog[picked] ?? 0) : 0;
 
   useEffect(() => {
@@ -49,13 +64,30 @@ export function ToolsScreen(props: { backend: Backend; host: HostState }) {
   }, [backend, picked, revision]);
 
   const tool = tools.find((t) => t.name === selected) ?? null;
+  const q = search.trim().toLowerCase();
+  const shown = q
+    ? tools.filter((t) => [t.name, t.title ?? "", t.description ?? ""].some((x) => x.toLowerCase().includes(q)))
+    : tools;
   return (
     <div className="split">
       <section className="list-pane" aria-label="Tools">
         <header className="pane-header">
           <h2>Tools</h2>
         </header>
-        <ServerPicker servers={host.servers} value={picked} need="tools" onChange={(s) => (setServer(s), setSelected(null))} />
+        <ServerPicker
+          servers={host.servers}
+          value={picked}
+          need="tools"
+          onChange={(s) => props.onSelect({ ...selection, server: s })}
+        />
+        <input
+          data-testid="tool-search"
+          type="search"
+          placeholder="Search tools"
+          aria-label="Search tools"
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+        />
         {error ? (
           <div className="banner error" data-testid="error-banner">
             {error}
@@ -63,7 +95,7 @@ export function ToolsScreen(props: { backend: Backend; host: HostState }) {
         ) : null}
         {!picked ? <div className="empty muted">Start a server that offers tools to see them here.</div> : null}
         <ul className="item-list" role="listbox" aria-label="Tools">
-          {tools.map((t) => (
+          {shown.map((t) => (
             <li
               key={t.name}
               role="option"
@@ -89,6 +121,7 @@ export function ToolsScreen(props: { backend: Backend; host: HostState }) {
             </li>
           ))}
         </ul>
+        {q && tools.length && !shown.length ? <div className="empty muted">No tool matches “{search.trim()}”.</div> : null}
       </section>
       <section className="detail-pane" aria-label="Tool">
         {tool && picked ? (
@@ -109,9 +142,13 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
   const [result, setResult] = useState<CallToolResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [progress, setProgress] = useState<CallProgress | null>(null);
+  const [tried, setTried] = useState(false);
 
   const call = () => {
-    if (!args || callId) return;
+    if (callId) return;
+    // A click with arguments missing or wrong shows what is wrong instead.
+    setTried(true);
+    if (!args || argError) return;
     const id = crypto.randomUUID();
     setCallId(id);
     setError(null);
@@ -150,9 +187,10 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
           setArgError(e);
         }}
         onSubmit={call}
+        showErrors={tried}
       />
       <div className="actions">
-        <button className="primary" data-testid="call-tool" disabled={!args || !!argError || !!callId} onClick={call}>
+        <button className="primary" data-testid="call-tool" disabled={!!callId} onClick={call}>
           Call
         </button>
         {callId ? (

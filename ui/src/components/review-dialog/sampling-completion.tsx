@@ -47,7 +47,7 @@ export function SamplingCompletion(props: EditorProps) {
     <>
       <div className="review-body" data-testid="sampling-completion">
         <p className="muted" data-testid="completion-intro">
-          {intro}
+          {intro}{" "}
           <button className="link" data-testid="review-json-toggle" onClick={() => setAsJson(!asJson)}>
             {asJson ? "Edit as fields" : "Edit as JSON"}
           </button>

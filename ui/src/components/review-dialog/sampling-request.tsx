@@ -71,7 +71,7 @@ export function SamplingRequest(props: EditorProps & { backend: Backend }) {
             data-testid="sampling-model"
             value={str(draft.model)}
             onChange={(e) => setDraft((d) => ({ ...d, model: e.currentTarget.value }))}
-          />
+          />{" "}
           <button className="link" data-testid="review-json-toggle" onClick={() => setAsJson(!asJson)}>
             {asJson ? "Edit as fields" : "Edit as JSON"}
           </button>

@@ -8,6 +8,8 @@ import { TextBlock } from "../../components/content";
 import type { HostState } from "../../host";
 import type { LogLevel } from "../../mcp";
 
+const OFF = "The server is disabled: tick Enabled to start it.";
+
 const LEVELS: LogLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 export function ServerDetail(props: { backend: Backend; host: HostState; server: ServerView; status: string; onEdit: () => void }) {
@@ -32,13 +34,8 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
   const logs = props.host.logs[server.name] ?? [];
   return (
     <div className="detail">
-      <header className="pane-header">
-        <div>
-          <h2>{server.name}</h2>
-          <p className={`status-line ${s.state}`} data-testid="server-status-text">
-            {props.status}
-          </p>
-        </div>
+      <header className="pane-header server-header">
+        <h2>{server.name}</h2>
         <div className="actions">
           <label className="toggle">
             <input
@@ -55,6 +52,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
           </label>
           {s.state === "running" || s.state === "starting" || s.state === "restarting" || s.state === "stopping" ? (
             <button
+              className="start-stop"
               data-testid="server-stop"
               disabled={busy || s.state === "stopping"}
               onClick={() => act(() => backend.stopServer(server.name))}
@@ -63,14 +61,21 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
             </button>
           ) : (
             <button
+              className="start-stop"
               data-testid="server-start"
               disabled={busy || !enabled}
+              title={enabled ? undefined : OFF}
               onClick={() => act(() => backend.startServer(server.name))}
             >
               Start
             </button>
           )}
-          <button data-testid="server-restart" disabled={busy || !enabled} onClick={() => act(() => backend.restartServer(server.name))}>
+          <button
+            data-testid="server-restart"
+            disabled={busy || !enabled}
+            title={enabled ? undefined : OFF}
+            onClick={() => act(() => props.host.restartServer(server.name))}
+          >
             Restart
           </button>
           <button onClick={props.onEdit}>Edit</button>
@@ -88,6 +93,11 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
           </button>
         </div>
       </header>
+      {/* Its own fixed-height line: a changing status (a countdown, a long error) moves no button. */}
+      <p className={`status-line server-status ${s.state}`} data-testid="server-status-text" title={props.status}>
+        {props.status}
+      </p>
+      {enabled ? null : <p className="hint muted">{OFF}</p>}
       {error ? (
         <div className="banner error" data-testid="error-banner">
           {error}

@@ -29,7 +29,13 @@ function unpairs(map: Record<string, string> | undefined, sep: string): string {
     .join("\n");
 }
 
-export function ServerForm(props: { backend: Backend; original: ServerView | null; onDone: (name: string | null) => void }) {
+export function ServerForm(props: {
+  backend: Backend;
+  original: ServerView | null;
+  /** Told before the save goes out (a rename is known before the list changes). */
+  onSaving?: (name: string, previousName: string | null) => void;
+  onDone: (name: string | null) => void;
+}) {
   const o = props.original?.config ?? null;
   const [name, setName] = useState(props.original?.name ?? "");
   const [kind, setKind] = useState<"stdio" | "remote">(o?.url ? "remote" : "stdio");
@@ -73,6 +79,7 @@ export function ServerForm(props: { backend: Backend; original: ServerView | nul
     config.maxMessageBytes = m;
     setBusy(true);
     setError(null);
+    props.onSaving?.(name.trim(), props.original?.name ?? null);
     props.backend
       .saveServer(name.trim(), config, props.original?.name ?? null)
       .then(() => props.onDone(name.trim()))

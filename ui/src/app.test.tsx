@@ -1,0 +1,84 @@
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { App } from "./app";
+import { FakeBackend } from "./backend/fake";
+import type { ServerStatus } from "./bindings/ServerStatus";
+import { withAppStyles } from "./test-styles";
+
+const SCREENS = ["servers", "chat", "tools", "resources", "prompts", "roots", "models", "approvals"];
+
+function scrolls(el: Element): boolean {
+  const style = getComputedStyle(el);
+  return [style.overflow, style.overflowY].some((o) => o === "auto" || o === "scroll");
+}
+
+describe("App layout", () => {
+  let removeStyles: () => void = () => undefined;
+  beforeEach(() => {
+    removeStyles = withAppStyles();
+  });
+  afterEach(() => removeStyles());
+
+  it("gives every screen the window's height, with its content scrolling inside it", async () => {
+    render(<App backend={new FakeBackend().addServer("everything")} />);
+    const main = document.querySelector("main.main")!;
+    expect(getComputedStyle(main).display).toBe("flex");
+    expect(getComputedStyle(main).flexDirection).toBe("column");
+    for (const id of SCREENS) {
+      fireEvent.click(screen.getByTestId(`nav-${id}`));
+      await waitFor(() => expect(main.firstElementChild).not.toBeNull());
+      if (id === "chat") {
+        fireEvent.click(await screen.findByTestId("new-chat"));
+        await screen.findByTestId("chat-messages");
+      }
+      const root = main.firstElementChild!;
+      // Sized by the window, not by its content: otherwise the window clips it and nothing scrolls.
+      expect(getComputedStyle(root).flexGrow, id).toBe("1");
+      expect(getComputedStyle(root).minHeight, id).toMatch(/^0(px)?$/);
+      const panes = root.classList.contains("split") ? [...root.children] : [root];
+      for (const pane of panes) {
+        // The chat keeps its composer in view: its messages scroll instead.
+        const scroller = scrolls(pane) ? pane : pane.querySelector(".messages");
+        expect(scroller && scrolls(scroller), `${id}: ${pane.className}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("App header", () => {
+  it("does not count a restart the user asked for as failing, until it is over", async () => {
+    const b = new FakeBackend().addServer("alpha");
+    render(<App backend={b} />);
+    const summary = () => document.querySelector(".summary")!.textContent;
+    fireEvent.click(await screen.findByTestId("server-restart"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "restartServer")).toBe(true));
+    const retry: ServerStatus = {
+      state: "restarting",
+      attempt: 1,
+      retryInMs: 1000,
+      error: { code: "transport_closed", message: "exited while restarting" },
+    };
+    await act(async () => b.emit({ type: "status", server: "alpha", status: retry }));
+    expect(summary()).toBe("0 of 1 running");
+    await act(() => b.startServer("alpha"));
+    await waitFor(() => expect(summary()).toBe("1 of 1 running"));
+    // The restart is over: a crash now is a failure.
+    await act(async () => b.emit({ type: "status", server: "alpha", status: retry }));
+    await waitFor(() => expect(summary()).toBe("0 of 1 running1 failing"));
+  });
+});
+
+describe("App screens", () => {
+  it("keeps the chosen tool while another screen is shown", async () => {
+    const b = new FakeBackend().addServer("everything");
+    render(<App backend={b} />);
+    fireEvent.click(screen.getByTestId("nav-tools"));
+    fireEvent.click(await screen.findByText("Structured weather"));
+    expect(screen.getByRole("heading", { level: 2, name: "weather" })).toBeTruthy();
+    fireEvent.click(screen.getByTestId("nav-servers"));
+    fireEvent.click(screen.getByTestId("nav-tools"));
+    expect(await screen.findByRole("heading", { level: 2, name: "weather" })).toBeTruthy();
+    const chosen = screen.getAllByTestId("tool-item").find((t) => t.getAttribute("aria-selected") === "true");
+    expect(chosen?.dataset["name"]).toBe("weather");
+  });
+});
