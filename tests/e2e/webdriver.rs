@@ -123,7 +123,14 @@ impl Session {
                 }
             }
             if Instant::now() > deadline {
-                panic!("{css} never had the expected text; last: {last:?}");
+                // The visible text can differ from the markup (hidden, clipped): show both.
+                let html = self
+                    .script(
+                        "let e = document.querySelector(arguments[0]); const out = [e ? e.outerHTML.slice(0, 300) : null]; while (e) { const r = e.getBoundingClientRect(); const c = getComputedStyle(e); out.push(e.tagName + '.' + e.className + ' ' + [r.x, r.y, r.width, r.height].map(Math.round).join(',') + ' ' + c.display + ' ' + c.overflow + ' ' + c.visibility + ' ' + c.opacity); e = e.parentElement; } return out.join('\\n')",
+                        json!([css]),
+                    )
+                    .await;
+                panic!("{css} never had the expected text; last: {last:?}; markup: {html}");
             }
             tokio::time::sleep(Duration::from_millis(150)).await;
         }
