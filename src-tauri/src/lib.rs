@@ -39,6 +39,7 @@ pub fn run() {
             let core = tauri::async_runtime::block_on(AppBuilder::new(paths).build())?;
             forward(app.handle().clone(), core.events().control(), HOST_EVENT);
             forward(app.handle().clone(), core.events().streams(), HOST_STREAM);
+            exit_on_signal(app.handle().clone());
             app.manage(core);
             Ok(())
         })
@@ -58,6 +59,31 @@ pub fn run() {
             tauri::async_runtime::block_on(core.shutdown());
         }
     });
+}
+
+/// Ctrl+C in the terminal, `kill` and a session logout end the app as closing its window does:
+/// servers are shut down and the window's size and place are saved for the next start (both
+/// happen on `RunEvent::Exit`, which a signal's default action would skip).
+fn exit_on_signal(app: AppHandle) {
+    #[cfg(unix)]
+    tauri::async_runtime::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            tracing::warn!("cannot listen for SIGTERM/SIGINT; a signal ends the app abruptly");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        tracing::info!("signal received; closing");
+        app.exit(0);
+    });
+    #[cfg(not(unix))]
+    let _ = app;
 }
 
 /// Emits what `events` hears to the window as `name`. A `resync` means state events were lost,

@@ -21,13 +21,21 @@ pub struct Desktop {
     display: u32,
     /// The app's data directory (its database: audit log, policies, pins).
     pub data_dir: PathBuf,
+    /// The app's config file: its path in a process's environment tells this run's app apart.
+    config_file: PathBuf,
+    /// The app binary and the tauri-driver port, to start the app again.
+    app: PathBuf,
+    port: u16,
     _home: tempfile::TempDir,
     driver: Child,
     xvfb: Child,
 }
 
+/// The package's directory as `cargo test` gives it at run time: a test binary built in another
+/// clone (a shared target directory) must read this clone's files.
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
 }
 
 fn must_exist(p: PathBuf, hint: &str) -> PathBuf {
@@ -181,6 +189,9 @@ impl Desktop {
             everything: everything.display().to_string(),
             workspace,
             data_dir,
+            config_file,
+            app,
+            port,
             display,
             _home: home,
             driver,
@@ -214,6 +225,38 @@ impl Desktop {
             .status()
             .expect("run ImageMagick import (scripts/setup-system.sh installs it)");
         assert!(status.success(), "import failed for {}", path.display());
+    }
+
+    /// Ends the app as `kill` would (SIGTERM), waits until it has exited, and starts it again in
+    /// a new session with the same config, data and window-state directories.
+    pub async fn restart(&mut self) {
+        let pid = self.app_pid().expect("the app's process");
+        signal(pid, "TERM");
+        for _ in 0..200 {
+            if !alive(pid) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(!alive(pid), "the app did not exit on SIGTERM");
+        self.session.delete().await;
+        self.session = Session::start(self.port, &self.app.display().to_string()).await;
+    }
+
+    /// The running app's process: the app binary with this run's config in its environment.
+    fn app_pid(&self) -> Option<i32> {
+        let exe = self.app.canonicalize().ok()?;
+        let needle = format!("SWITCHBOARD_CONFIG={}", self.config_file.display());
+        std::fs::read_dir("/proc")
+            .ok()?
+            .flatten()
+            .find_map(|entry| {
+                let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+                (std::fs::read_link(entry.path().join("exe")).ok()? == exe).then_some(())?;
+                let environ = std::fs::read(entry.path().join("environ")).ok()?;
+                let mut vars = environ.split(|b| *b == 0);
+                vars.any(|kv| kv == needle.as_bytes()).then_some(pid)
+            })
     }
 
     /// Closes the app (its servers shut down with it) and the display.
@@ -253,9 +296,25 @@ pub fn pid_with_env(key: &str, value: &str) -> Option<i32> {
 
 /// SIGKILL, as a crash would.
 pub fn kill9(pid: i32) {
+    signal(pid, "KILL");
+}
+
+/// Sends `SIG<name>` to `pid`.
+fn signal(pid: i32, name: &str) {
     let status = std::process::Command::new("kill")
-        .args(["-9", &pid.to_string()])
+        .args([&format!("-{name}"), &pid.to_string()])
         .status()
         .expect("kill");
-    assert!(status.success(), "kill -9 {pid} failed");
+    assert!(status.success(), "kill -{name} {pid} failed");
+}
+
+/// Whether `pid` is still running (a zombie waiting for its parent counts as gone).
+pub fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
 }

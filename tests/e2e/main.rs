@@ -86,11 +86,40 @@ async fn a_person_uses_every_screen() {
             dismiss_reviews(&desktop).await;
         }
     }
-    match Arc::try_unwrap(desktop) {
-        Ok(desktop) => desktop.finish().await,
-        Err(_) => panic!("a scenario kept the window"),
-    }
+    let Ok(mut desktop) = Arc::try_unwrap(desktop) else {
+        panic!("a scenario kept the window");
+    };
+    window_state_survives_a_restart(&mut desktop).await;
+    desktop.finish().await;
     assert!(failed.is_empty(), "failed scenarios: {failed:?}");
+}
+
+/// The window opens where and as large as the person left it, after the app was ended by a
+/// signal (Ctrl+C, `kill`, logout) as after a close; and such an end shuts its servers down.
+async fn window_state_survives_a_restart(desktop: &mut Desktop) {
+    let s = &desktop.session;
+    s.set_rect([40, 30, 1000, 700]).await;
+    let mut before = s.rect().await;
+    for _ in 0..50 {
+        if before[2..] == [1000, 700] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        before = s.rect().await;
+    }
+    assert_eq!(before[2..], [1000, 700], "the window was not resized");
+    let server = desktop::pid_with_env("E2E_MARK", &mark());
+    desktop.restart().await;
+    if let Some(pid) = server {
+        assert!(!desktop::alive(pid), "a server outlived the app");
+    }
+    let s = &desktop.session;
+    s.wait_for(&row("fixture", "running"), LONG).await;
+    assert_eq!(
+        s.rect().await,
+        before,
+        "the window's place and size were not restored"
+    );
 }
 
 /// Rejects whatever review a failed scenario left on screen, so the next one starts clear.

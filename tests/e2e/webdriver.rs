@@ -222,7 +222,29 @@ impl Session {
         .await;
     }
 
+    /// The window's place and size: `[x, y, width, height]`.
+    pub async fn rect(&self) -> [i64; 4] {
+        let r = self.get("/window/rect").await;
+        ["x", "y", "width", "height"].map(|k| r[k].as_f64().unwrap_or(-1.0).round() as i64)
+    }
+
+    /// Moves and resizes the window as a person dragging it would.
+    pub async fn set_rect(&self, [x, y, width, height]: [i64; 4]) {
+        let r = self
+            .post(
+                "/window/rect",
+                json!({"x": x, "y": y, "width": width, "height": height}),
+            )
+            .await;
+        assert!(r.get("error").is_none(), "set window rect: {r}");
+    }
+
     pub async fn end(self) {
+        self.delete().await;
+    }
+
+    /// Ends the WebDriver session (WebKitWebDriver allows one at a time); the value is dead after.
+    pub async fn delete(&self) {
         let _ = self.http.delete(&self.base).send().await;
     }
 }

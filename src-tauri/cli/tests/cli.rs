@@ -15,8 +15,12 @@ use serde_json::{Value, json};
 use switchboard_core::audit::{Audit, AuditQuery, FlowKind, Step};
 use switchboard_core::store::Store;
 
+// The package's directory as `cargo test` gives it at run time: a test binary built in another
+// clone (a shared target directory) must read this clone's files.
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+        .join("../..")
 }
 
 fn fixture(path: &str) -> String {

@@ -13,8 +13,12 @@ use switchboard_core::secrets::MemoryStore;
 use switchboard_core::servers::{HostContext, RestartPolicy};
 use tokio::sync::watch;
 
+// The package's directory as `cargo test` gives it at run time: a test binary built in another
+// clone (a shared target directory) must read this clone's files.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+        .join("../..")
 }
 
 fn must_exist(p: PathBuf) -> PathBuf {
