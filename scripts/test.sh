@@ -32,6 +32,8 @@ if cargo tree -p switchboard-core --locked -e normal,build --prefix none | grep 
   echo "switchboard-core depends on tauri" >&2
   exit 1
 fi
+step "building the CLI after the app reuses the app's compiled dependencies"
+python3 scripts/same-features.py
 step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
