@@ -1,14 +1,20 @@
 //! `switchboard-cli conformance URL`: the client under test for @modelcontextprotocol/conformance.
-//! The suite names the scenario in MCP_CONFORMANCE_SCENARIO; each scenario exercises one behaviour
-//! through the same connection code the app uses.
+//! The suite names the scenario in MCP_CONFORMANCE_SCENARIO (and gives a pre-registered client in
+//! MCP_CONFORMANCE_CONTEXT); each scenario exercises one behaviour through the same connection and
+//! sign-in code the app uses. Only the person's step of signing in is stood in for: the suite's
+//! authorization server approves at once, so its redirect is read instead of opening a browser.
 
 use std::process::ExitCode;
 
 use serde_json::Value;
-use switchboard_core::config::ServerConfig;
+use switchboard_core::auth::{Authorizer, MAX_AUTHORIZATIONS};
+use switchboard_core::config::{OAuthClient, ServerConfig};
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::Host;
+
+/// The client ID metadata document the suite expects a client to identify itself with.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
@@ -16,9 +22,43 @@ pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
-    tracing::info!(%scenario, %context, "conformance run");
-    let server = ServerConfig::remote(url, Default::default());
-    let live = host.connect("conformance", server, &[], None).await?;
+    tracing::info!(%scenario, "conformance run");
+    let mut server = ServerConfig::remote(url, Default::default());
+    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_owned);
+    server.oauth = Some(OAuthClient {
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+    });
+    let authorizer = Redirects::new()?;
+    let mut authorizations = 0;
+    loop {
+        match exercise(host, &server, &scenario).await {
+            Ok(()) => return Ok(ExitCode::SUCCESS),
+            // Signing in, or asking for the scopes a 403 names, a bounded number of times.
+            Err(e) if e.challenge.is_some() && authorizations < MAX_AUTHORIZATIONS => {
+                authorizations += 1;
+                tracing::info!(authorizations, "{}", e.message);
+                host.app
+                    .sign_in_with(url, e.challenge.as_deref(), &server, &authorizer)
+                    .await?;
+            }
+            Err(e) => {
+                return Err(Error::new(
+                    e.code,
+                    format!("scenario {scenario:?}: {}", e.message),
+                ));
+            }
+        }
+    }
+}
+
+/// Connects, lists the tools and calls each; a tool's own failure is only logged, a failure to
+/// be let in ends the attempt.
+async fn exercise(host: &Host, server: &ServerConfig, scenario: &str) -> Result<()> {
+    let live = host
+        .connect("conformance", server.clone(), &[], None)
+        .await?;
     let c = &live.connection;
     let result = async {
         if c.summary().capabilities.get("tools").is_some() {
@@ -26,9 +66,10 @@ pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
             if scenario != "initialize" {
                 for tool in tools {
                     let args = tool_arguments(&tool.input_schema);
-                    let r = c.call_tool(&tool.name, Some(args)).await;
-                    if let Err(e) = r {
-                        tracing::warn!(tool = %tool.name, "{}", e.message);
+                    match c.call_tool(&tool.name, Some(args)).await {
+                        Err(e) if e.challenge.is_some() => return Err(e),
+                        Err(e) => tracing::warn!(tool = %tool.name, "{}", e.message),
+                        Ok(_) => {}
                     }
                 }
             }
@@ -37,12 +78,54 @@ pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
     }
     .await;
     live.shutdown().await;
-    result.map(|()| ExitCode::SUCCESS).map_err(|e| {
-        Error::new(
-            ErrorCode::ServerError,
-            format!("scenario {scenario:?}: {}", e.message),
-        )
-    })
+    result
+}
+
+/// The suite's authorization server redirects at once: the redirect is read, with no browser
+/// and no listener (nothing ever connects to the redirect URI).
+struct Redirects {
+    http: reqwest::Client,
+}
+
+impl Redirects {
+    const REDIRECT_URI: &str = "http://127.0.0.1:1/callback";
+
+    fn new() -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        Ok(Self { http })
+    }
+}
+
+#[async_trait::async_trait]
+impl Authorizer for Redirects {
+    fn redirect_uri(&self) -> String {
+        Self::REDIRECT_URI.to_owned()
+    }
+
+    async fn authorize(&self, authorization_url: &str) -> Result<String> {
+        let failed = |why: String| Error::new(ErrorCode::AuthFailed, why);
+        let response = self
+            .http
+            .get(authorization_url)
+            .send()
+            .await
+            .map_err(|e| failed(format!("authorization endpoint: {e}")))?;
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        if !location.starts_with(Self::REDIRECT_URI) {
+            return Err(failed(format!(
+                "the authorization endpoint answered {} without redirecting back",
+                response.status()
+            )));
+        }
+        Ok(location.to_owned())
+    }
 }
 
 /// Arguments for a tool from its input schema: defaults where given, else simple values by type.

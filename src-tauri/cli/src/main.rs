@@ -6,6 +6,7 @@
 
 mod bench;
 mod conformance;
+mod login;
 mod reviewers;
 
 use std::io::{IsTerminal, Write};
@@ -40,6 +41,7 @@ Exit codes:
   8  denied (by you, by policy, or a changed tool definition)
   9  an LLM provider failed or a sampling limit was hit
  10  internal error
+ 11  the server requires sign-in (run `switchboard-cli login SERVER`) or signing in failed
 
 Errors are printed to stderr as one line: `error: <code>: <message>`.";
 
@@ -232,6 +234,21 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Sign in to a remote server that requires it (OAuth): opens the browser, waits for the
+    /// redirect back, and keeps the tokens in the OS keychain.
+    Login {
+        /// A configured server's name.
+        server: String,
+        /// Print the sign-in URL instead of opening a browser (a headless machine: open it
+        /// anywhere that can reach this machine's 127.0.0.1, e.g. through an SSH tunnel).
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Sign out of a remote server: deletes its tokens from the keychain.
+    Logout {
+        /// A configured server's name.
+        server: String,
+    },
     /// Act as the client under test of @modelcontextprotocol/conformance.
     Conformance { url: String },
     /// Benchmark the host's client path against a server it spawns.
@@ -286,6 +303,7 @@ fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::Denied | ErrorCode::PinChanged | ErrorCode::ApprovalMismatch => 8,
         ErrorCode::LimitExceeded | ErrorCode::Provider => 9,
         ErrorCode::Io | ErrorCode::Storage | ErrorCode::Internal => 10,
+        ErrorCode::AuthRequired | ErrorCode::AuthFailed | ErrorCode::InsufficientScope => 11,
     }
 }
 
@@ -360,7 +378,8 @@ impl Host {
         let live = self
             .app
             .connect_configured(name, &target.roots, timeout)
-            .await?;
+            .await
+            .map_err(|e| login_hint(e, name))?;
         Ok((live, rest.to_vec()))
     }
 
@@ -381,6 +400,15 @@ impl Host {
     fn config(&self) -> Result<Config> {
         self.app.host().config()
     }
+}
+
+/// A server that requires sign-in says how to sign in.
+fn login_hint(mut e: Error, server: &str) -> Error {
+    if e.code == ErrorCode::AuthRequired {
+        e.message
+            .push_str(&format!("; sign in with: switchboard-cli login {server}"));
+    }
+    e
 }
 
 /// Where sampling goes for this run when `--provider` says (else the app's providers).
@@ -609,6 +637,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Import { file, dry_run } => import_file(&host, file, *dry_run),
+        Command::Login { server, no_browser } => login::login(&host, server, *no_browser).await,
+        Command::Logout { server } => login::logout(&host, server).await,
         Command::Conformance { url } => conformance::run(&host, url).await,
         Command::Bench(args) => bench::run(&host, args).await,
     }

@@ -8,6 +8,9 @@
 pub mod commands;
 pub mod requests;
 
+pub use auth::SignIn;
+
+mod auth;
 mod chat;
 mod reviews;
 mod servers;

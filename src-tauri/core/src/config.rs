@@ -111,6 +111,10 @@ pub struct ServerConfig {
     /// Limits on this server's sampling requests; defaults apply when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<SamplingLimits>,
+    /// How Switchboard identifies itself when signing in to this remote server; when absent it
+    /// registers itself with the authorization server (dynamic client registration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthClient>,
     /// Roots for this server; when absent the global roots apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "Array<string> | null")]
@@ -119,6 +123,23 @@ pub struct ServerConfig {
     #[serde(flatten)]
     #[ts(skip)]
     pub extra: Map<String, Value>,
+}
+
+/// A server's `oauth` settings: a client registered beforehand with its authorization server, or
+/// the https URL of a client ID metadata document that identifies Switchboard.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct OAuthClient {
+    /// The pre-registered client's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Its secret, as a `${secret:NAME}` reference to the keychain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// A client ID metadata document (used when the authorization server supports them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
 }
 
 fn yes() -> bool {

@@ -54,6 +54,14 @@ pub enum ErrorCode {
     Provider,
     /// An approval did not match the request that was shown, or no such request is pending.
     ApprovalMismatch,
+    /// The server requires sign-in (OAuth): nobody is signed in, or the tokens were rejected and
+    /// could not be refreshed.
+    AuthRequired,
+    /// Signing in failed: discovery, registration, the authorization step or the token exchange.
+    AuthFailed,
+    /// The server needs more access (scopes) than the signed-in user granted, and asking again
+    /// did not get it.
+    InsufficientScope,
     /// An invariant broke inside Switchboard.
     Internal,
 }
@@ -84,6 +92,9 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => "limit_exceeded",
             ErrorCode::Provider => "provider",
             ErrorCode::ApprovalMismatch => "approval_mismatch",
+            ErrorCode::AuthRequired => "auth_required",
+            ErrorCode::AuthFailed => "auth_failed",
+            ErrorCode::InsufficientScope => "insufficient_scope",
             ErrorCode::Internal => "internal",
         }
     }
@@ -102,6 +113,12 @@ impl std::fmt::Display for ErrorCode {
 pub struct Error {
     pub code: ErrorCode,
     pub message: String,
+    /// The server's `WWW-Authenticate` challenge behind an [`ErrorCode::AuthRequired`] or
+    /// [`ErrorCode::InsufficientScope`], for signing in with what the server asked for. Never
+    /// sent to the UI.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub challenge: Option<String>,
 }
 
 impl Error {
@@ -110,7 +127,14 @@ impl Error {
         Self {
             code,
             message: message.into(),
+            challenge: None,
         }
+    }
+
+    /// The same error, carrying the server's `WWW-Authenticate` challenge.
+    pub fn with_challenge(mut self, challenge: impl Into<String>) -> Self {
+        self.challenge = Some(challenge.into());
+        self
     }
 }
 
@@ -141,9 +165,11 @@ impl From<rmcp::ServiceError> for Error {
                 format!("{e}; the server was sent notifications/cancelled"),
             ),
             S::Cancelled { .. } => Error::new(ErrorCode::Cancelled, e.to_string()),
-            S::TransportClosed | S::TransportSend(_) => {
-                Error::new(ErrorCode::TransportClosed, e.to_string())
-            }
+            S::TransportSend(send) => match crate::auth::challenge_in(send) {
+                Some(found) => found.into_error(),
+                None => Error::new(ErrorCode::TransportClosed, e.to_string()),
+            },
+            S::TransportClosed => Error::new(ErrorCode::TransportClosed, e.to_string()),
             _ => Error::new(ErrorCode::ServerError, e.to_string()),
         }
     }

@@ -1,5 +1,5 @@
 //! `switchboard-core`: everything Switchboard does that is not a window. Configuration and import,
-//! secrets in the OS keychain, supervised MCP connections over rmcp (stdio and HTTP, both protocol
+//! secrets in the OS keychain, sign-in to remote servers (OAuth), supervised MCP connections over rmcp (stdio and HTTP, both protocol
 //! eras), the approval door with its policies, pins, sampling providers and audit log in SQLite, and
 //! the events the UI shows.
 //! This crate never depends on Tauri.
@@ -11,6 +11,7 @@
 pub mod app;
 pub mod approvals;
 pub mod audit;
+pub mod auth;
 pub mod catalog;
 pub mod chat;
 pub mod config;

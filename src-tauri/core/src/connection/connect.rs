@@ -246,12 +246,18 @@ async fn connect_with(
                     DEFAULT_MAX_INBOUND,
                 )
             };
+            // Sends the token of an earlier sign-in (refreshed when due), or none: then a
+            // server that requires sign-in answers 401 with the challenge to sign in with.
+            let authorized = crate::auth::Authorized::new(&url, store.clone()).await?;
             let streamable = async || {
                 let mut http = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(headers.clone());
                 http.max_sse_event_size = max_message;
                 let transport = Monitored::new(
-                    rmcp::transport::StreamableHttpClientTransport::from_config(http),
+                    rmcp::transport::StreamableHttpClientTransport::with_client(
+                        authorized.transport_client(),
+                        http,
+                    ),
                     closed.clone(),
                 );
                 let handler = fresh_handler();
@@ -304,6 +310,10 @@ async fn connect_with(
                     Ok(done) => done,
                     Err(Failure::DiscoverMisanswered(e)) => {
                         return Err(Failure::DiscoverMisanswered(e));
+                    }
+                    // A server that wants sign-in is a Streamable HTTP server.
+                    Err(Failure::Error(e)) if e.challenge.is_some() => {
+                        return Err(Failure::Error(e));
                     }
                     Err(Failure::Error(first)) => {
                         tracing::info!(
@@ -472,6 +482,11 @@ where
     match tokio::time::timeout(timeout, fut).await {
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => {
+            if let Some(challenge) = e.auth_challenge() {
+                let mut error = crate::auth::challenge_error(challenge, &e);
+                error.message = format!("server {server:?} at {url}: {}", error.message);
+                return Err(Failure::Error(error));
+            }
             let error = Error::new(
                 ErrorCode::ConnectFailed,
                 format!("server {server:?} at {url}: {e}"),

@@ -1,0 +1,78 @@
+//! `login SERVER` and `logout SERVER`: signing in to a remote server that requires it, through
+//! the system browser (or a printed URL) and a one-time listener on 127.0.0.1.
+
+use std::process::ExitCode;
+
+use switchboard_core::app::SignIn;
+use switchboard_core::auth::loopback::{Loopback, Open};
+use switchboard_core::config::ServerConfig;
+use switchboard_core::{Error, ErrorCode, Result};
+use tokio_util::sync::CancellationToken;
+
+use crate::Host;
+
+pub async fn login(host: &Host, name: &str, no_browser: bool) -> Result<ExitCode> {
+    let server = configured(host, name)?;
+    let cancel = CancellationToken::new();
+    // Ctrl+C ends the wait for the browser cleanly.
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+    let loopback = Loopback::bind(opener(no_browser), cancel).await?;
+    match host.app.sign_in(name, &server, &loopback).await? {
+        SignIn::Done => eprintln!("signed in to {name}"),
+        SignIn::NotNeeded => eprintln!("{name} does not ask for sign-in (or you are signed in)"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn logout(host: &Host, name: &str) -> Result<ExitCode> {
+    let server = configured(host, name)?;
+    host.app.sign_out(name, &server).await?;
+    eprintln!("signed out of {name}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn configured(host: &Host, name: &str) -> Result<ServerConfig> {
+    host.config()?
+        .mcp_servers
+        .get(name)
+        .cloned()
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::ServerNotFound,
+                format!("no server named {name:?} in the configuration"),
+            )
+        })
+}
+
+/// Opens the sign-in page: printed, and (unless `--no-browser`) in the system browser, started
+/// directly (never through a shell). The URL was checked to be https (or on this machine).
+fn opener(no_browser: bool) -> Open {
+    Box::new(move |url| {
+        eprintln!("Sign in at:\n  {url}\nWaiting for the browser to come back (Ctrl+C cancels)…");
+        if no_browser {
+            return Ok(());
+        }
+        let (program, args): (&str, &[&str]) = if cfg!(target_os = "macos") {
+            ("open", &[])
+        } else if cfg!(windows) {
+            ("rundll32", &["url.dll,FileProtocolHandler"])
+        } else {
+            ("xdg-open", &[])
+        };
+        let started = std::process::Command::new(program)
+            .args(args)
+            .arg(url)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        if let Err(e) = started {
+            eprintln!("(could not open a browser: {e}; open the URL above yourself)");
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,307 @@
+//! Signing in to remote servers that require it (MCP authorization: OAuth 2.1 with PKCE).
+//!
+//! The protocol pieces come from rmcp's `auth` feature, chosen over the `oauth2` crate it builds
+//! on because it already does the MCP-specific parts: protected-resource metadata from the
+//! `WWW-Authenticate` challenge or the well-known paths, authorization-server metadata (RFC 8414 and
+//! OpenID, path-inserted forms, the 2025-03-26 fallbacks), pre-registered clients, client ID
+//! metadata documents and dynamic registration, PKCE S256 (refused when not advertised), RFC 8707
+//! resource indicators, scope selection, refresh, the RFC 9207 `iss` check, and metadata requests
+//! that refuse private and loopback addresses unless the server is on one. This module owns what
+//! it leaves to the host: tokens in the keychain ([`credentials`]), the person's step in the
+//! browser ([`Authorizer`], [`loopback`]), and a bound on how often one operation may ask again.
+
+mod credentials;
+pub mod loopback;
+
+use std::sync::Arc;
+
+use rmcp::transport::auth::{
+    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession,
+};
+use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+
+pub use credentials::KeychainCredentials;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::{self, SecretStore};
+
+/// The name Switchboard registers itself under with authorization servers.
+pub const CLIENT_NAME: &str = "Switchboard";
+
+/// How many times one operation may send the person to sign in (a first sign-in plus asking for
+/// more scopes) before it gives up: a server that keeps asking for more is not asked again.
+pub const MAX_AUTHORIZATIONS: u32 = 3;
+
+/// The HTTP client remote transports use: redirects only within the server's origin (a
+/// cross-origin redirect would carry the bearer token elsewhere).
+pub fn http_client() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if attempt.previous().len() > 10 || !same_origin {
+                attempt.stop()
+            } else {
+                attempt.follow()
+            }
+        }))
+        .build()
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("HTTP client: {e}")))
+}
+
+/// The person's step: sending them to the authorization URL and catching the redirect back.
+#[async_trait::async_trait]
+pub trait Authorizer: Send + Sync {
+    /// Where the authorization server sends the browser back to.
+    fn redirect_uri(&self) -> String;
+    /// Sends the person to `authorization_url` and returns the URL they were redirected back to
+    /// (with `code`, `state` and perhaps `iss`).
+    async fn authorize(&self, authorization_url: &str) -> Result<String>;
+}
+
+/// How Switchboard identifies itself to one server's authorization server, from the server's
+/// config: a pre-registered client, a client ID metadata document, or (neither given) dynamic
+/// registration.
+#[derive(Debug, Clone, Default)]
+pub struct ClientIdentity {
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub client_metadata_url: Option<String>,
+}
+
+impl ClientIdentity {
+    /// The identity a server's `oauth` config gives, its secret read from the keychain.
+    pub fn from_config(
+        config: Option<&crate::config::OAuthClient>,
+        store: &dyn SecretStore,
+    ) -> Result<Self> {
+        let Some(c) = config else {
+            return Ok(Self::default());
+        };
+        let secret = c
+            .client_secret
+            .as_deref()
+            .map(|s| secrets::expand(s, store))
+            .transpose()?;
+        Ok(Self {
+            client_id: c.client_id.clone(),
+            client_secret: secret,
+            client_metadata_url: c.client_metadata_url.clone(),
+        })
+    }
+
+    fn request(&self, redirect_uri: String, challenge: Option<&str>) -> AuthorizationRequest {
+        let mut request = AuthorizationRequest::new(redirect_uri)
+            .with_initial_scope_selection()
+            .with_client_name(CLIENT_NAME);
+        if let Some(challenge) = challenge {
+            request = request.with_challenge(challenge);
+        }
+        if let Some(id) = &self.client_id {
+            request = request.with_preregistered_client(id);
+            if let Some(secret) = &self.client_secret {
+                request = request.with_client_secret(secret);
+            }
+        }
+        if let Some(url) = &self.client_metadata_url {
+            request = request.with_client_metadata_url(url);
+        }
+        request
+    }
+}
+
+/// Signs in to the server at `url`: discovery from `challenge` (the server's `WWW-Authenticate`),
+/// registration, the person's step through `authorizer`, and the token exchange. The tokens go to
+/// the keychain, where the server's connections find them.
+pub async fn sign_in(
+    url: &str,
+    challenge: Option<&str>,
+    identity: &ClientIdentity,
+    store: Arc<dyn SecretStore>,
+    authorizer: &dyn Authorizer,
+) -> Result<()> {
+    let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
+    manager.set_credential_store(KeychainCredentials::new(store, url));
+    let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
+        Ok(found) => found.metadata,
+        Err(AuthError::AuthorizationServerMismatch { .. }) => origin_metadata(url).await?,
+        Err(e) => return Err(failed(e)),
+    };
+    manager.set_metadata(metadata);
+    let request = identity.request(authorizer.redirect_uri(), challenge);
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| failed(e))?;
+    let redirected = authorizer
+        .authorize(session.get_authorization_url())
+        .await?;
+    session
+        .handle_callback_url(&redirected)
+        .await
+        .map_err(failed)?;
+    tracing::info!(%url, "signed in");
+    Ok(())
+}
+
+/// The 2025-03-26 way: authorization-server metadata at the MCP server's own origin, whose
+/// `issuer` may carry a path (RFC 8414 would have it match the URL it came from, which is why
+/// rmcp refuses it). Accepted only when the issuer and both endpoints are on the server's origin,
+/// so the server vouches only for itself.
+async fn origin_metadata(url: &str) -> Result<AuthorizationMetadata> {
+    let failed =
+        |why: String| Error::new(ErrorCode::AuthFailed, format!("signing in failed: {why}"));
+    let server = url::Url::parse(url).map_err(|e| failed(e.to_string()))?;
+    let at = server
+        .join("/.well-known/oauth-authorization-server")
+        .map_err(|e| failed(e.to_string()))?;
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .map_err(|e| failed(e.to_string()))?;
+    let mut response = http
+        .get(at.clone())
+        .send()
+        .await
+        .map_err(|e| failed(format!("{at}: {e}")))?;
+    if !response.status().is_success() {
+        return Err(failed(format!("{at}: {}", response.status())));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| failed(format!("{at}: {e}")))?
+    {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_METADATA {
+            return Err(failed(format!("{at}: larger than {MAX_METADATA} bytes")));
+        }
+    }
+    let metadata: AuthorizationMetadata =
+        serde_json::from_slice(&body).map_err(|e| failed(format!("{at}: {e}")))?;
+    let on_origin = |u: Option<&str>| {
+        u.and_then(|u| url::Url::parse(u).ok())
+            .is_some_and(|u| u.origin() == server.origin())
+    };
+    if !(on_origin(metadata.issuer.as_deref())
+        && on_origin(Some(&metadata.authorization_endpoint))
+        && on_origin(Some(&metadata.token_endpoint)))
+    {
+        return Err(failed(format!(
+            "the authorization server metadata at {at} names another origin"
+        )));
+    }
+    Ok(metadata)
+}
+
+/// Largest authorization-server metadata document read.
+const MAX_METADATA: usize = 1024 * 1024;
+
+/// Deletes what signing in to `url` stored.
+pub async fn sign_out(url: &str, store: Arc<dyn SecretStore>) -> Result<()> {
+    KeychainCredentials::new(store, url).delete().await
+}
+
+/// Whether the keychain holds tokens for `url`.
+pub async fn signed_in(url: &str, store: Arc<dyn SecretStore>) -> Result<bool> {
+    Ok(KeychainCredentials::new(store, url)
+        .stored()
+        .await?
+        .is_some())
+}
+
+/// A remote transport's HTTP client that sends the stored token (refreshing it when due), or
+/// nothing when nobody signed in, so that the server's 401 says how to sign in.
+#[derive(Clone)]
+pub struct Authorized {
+    inner: AuthClient<reqwest::Client>,
+}
+
+impl Authorized {
+    /// The client for the server at `url`, with its tokens from the keychain.
+    pub async fn new(url: &url::Url, store: Arc<dyn SecretStore>) -> Result<Self> {
+        let credentials = KeychainCredentials::new(store, url.as_str());
+        let stored = credentials.stored().await?.is_some();
+        let mut manager = AuthorizationManager::new(url.as_str())
+            .await
+            .map_err(failed)?;
+        manager.set_credential_store(credentials);
+        if stored {
+            // Finds the authorization server again (for refresh) and drops tokens an issuer
+            // other than today's minted.
+            if let Err(e) = manager.initialize_from_store().await {
+                tracing::warn!(%url, "stored sign-in unusable: {e}");
+            }
+        }
+        Ok(Self {
+            inner: AuthClient::new(http_client()?, manager),
+        })
+    }
+
+    /// The client rmcp's Streamable HTTP transport sends through.
+    pub fn transport_client(&self) -> AuthClient<reqwest::Client> {
+        self.inner.clone()
+    }
+}
+
+/// A 401 or 403 from the server behind a transport error, with its challenge.
+pub struct Challenge {
+    code: ErrorCode,
+    header: String,
+}
+
+impl Challenge {
+    /// The error a caller sees: sign-in required, or more access needed.
+    pub fn into_error(self) -> Error {
+        let message = match self.code {
+            ErrorCode::InsufficientScope => {
+                "the server needs more access than was granted at sign-in"
+            }
+            _ => "the server requires sign-in",
+        };
+        Error::new(self.code, message).with_challenge(self.header)
+    }
+}
+
+/// Finds the server's 401 or 403 among the causes of `error`.
+pub fn challenge_in(error: &(dyn std::error::Error + 'static)) -> Option<Challenge> {
+    let mut cause = Some(error);
+    while let Some(current) = cause {
+        if let Some(e) = current.downcast_ref::<AuthRequiredError>() {
+            return Some(Challenge {
+                code: ErrorCode::AuthRequired,
+                header: e.www_authenticate_header.clone(),
+            });
+        }
+        if let Some(e) = current.downcast_ref::<InsufficientScopeError>() {
+            return Some(Challenge {
+                code: ErrorCode::InsufficientScope,
+                header: e.www_authenticate_header.clone(),
+            });
+        }
+        cause = current.source();
+    }
+    None
+}
+
+/// The error for a handshake that failed on the server's 401 or 403 with `header`.
+pub fn challenge_error(header: &str, cause: &(dyn std::error::Error + 'static)) -> Error {
+    challenge_in(cause)
+        .unwrap_or_else(|| Challenge {
+            code: ErrorCode::AuthRequired,
+            header: header.to_owned(),
+        })
+        .into_error()
+}
+
+fn failed(e: AuthError) -> Error {
+    match e {
+        AuthError::AuthorizationRequired => Error::new(ErrorCode::AuthRequired, e.to_string()),
+        AuthError::CredentialStoreError(why) => Error::new(ErrorCode::Keychain, why),
+        _ => Error::new(ErrorCode::AuthFailed, format!("signing in failed: {e}")),
+    }
+}
