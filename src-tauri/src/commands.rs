@@ -50,6 +50,9 @@ registered! {
         start_server,
         stop_server,
         restart_server,
+        sign_in_server,
+        cancel_sign_in,
+        sign_out_server,
         save_server,
         remove_server,
         set_server_enabled,
@@ -365,6 +368,28 @@ async fn open_external(window: AppHandle, args: Url) -> Result<()> {
         .opener()
         .open_url(url.as_str(), None::<&str>)
         .map_err(|e| Error::new(ErrorCode::Io, format!("cannot open the browser: {e}")))
+}
+
+/// Signs in through the system browser (the core checked the page is https, or on this machine).
+#[tauri::command]
+async fn sign_in_server(window: AppHandle, app: State<'_, App>, args: ServerName) -> Result<()> {
+    let open = Box::new(move |url: &str| {
+        window
+            .opener()
+            .open_url(url, None::<&str>)
+            .map_err(|e| Error::new(ErrorCode::Io, format!("cannot open the browser: {e}")))
+    });
+    app.sign_in_server(args, open).await
+}
+
+#[tauri::command]
+async fn cancel_sign_in(app: State<'_, App>, args: NoArgs) -> Result<()> {
+    app.cancel_sign_in(args)
+}
+
+#[tauri::command]
+async fn sign_out_server(app: State<'_, App>, args: ServerName) -> Result<()> {
+    app.sign_out_server(args).await
 }
 
 #[tauri::command]

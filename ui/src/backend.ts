@@ -39,6 +39,12 @@ export interface Backend {
   startServer(name: string): Promise<void>;
   stopServer(name: string): Promise<void>;
   restartServer(name: string): Promise<void>;
+  /** Signs in to a remote server through the system browser; resolves once signed in (the server then starts). */
+  signInServer(name: string): Promise<void>;
+  /** Stops waiting for the browser: the pending signInServer fails with `cancelled`. */
+  cancelSignIn(): Promise<void>;
+  /** Deletes a remote server's tokens and restarts it. */
+  signOutServer(name: string): Promise<void>;
   /** Adds a server, or replaces `previousName` (which may be a rename) with it; saved to the config file. */
   saveServer(name: string, config: ServerConfig, previousName: string | null): Promise<void>;
   removeServer(name: string): Promise<void>;

@@ -59,6 +59,8 @@ struct Inner {
     chats: Chats,
     turns: Turns,
     events: Bus,
+    /// Cancels the sign-in waiting for the browser, if one is.
+    sign_in: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
 }
 
 /// Builds an [`App`]: the desktop's defaults, or the CLI's choices.
@@ -208,6 +210,7 @@ impl AppBuilder {
             chats: Chats::new(store),
             turns: Turns::default(),
             events,
+            sign_in: std::sync::Mutex::default(),
         })))
     }
 

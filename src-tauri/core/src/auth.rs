@@ -19,7 +19,6 @@ use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
     AuthorizationSession,
 };
-use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
 
 pub use credentials::KeychainCredentials;
 
@@ -246,56 +245,6 @@ impl Authorized {
     pub fn transport_client(&self) -> AuthClient<reqwest::Client> {
         self.inner.clone()
     }
-}
-
-/// A 401 or 403 from the server behind a transport error, with its challenge.
-pub struct Challenge {
-    code: ErrorCode,
-    header: String,
-}
-
-impl Challenge {
-    /// The error a caller sees: sign-in required, or more access needed.
-    pub fn into_error(self) -> Error {
-        let message = match self.code {
-            ErrorCode::InsufficientScope => {
-                "the server needs more access than was granted at sign-in"
-            }
-            _ => "the server requires sign-in",
-        };
-        Error::new(self.code, message).with_challenge(self.header)
-    }
-}
-
-/// Finds the server's 401 or 403 among the causes of `error`.
-pub fn challenge_in(error: &(dyn std::error::Error + 'static)) -> Option<Challenge> {
-    let mut cause = Some(error);
-    while let Some(current) = cause {
-        if let Some(e) = current.downcast_ref::<AuthRequiredError>() {
-            return Some(Challenge {
-                code: ErrorCode::AuthRequired,
-                header: e.www_authenticate_header.clone(),
-            });
-        }
-        if let Some(e) = current.downcast_ref::<InsufficientScopeError>() {
-            return Some(Challenge {
-                code: ErrorCode::InsufficientScope,
-                header: e.www_authenticate_header.clone(),
-            });
-        }
-        cause = current.source();
-    }
-    None
-}
-
-/// The error for a handshake that failed on the server's 401 or 403 with `header`.
-pub fn challenge_error(header: &str, cause: &(dyn std::error::Error + 'static)) -> Error {
-    challenge_in(cause)
-        .unwrap_or_else(|| Challenge {
-            code: ErrorCode::AuthRequired,
-            header: header.to_owned(),
-        })
-        .into_error()
 }
 
 fn failed(e: AuthError) -> Error {

@@ -165,14 +165,38 @@ impl From<rmcp::ServiceError> for Error {
                 format!("{e}; the server was sent notifications/cancelled"),
             ),
             S::Cancelled { .. } => Error::new(ErrorCode::Cancelled, e.to_string()),
-            S::TransportSend(send) => match crate::auth::challenge_in(send) {
-                Some(found) => found.into_error(),
-                None => Error::new(ErrorCode::TransportClosed, e.to_string()),
-            },
+            S::TransportSend(send) => auth_challenge(send)
+                .unwrap_or_else(|| Error::new(ErrorCode::TransportClosed, e.to_string())),
             S::TransportClosed => Error::new(ErrorCode::TransportClosed, e.to_string()),
             _ => Error::new(ErrorCode::ServerError, e.to_string()),
         }
     }
+}
+
+/// The server's 401 or 403 among the causes of `error`, as the error a caller sees (sign-in
+/// required, or more access needed) carrying the server's `WWW-Authenticate` challenge.
+pub fn auth_challenge(error: &(dyn std::error::Error + 'static)) -> Option<Error> {
+    use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+    let mut cause = Some(error);
+    while let Some(current) = cause {
+        if let Some(e) = current.downcast_ref::<AuthRequiredError>() {
+            return Some(
+                Error::new(ErrorCode::AuthRequired, "the server requires sign-in")
+                    .with_challenge(e.www_authenticate_header.clone()),
+            );
+        }
+        if let Some(e) = current.downcast_ref::<InsufficientScopeError>() {
+            return Some(
+                Error::new(
+                    ErrorCode::InsufficientScope,
+                    "the server needs more access than was granted at sign-in",
+                )
+                .with_challenge(e.www_authenticate_header.clone()),
+            );
+        }
+        cause = current.source();
+    }
+    None
 }
 
 #[cfg(test)]

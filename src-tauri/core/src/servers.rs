@@ -509,7 +509,8 @@ impl Supervisor {
     async fn back_off(&mut self, error: Error, attempt: &mut u32) -> Next {
         *attempt += 1;
         tracing::warn!(server = %self.opts.server, attempt = *attempt, "{}", error.message);
-        if *attempt > self.policy.max_attempts {
+        // Trying again cannot help a server that wants the person to sign in first.
+        if *attempt > self.policy.max_attempts || error.code == ErrorCode::AuthRequired {
             self.set(ServerState::Failed { error });
             return Next::Idle;
         }

@@ -92,6 +92,32 @@ export class FakeBackend implements Backend {
   async restartServer(name: string) {
     this.log("restartServer", name);
   }
+  /** The sign-in waiting for its "browser": tests finish it with finishSignIn. */
+  private signingIn: { resolve: () => void; reject: (e: unknown) => void } | null = null;
+  signInServer(name: string) {
+    this.log("signInServer", name);
+    return new Promise<void>((resolve, reject) => {
+      this.signingIn = {
+        resolve: () => {
+          this.emit({ type: "status", server: name, status: running(name) });
+          resolve();
+        },
+        reject,
+      };
+    });
+  }
+  finishSignIn() {
+    this.signingIn?.resolve();
+    this.signingIn = null;
+  }
+  async cancelSignIn() {
+    this.log("cancelSignIn");
+    this.signingIn?.reject({ code: "cancelled", message: "sign-in cancelled" });
+    this.signingIn = null;
+  }
+  async signOutServer(name: string) {
+    this.log("signOutServer", name);
+  }
   async saveServer(name: string, config: ServerConfig, previousName: string | null) {
     this.log("saveServer", name, config, previousName);
     if (!name) throw { code: "invalid_input", message: "a server needs a name" };

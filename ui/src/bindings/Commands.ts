@@ -43,6 +43,9 @@ export type Commands = {
   start_server: { args: ServerName; result: null };
   stop_server: { args: ServerName; result: null };
   restart_server: { args: ServerName; result: null };
+  sign_in_server: { args: ServerName; result: null };
+  cancel_sign_in: { args: NoArgs; result: null };
+  sign_out_server: { args: ServerName; result: null };
   save_server: { args: SaveServer; result: null };
   remove_server: { args: ServerName; result: null };
   set_server_enabled: { args: SetEnabled; result: null };
@@ -95,6 +98,9 @@ export const COMMAND_NAMES = [
   "start_server",
   "stop_server",
   "restart_server",
+  "sign_in_server",
+  "cancel_sign_in",
+  "sign_out_server",
   "save_server",
   "remove_server",
   "set_server_enabled",

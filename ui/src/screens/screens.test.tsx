@@ -21,6 +21,46 @@ function WithHost(props: { backend: FakeBackend; screen: "servers" | "resources"
   return <ResourcesScreen backend={props.backend} host={host} listHeight={440} />;
 }
 
+describe("Servers screen: sign-in", () => {
+  const needsSignIn = {
+    state: "failed" as const,
+    error: { code: "auth_required" as const, message: 'server "tracker" at https://t.example/mcp: the server requires sign-in' },
+  };
+
+  it("offers Sign in when the server asks for it, waits for the browser, and can cancel", async () => {
+    const b = new FakeBackend().addServer("tracker", needsSignIn, { url: "https://t.example/mcp" });
+    render(<WithHost backend={b} screen="servers" />);
+    await userEvent.click(await screen.findByTestId("sign-in"));
+    expect(await screen.findByTestId("sign-in-waiting")).toBeTruthy();
+    expect(b.calls.filter((c) => c.method === "signInServer").map((c) => c.args)).toEqual([["tracker"]]);
+    await userEvent.click(screen.getByTestId("sign-in-cancel"));
+    // Cancelled: back to the offer, with no error (the person chose it).
+    expect(await screen.findByTestId("sign-in")).toBeTruthy();
+    expect(screen.queryByTestId("sign-in-error")).toBeNull();
+    expect(b.calls.some((c) => c.method === "cancelSignIn")).toBe(true);
+
+    await userEvent.click(screen.getByTestId("sign-in"));
+    await screen.findByTestId("sign-in-waiting");
+    act(() => b.finishSignIn());
+    await waitFor(() => expect(screen.getByTestId("server-status-text").textContent).toMatch(/^Running/));
+    expect(screen.queryByTestId("sign-in-required")).toBeNull();
+    await userEvent.click(screen.getByTestId("sign-out"));
+    expect(b.calls.some((c) => c.method === "signOutServer" && c.args[0] === "tracker")).toBe(true);
+  });
+
+  it("offers no sign-in to a local server or for another failure", async () => {
+    const b = new FakeBackend()
+      .addServer("local", { state: "failed", error: { code: "auth_required", message: "x" } })
+      .addServer("remote", { state: "failed", error: { code: "connect_failed", message: "refused" } }, { url: "https://r.example/mcp" });
+    render(<WithHost backend={b} screen="servers" />);
+    await screen.findByTestId("server-status-text");
+    expect(screen.queryByTestId("sign-in")).toBeNull();
+    await userEvent.click(await screen.findByText("remote"));
+    await waitFor(() => expect(screen.getByTestId("server-status-text").textContent).toMatch(/refused/));
+    expect(screen.queryByTestId("sign-in")).toBeNull();
+  });
+});
+
 describe("Servers screen", () => {
   it("shows live status: running details, a restart countdown and the failure reason", async () => {
     const b = new FakeBackend().addServer("alpha").addServer("beta", {

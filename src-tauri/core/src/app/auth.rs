@@ -1,6 +1,10 @@
 //! Signing in to a remote server and out again, for the app and the CLI alike.
 
+use tokio_util::sync::CancellationToken;
+
 use super::App;
+use super::requests::{NoArgs, ServerName};
+use crate::auth::loopback::{Loopback, Open};
 use crate::auth::{self, Authorizer, ClientIdentity};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorCode, Result};
@@ -58,11 +62,74 @@ impl App {
         auth::sign_in(url, challenge, &identity, secrets, authorizer).await
     }
 
+    /// The desktop's Sign in: signs in to configured server `args.server` with the challenge its
+    /// last connection attempt got, the browser opened by `open`, then starts the server.
+    pub async fn sign_in_server(&self, args: ServerName, open: Open) -> Result<()> {
+        let (server, challenge) = self.sign_in_target(&args.server)?;
+        let url = remote_url(&args.server, &server)?;
+        let cancel = CancellationToken::new();
+        if let Some(earlier) = self.sign_in_slot().replace(cancel.clone()) {
+            // One browser sign-in at a time: a new one replaces one left waiting.
+            earlier.cancel();
+        }
+        let loopback = Loopback::bind(open, cancel).await?;
+        let signed = self
+            .sign_in_with(&url, challenge.as_deref(), &server, &loopback)
+            .await;
+        self.sign_in_slot().take();
+        signed?;
+        self.0.host.servers().get(&args.server)?.start().await
+    }
+
+    /// Stops waiting for the browser.
+    pub fn cancel_sign_in(&self, _: NoArgs) -> Result<()> {
+        if let Some(waiting) = self.sign_in_slot().take() {
+            waiting.cancel();
+        }
+        Ok(())
+    }
+
+    /// The desktop's Sign out: deletes the server's tokens and restarts it (it then asks for
+    /// sign-in again).
+    pub async fn sign_out_server(&self, args: ServerName) -> Result<()> {
+        let config = self.0.host.config()?;
+        let server = configured(&config, &args.server)?;
+        self.sign_out(&args.server, &server).await?;
+        self.0.host.servers().get(&args.server)?.restart().await
+    }
+
+    fn sign_in_target(&self, name: &str) -> Result<(ServerConfig, Option<String>)> {
+        let config = self.0.host.config()?;
+        let server = configured(&config, name)?;
+        let challenge = match self.0.host.servers().get(name)?.state() {
+            crate::servers::ServerState::Failed { error } => error.challenge,
+            _ => None,
+        };
+        Ok((server, challenge))
+    }
+
+    fn sign_in_slot(&self) -> std::sync::MutexGuard<'_, Option<CancellationToken>> {
+        // Only ever held for a swap: a poisoned lock holds no broken state.
+        self.0
+            .sign_in
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Deletes the tokens of remote server `name`.
     pub async fn sign_out(&self, name: &str, server: &ServerConfig) -> Result<()> {
         let url = remote_url(name, server)?;
         auth::sign_out(&url, self.0.host.context().secrets.clone()).await
     }
+}
+
+fn configured(config: &crate::config::Config, name: &str) -> Result<ServerConfig> {
+    config.mcp_servers.get(name).cloned().ok_or_else(|| {
+        Error::new(
+            ErrorCode::ServerNotFound,
+            format!("no server named {name:?}"),
+        )
+    })
 }
 
 fn remote_url(name: &str, server: &ServerConfig) -> Result<String> {

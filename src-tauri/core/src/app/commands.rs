@@ -37,6 +37,9 @@ command_table! {
     start_server(ServerName) -> "null";
     stop_server(ServerName) -> "null";
     restart_server(ServerName) -> "null";
+    sign_in_server(ServerName) -> "null";
+    cancel_sign_in(NoArgs) -> "null";
+    sign_out_server(ServerName) -> "null";
     save_server(SaveServer) -> "null";
     remove_server(ServerName) -> "null";
     set_server_enabled(SetEnabled) -> "null";

@@ -483,7 +483,10 @@ where
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => {
             if let Some(challenge) = e.auth_challenge() {
-                let mut error = crate::auth::challenge_error(challenge, &e);
+                let mut error = crate::error::auth_challenge(&e).unwrap_or_else(|| {
+                    Error::new(ErrorCode::AuthRequired, "the server requires sign-in")
+                        .with_challenge(challenge)
+                });
                 error.message = format!("server {server:?} at {url}: {}", error.message);
                 return Err(Failure::Error(error));
             }

@@ -27,6 +27,8 @@ impl rmcp::ServerHandler for Bare {}
 /// What the next connection attempt does.
 pub(crate) enum Plan {
     Fail,
+    /// The server answers 401: sign-in required.
+    NeedsSignIn,
     Hang,
     Serve,
 }
@@ -69,6 +71,8 @@ impl Script {
                 let plan = script.plans.lock().unwrap().pop_front();
                 match plan.unwrap_or(Plan::Serve) {
                     Plan::Fail => Err(Error::new(ErrorCode::ConnectFailed, "refused")),
+                    Plan::NeedsSignIn => Err(Error::new(ErrorCode::AuthRequired, "sign in")
+                        .with_challenge("Bearer resource_metadata=\"https://s.example/prm\"")),
                     Plan::Hang => std::future::pending().await,
                     Plan::Serve => script.serve(opts).await,
                 }

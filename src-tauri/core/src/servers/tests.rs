@@ -72,6 +72,31 @@ async fn a_crash_restarts_with_doubling_backoff_then_gives_up() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_server_that_wants_sign_in_is_not_retried_and_keeps_its_challenge() {
+    let script = Script::new([Plan::NeedsSignIn]);
+    let bus = Bus::default();
+    let mut events = bus.control();
+    let handle = ServerHandle::spawn("s", server(), vec![], &context(&script, &bus));
+    let seen = statuses_until(&mut events, |s| matches!(s, ServerStatus::Failed { .. })).await;
+    assert!(
+        !seen
+            .iter()
+            .any(|s| matches!(s, ServerStatus::Restarting { .. })),
+        "{seen:?}"
+    );
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(script.attempts.load(Ordering::SeqCst), 1);
+    // The challenge stays with the state, for the Sign in that follows.
+    match handle.state() {
+        ServerState::Failed { error } => {
+            assert_eq!(error.code, ErrorCode::AuthRequired);
+            assert!(error.challenge.is_some());
+        }
+        other => panic!("{:?}", other.status()),
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_stop_during_connect_ends_the_attempt() {
     let script = Script::new([Plan::Hang]);
     let bus = Bus::default();

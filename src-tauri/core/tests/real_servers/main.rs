@@ -12,4 +12,5 @@ mod filesystem;
 mod host;
 mod keychain;
 mod modern;
+mod oauth;
 mod python_sdk;

@@ -98,6 +98,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
         {props.status}
       </p>
       {enabled ? null : <p className="hint muted">{OFF}</p>}
+      {server.config?.url ? <SignIn backend={backend} host={props.host} server={server} /> : null}
       {error ? (
         <div className="banner error" data-testid="error-banner">
           {error}
@@ -183,4 +184,66 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
       )}
     </div>
   );
+}
+
+/** Signing in to a remote server that asks for it, and out again. */
+function SignIn(props: { backend: Backend; host: HostState; server: ServerView }) {
+  const { backend, server } = props;
+  const [waiting, setWaiting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const s = server.status;
+  const required = s.state === "failed" && s.error.code === "auth_required";
+  const signIn = () => {
+    setWaiting(true);
+    setError(null);
+    backend
+      .signInServer(server.name)
+      .catch((e: unknown) => {
+        if ((e as { code?: string } | null)?.code !== "cancelled") setError(errorMessage(e));
+      })
+      .finally(() => {
+        setWaiting(false);
+        void props.host.reload();
+      });
+  };
+  if (waiting) {
+    return (
+      <div className="banner" data-testid="sign-in-waiting">
+        Finish signing in to {server.name} in your browser; Switchboard is waiting for it to come back.{" "}
+        <button data-testid="sign-in-cancel" onClick={() => void backend.cancelSignIn()}>
+          Cancel
+        </button>
+      </div>
+    );
+  }
+  if (required) {
+    return (
+      <div className="banner warn" data-testid="sign-in-required">
+        <strong>Sign in required.</strong> {server.name} lets Switchboard in only after you sign in with your account
+        there; your browser opens its sign-in page.{" "}
+        <button className="primary" data-testid="sign-in" onClick={signIn}>
+          Sign in
+        </button>
+        {error ? <div className="error" data-testid="sign-in-error">{error}</div> : null}
+      </div>
+    );
+  }
+  return s.state === "running" ? (
+    <p className="hint muted">
+      <button
+        className="link"
+        data-testid="sign-out"
+        title="Deletes this server's sign-in tokens from the keychain and restarts it"
+        onClick={() => {
+          backend
+            .signOutServer(server.name)
+            .catch((e: unknown) => setError(errorMessage(e)))
+            .finally(() => void props.host.reload());
+        }}
+      >
+        Sign out
+      </button>
+      {error ? <span className="error"> {error}</span> : null}
+    </p>
+  ) : null;
 }
