@@ -29,6 +29,8 @@ pub struct Desktop {
     _home: tempfile::TempDir,
     driver: Child,
     xvfb: Child,
+    /// The OAuth-protected fixture server (`tracker` in the config).
+    _protected: Child,
 }
 
 /// The package's directory as `cargo test` gives it at run time: a test binary built in another
@@ -115,15 +117,18 @@ impl Desktop {
         let config_file = home.path().join("config/switchboard.json");
         let data_dir = home.path().join("data");
         std::fs::create_dir_all(config_file.parent().expect("parent")).expect("config dir");
+        let (protected, protected_url) = protected_server().await;
         let config = serde_json::json!({
             "mcpServers": {
                 "fixture": {
                     "command": fixture,
                     "env": {"FIXTURE_RESOURCES": "1000"}
                 },
-                "files": {"command": filesystem}
+                "files": {"command": filesystem},
+                "tracker": {"url": protected_url}
             }
         });
+        let browser = test_browser(home.path());
         std::fs::write(
             &config_file,
             serde_json::to_string_pretty(&config).expect("json"),
@@ -173,6 +178,9 @@ impl Desktop {
             .env("XDG_CACHE_HOME", home.path().join("xdg-cache"))
             .env("XDG_DATA_HOME", home.path().join("xdg-data"))
             .env("SWITCHBOARD_LOG", "info")
+            // The system browser the app opens for sign-in is the test's: it follows the
+            // authorization server's redirect back to the app.
+            .env("PATH", browser)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true)
@@ -196,6 +204,7 @@ impl Desktop {
             _home: home,
             driver,
             xvfb,
+            _protected: protected,
         }
     }
 
@@ -265,6 +274,56 @@ impl Desktop {
         let _ = self.driver.kill().await;
         let _ = self.xvfb.kill().await;
     }
+}
+
+/// Starts tests/fixtures/python/oauth_server.py (the Python SDK's OAuth support, approving at
+/// once) and returns it with its URL.
+async fn protected_server() -> (Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let python = must_exist(
+        repo().join("tests/fixtures/.venv/bin/python"),
+        "run scripts/setup-fixtures.sh",
+    );
+    let mut child = Command::new(python)
+        .arg(repo().join("tests/fixtures/python/oauth_server.py"))
+        .args(["--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start oauth_server.py");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let ready = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("oauth_server.py announces itself")
+        .expect("read oauth_server.py")
+        .unwrap_or_default();
+    let url = ready
+        .strip_prefix("READY ")
+        .expect("READY <url>")
+        .to_owned();
+    (child, url)
+}
+
+/// A PATH whose `xdg-open` is a browser that only follows redirects (the authorization page
+/// approves at once and sends it back to the app's listener), ahead of the usual PATH.
+fn test_browser(home: &Path) -> String {
+    let bin = home.join("browser-bin");
+    std::fs::create_dir_all(&bin).expect("browser dir");
+    let script = bin.join("xdg-open");
+    std::fs::write(
+        &script,
+        "#!/usr/bin/env python3\n\
+         # The e2e test's browser: fetches the page, following redirects.\n\
+         import sys, urllib.request\n\
+         urllib.request.urlopen(sys.argv[1], timeout=30).read()\n",
+    )
+    .expect("write the test browser");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = std::env::var("PATH").unwrap_or_default();
+    format!("{}:{path}", bin.display())
 }
 
 /// A display number no other X server (or test) uses.

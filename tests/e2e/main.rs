@@ -65,7 +65,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 10] = scenarios![
+    let all: [Scenario; 11] = scenarios![
         servers_and_tools,
         sampling_edited_both_ways,
         provider_streams_its_answer,
@@ -76,6 +76,7 @@ async fn a_person_uses_every_screen() {
         prompts_with_completion,
         roots_reach_the_server,
         a_killed_server_restarts,
+        sign_in_to_a_protected_server,
     ];
     let mut failed = Vec::new();
     for (name, run) in all {

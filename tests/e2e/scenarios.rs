@@ -489,3 +489,26 @@ pub async fn a_killed_server_restarts(desktop: &Desktop) {
     let new_pid = desktop::pid_with_env("E2E_MARK", &mark()).expect("a restarted process");
     assert_ne!(pid, new_pid, "the server was not restarted");
 }
+
+/// A remote server that asks for sign-in: the card says so, Sign in opens the (test's) browser,
+/// the authorization server sends it back, the server starts, and a tool answers as signed in.
+pub async fn sign_in_to_a_protected_server(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row("tracker", "failed"), LONG).await;
+    s.click_css("[data-testid=server-row][data-name=\"tracker\"]")
+        .await;
+    s.wait_for("[data-testid=sign-in-required]", SHORT).await;
+    desktop.screenshot("sign-in.png").await;
+    s.click_css("[data-testid=sign-in]").await;
+    s.wait_for(&row("tracker", "running"), LONG).await;
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "tracker").await;
+    s.click_css("[data-testid=tool-item][data-name=whoami]")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("signed in as")
+    })
+    .await;
+}

@@ -2,7 +2,7 @@
 import { useState } from "react";
 import type { Backend } from "./backend";
 import { ReviewDialog } from "./components/review-dialog";
-import { useHost } from "./host";
+import { needsSignIn, useHost } from "./host";
 import { ApprovalsScreen } from "./screens/approvals";
 import { ChatScreen } from "./screens/chat";
 import { ModelsScreen } from "./screens/models";
@@ -32,7 +32,8 @@ export function App(props: { backend: Backend }) {
   const [tools, setTools] = useState<ToolSelection>({ server: null, tools: {} });
   const up = host.servers.filter((s) => s.status.state === "running").length;
   const failing = host.servers.filter(
-    (s) => (s.status.state === "failed" || s.status.state === "restarting") && !host.restartsAsked.has(s.name),
+    (s) =>
+      (s.status.state === "failed" || s.status.state === "restarting") && !needsSignIn(s.status) && !host.restartsAsked.has(s.name),
   ).length;
   return (
     <div className="app">

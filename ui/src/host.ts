@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import type { Backend } from "./backend";
 import { errorMessage } from "./backend";
 import type { HostEvent } from "./bindings/HostEvent";
+import type { ServerStatus } from "./bindings/ServerStatus";
 import type { ServerView } from "./bindings/ServerView";
 
 export const LOG_LIMIT = 500;
@@ -206,6 +207,11 @@ export function statusText(view: ServerView, now: number, since: number): string
       return `Restarting in ${left} s (attempt ${s.attempt}) — ${s.error.message}`;
     }
     case "failed":
-      return `Failed — ${s.error.message}`;
+      return needsSignIn(s) ? "Sign in required" : `Failed — ${s.error.message}`;
   }
+}
+
+/** A server that is waiting for the person to sign in: not failing, just asking. */
+export function needsSignIn(s: ServerStatus): boolean {
+  return s.state === "failed" && s.error.code === "auth_required";
 }

@@ -30,6 +30,9 @@ describe("Servers screen: sign-in", () => {
   it("offers Sign in when the server asks for it, waits for the browser, and can cancel", async () => {
     const b = new FakeBackend().addServer("tracker", needsSignIn, { url: "https://t.example/mcp" });
     render(<WithHost backend={b} screen="servers" />);
+    // Asking, not failing.
+    expect((await screen.findByTestId("server-status-text")).textContent).toBe("Sign in required");
+    expect(screen.getByTestId("server-row").textContent).toContain("sign in");
     await userEvent.click(await screen.findByTestId("sign-in"));
     expect(await screen.findByTestId("sign-in-waiting")).toBeTruthy();
     expect(b.calls.filter((c) => c.method === "signInServer").map((c) => c.args)).toEqual([["tracker"]]);

@@ -4,7 +4,7 @@
 import { useEffect, useState } from "react";
 import type { Backend } from "../backend";
 import type { HostState } from "../host";
-import { statusText } from "../host";
+import { needsSignIn, statusText } from "../host";
 import { ImportPanel } from "./servers/import-panel";
 import { useNow, useSince } from "./servers/restart-countdown";
 import { ServerDetail } from "./servers/server-detail";
@@ -83,7 +83,7 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
             >
               <span className={`dot ${s.status.state}`} aria-hidden="true" />
               <span className="name">{s.name}</span>
-              <span className="state muted">{s.status.state}</span>
+              <span className="state muted">{needsSignIn(s.status) ? "sign in" : s.status.state}</span>
             </li>
           ))}
         </ul>
