@@ -110,3 +110,173 @@ async fn sign_in_through_the_browser_then_call_a_tool_then_sign_out() {
         .expect("refused again");
     assert_eq!(again.code, ErrorCode::AuthRequired);
 }
+
+/// A stand-in protected resource whose metadata points elsewhere: `prm` is the body (or a
+/// redirect, when it starts with `redirect:`) served at /prm; every other request gets a 401
+/// pointing there.
+fn hostile_resource(prm: &'static str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 16384];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]).to_string();
+            let body = prm.replace("PORT", &port.to_string());
+            let response = if request.starts_with("GET /prm") {
+                match body.strip_prefix("redirect:") {
+                    Some(to) => format!(
+                        "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    ),
+                    None => format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    ),
+                }
+            } else {
+                format!(
+                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer resource_metadata=\"http://127.0.0.1:{port}/prm\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            };
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// Never opened: these sign-ins must stop before the browser.
+fn no_browser() -> Open {
+    Box::new(|url| panic!("the browser was opened at {url}"))
+}
+
+/// A server on this machine cannot send sign-in to a private or link-local address (cloud
+/// metadata endpoints live there), nor redirect its metadata to another origin.
+#[tokio::test]
+async fn metadata_cannot_point_sign_in_at_private_addresses_or_other_origins() {
+    for (prm, what) in [
+        (
+            r#"{"resource":"http://127.0.0.1:PORT/mcp","authorization_servers":["http://169.254.169.254/"]}"#,
+            "a link-local authorization server",
+        ),
+        (
+            r#"{"resource":"http://127.0.0.1:PORT/mcp","authorization_servers":["http://10.255.255.1/"]}"#,
+            "a private authorization server",
+        ),
+        (
+            "redirect:http://localhost:9/prm",
+            "metadata redirected to another origin",
+        ),
+    ] {
+        let url = hostile_resource(prm);
+        let store: Arc<MemoryStore> = Arc::default();
+        let challenge = connect(&url, &store)
+            .await
+            .err()
+            .expect("refused")
+            .challenge;
+        let loopback = Loopback::bind(no_browser(), CancellationToken::new())
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let e = auth::sign_in(
+            &url,
+            challenge.as_deref(),
+            &ClientIdentity::default(),
+            store.clone(),
+            &loopback,
+        )
+        .await
+        .err()
+        .unwrap_or_else(|| panic!("{what}: signed in"));
+        assert_eq!(e.code, ErrorCode::AuthFailed, "{what}: {}", e.message);
+        // Refused, not tried: no connection attempt waited on an unreachable address.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{what}: {:?}",
+            started.elapsed()
+        );
+        assert!(
+            store.get(&format!("oauth:{url}")).unwrap().is_none(),
+            "{what}"
+        );
+    }
+}
+
+/// The machine's own non-loopback IPv4 address, if it has one (no packet is sent).
+fn own_address() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// A server reached at this machine's network address cannot send sign-in to a loopback
+/// authorization server (a service only this machine should reach), even one that answers
+/// with perfectly good metadata: refused before registration and before the browser.
+#[tokio::test]
+async fn a_non_loopback_server_cannot_send_sign_in_to_loopback() {
+    let Some(ip) = own_address() else {
+        eprintln!("SKIPPED: this machine has no non-loopback address");
+        return;
+    };
+    let listener = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let base = format!("http://{ip}:{port}");
+    let local = format!("http://127.0.0.1:{port}");
+    let (b, l) = (base.clone(), local.clone());
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 16384];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]).to_string();
+            let json = |body: String| {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            };
+            let response = if request.starts_with("GET /prm") {
+                json(format!(
+                    r#"{{"resource":"{b}/mcp","authorization_servers":["{l}"]}}"#
+                ))
+            } else if request.starts_with("GET /.well-known/oauth-authorization-server") {
+                json(format!(
+                    r#"{{"issuer":"{l}","authorization_endpoint":"{l}/authorize","token_endpoint":"{l}/token","registration_endpoint":"{l}/register","response_types_supported":["code"],"code_challenge_methods_supported":["S256"]}}"#
+                ))
+            } else if request.starts_with("POST /register") {
+                let body = r#"{"client_id":"c","redirect_uris":["http://127.0.0.1:9/callback"]}"#;
+                format!(
+                    "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else {
+                format!(
+                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer resource_metadata=\"{b}/prm\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            };
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    let url = format!("{base}/mcp");
+    let store: Arc<MemoryStore> = Arc::default();
+    let challenge = connect(&url, &store)
+        .await
+        .err()
+        .expect("refused")
+        .challenge;
+    let loopback = Loopback::bind(no_browser(), CancellationToken::new())
+        .await
+        .unwrap();
+    let e = auth::sign_in(
+        &url,
+        challenge.as_deref(),
+        &ClientIdentity::default(),
+        store,
+        &loopback,
+    )
+    .await
+    .expect_err("sign-in refused");
+    assert_eq!(e.code, ErrorCode::AuthFailed, "{}", e.message);
+}
