@@ -213,32 +213,33 @@ pub async fn signed_in(url: &str, store: Arc<dyn SecretStore>) -> Result<bool> {
         .is_some())
 }
 
-/// A remote transport's HTTP client that sends the stored token (refreshing it when due), or
-/// nothing when nobody signed in, so that the server's 401 says how to sign in.
+/// A remote transport's HTTP client that sends the stored token of an earlier sign-in
+/// (refreshing it when due, and once more on a 401).
 #[derive(Clone)]
 pub struct Authorized {
     inner: AuthClient<reqwest::Client>,
 }
 
 impl Authorized {
-    /// The client for the server at `url`, with its tokens from the keychain.
-    pub async fn new(url: &url::Url, store: Arc<dyn SecretStore>) -> Result<Self> {
+    /// The client for the server at `url` when the keychain holds a sign-in for it; `None`
+    /// otherwise (the transport then sends no token, and a server that wants one says so).
+    pub async fn stored(url: &url::Url, store: Arc<dyn SecretStore>) -> Result<Option<Self>> {
         let credentials = KeychainCredentials::new(store, url.as_str());
-        let stored = credentials.stored().await?.is_some();
+        if credentials.stored().await?.is_none() {
+            return Ok(None);
+        }
         let mut manager = AuthorizationManager::new(url.as_str())
             .await
             .map_err(failed)?;
         manager.set_credential_store(credentials);
-        if stored {
-            // Finds the authorization server again (for refresh) and drops tokens an issuer
-            // other than today's minted.
-            if let Err(e) = manager.initialize_from_store().await {
-                tracing::warn!(%url, "stored sign-in unusable: {e}");
-            }
+        // Finds the authorization server again (for refresh) and drops tokens an issuer other
+        // than today's minted.
+        if let Err(e) = manager.initialize_from_store().await {
+            tracing::warn!(%url, "stored sign-in unusable: {e}");
         }
-        Ok(Self {
+        Ok(Some(Self {
             inner: AuthClient::new(http_client()?, manager),
-        })
+        }))
     }
 
     /// The client rmcp's Streamable HTTP transport sends through.

@@ -246,31 +246,32 @@ async fn connect_with(
                     DEFAULT_MAX_INBOUND,
                 )
             };
-            // Sends the token of an earlier sign-in (refreshed when due), or none: then a
-            // server that requires sign-in answers 401 with the challenge to sign in with.
-            let authorized = crate::auth::Authorized::new(&url, store.clone()).await?;
+            // With the tokens of an earlier sign-in, if any; without, a server that requires
+            // sign-in answers 401 with the challenge to sign in with.
+            let authorized = crate::auth::Authorized::stored(&url, store.clone()).await?;
             let streamable = async || {
+                use rmcp::transport::StreamableHttpClientTransport as Http;
                 let mut http = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(headers.clone());
                 http.max_sse_event_size = max_message;
-                let transport = Monitored::new(
-                    rmcp::transport::StreamableHttpClientTransport::with_client(
-                        authorized.transport_client(),
-                        http,
-                    ),
-                    closed.clone(),
-                );
                 let handler = fresh_handler();
                 let progress = handler.progress_watch();
-                handshake(
-                    &server,
-                    &url,
-                    startup,
-                    &lifecycle,
-                    serve_client_with_lifecycle(handler, transport, lifecycle.clone()),
-                )
-                .await
-                .map(|s| (s, progress))
+                let service = match &authorized {
+                    Some(signed_in) => {
+                        let transport = Http::with_client(signed_in.transport_client(), http);
+                        let transport = Monitored::new(transport, closed.clone());
+                        let serving =
+                            serve_client_with_lifecycle(handler, transport, lifecycle.clone());
+                        handshake(&server, &url, startup, &lifecycle, serving).await
+                    }
+                    None => {
+                        let transport = Monitored::new(Http::from_config(http), closed.clone());
+                        let serving =
+                            serve_client_with_lifecycle(handler, transport, lifecycle.clone());
+                        handshake(&server, &url, startup, &lifecycle, serving).await
+                    }
+                };
+                service.map(|s| (s, progress))
             };
             let legacy = async || {
                 let header_map = headers
