@@ -42,12 +42,16 @@ step "cargo test (in a D-Bus session with gnome-keyring)"
 # locked, and the tests must never touch the user's real one.
 keyring_home=$(mktemp -d)
 trap 'rm -rf "$keyring_home"' EXIT
+export SWITCHBOARD_CONFORMANCE_REPORT="$CARGO_TARGET_DIR/conformance-client.txt"
+rm -f "$SWITCHBOARD_CONFORMANCE_REPORT"
 XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c '
   set -euo pipefail
   echo -n switchboard-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null
   cargo test --workspace --locked --no-fail-fast
 '
 
+step "conformance client scenarios (@modelcontextprotocol/conformance)"
+cat "$SWITCHBOARD_CONFORMANCE_REPORT"
 step "generated bindings are committed"
 if [ -n "$(git -C "$root" status --porcelain -- ui/src/bindings)" ]; then
   git -C "$root" status --porcelain -- ui/src/bindings
