@@ -64,11 +64,25 @@ pub trait Authorizer: Send + Sync {
 /// How Switchboard identifies itself to one server's authorization server, from the server's
 /// config: a pre-registered client, a client ID metadata document, or (neither given) dynamic
 /// registration.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct ClientIdentity {
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
     pub client_metadata_url: Option<String>,
+}
+
+impl std::fmt::Debug for ClientIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The secret never reaches a log line.
+        f.debug_struct("ClientIdentity")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "[redacted]"),
+            )
+            .field("client_metadata_url", &self.client_metadata_url)
+            .finish()
+    }
 }
 
 impl ClientIdentity {
