@@ -325,6 +325,10 @@ pub async fn approvals_pins_and_rules(desktop: &Desktop) {
     })
     .await;
     s.type_into("[data-testid=audit-search]", "").await;
+    // The whole log again (the elicitation scenario's rows included): its taller table moves
+    // the page, so the clicks below wait for it to be in place.
+    s.wait_text("[data-testid=audit]", SHORT, |t| t.contains("elicitation"))
+        .await;
     // Tool pinning: approve the server's definitions as shown.
     s.select(
         "[data-testid=pins-panel] [data-testid=server-picker]",
@@ -333,6 +337,7 @@ pub async fn approvals_pins_and_rules(desktop: &Desktop) {
     .await;
     s.wait_for("[data-testid=pin-item][data-state=new]", SHORT)
         .await;
+    s.settle().await;
     s.click_css("[data-testid=pins-approve]").await;
     s.wait_text("[data-testid=pins-panel]", SHORT, |t| {
         t.contains("are approved as they are")
