@@ -269,3 +269,74 @@ fn failed(e: AuthError) -> Error {
         _ => Error::new(ErrorCode::AuthFailed, format!("signing in failed: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+
+    /// A loopback HTTP server answering every request with `respond(port)`; returns its port.
+    fn serve(respond: impl Fn(u16) -> String + Send + 'static) -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let _ = stream.read(&mut [0u8; 8192]);
+                let _ = stream.write_all(respond(port).as_bytes());
+            }
+        });
+        port
+    }
+
+    fn json(body: String) -> String {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    #[tokio::test]
+    async fn the_transport_client_never_follows_a_redirect_to_another_origin() {
+        let elsewhere = serve(|_| json("{}".into()));
+        let port = serve(move |_| {
+            format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:{elsewhere}/mcp\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
+        });
+        let response = http_client()
+            .unwrap()
+            .post(format!("http://127.0.0.1:{port}/mcp"))
+            .bearer_auth("secret-token")
+            .send()
+            .await
+            .unwrap();
+        // Stopped at the redirect: the token never reached the other origin.
+        assert_eq!(response.status(), 307);
+    }
+
+    #[tokio::test]
+    async fn origin_metadata_naming_another_origin_is_refused() {
+        let fine = serve(|port| {
+            let base = format!("http://127.0.0.1:{port}");
+            json(format!(
+                r#"{{"issuer":"{base}/oauth","authorization_endpoint":"{base}/oauth/authorize","token_endpoint":"{base}/oauth/token"}}"#
+            ))
+        });
+        let metadata = origin_metadata(&format!("http://127.0.0.1:{fine}/mcp"))
+            .await
+            .unwrap();
+        assert!(metadata.token_endpoint.ends_with("/oauth/token"));
+        let hostile = serve(|port| {
+            let base = format!("http://127.0.0.1:{port}");
+            json(format!(
+                r#"{{"issuer":"{base}/oauth","authorization_endpoint":"{base}/oauth/authorize","token_endpoint":"https://evil.example/token"}}"#
+            ))
+        });
+        let e = origin_metadata(&format!("http://127.0.0.1:{hostile}/mcp"))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::AuthFailed);
+        assert!(e.message.contains("another origin"), "{}", e.message);
+    }
+}
