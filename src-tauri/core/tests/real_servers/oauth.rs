@@ -111,35 +111,51 @@ async fn sign_in_through_the_browser_then_call_a_tool_then_sign_out() {
     assert_eq!(again.code, ErrorCode::AuthRequired);
 }
 
-/// A stand-in protected resource whose metadata points elsewhere: `prm` is the body (or a
-/// redirect, when it starts with `redirect:`) served at /prm; every other request gets a 401
-/// pointing there.
-fn hostile_resource(prm: &'static str) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
+/// An HTTP response with `headers` (each ending in CRLF) and `body`.
+fn response(status: &str, headers: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn json(status: &str, body: &str) -> String {
+    response(status, "Content-Type: application/json\r\n", body)
+}
+
+/// The 401 of a protected resource whose metadata is at `prm`.
+fn challenge(prm: &str) -> String {
+    let header = format!("WWW-Authenticate: Bearer resource_metadata=\"{prm}\"\r\n");
+    response("401 Unauthorized", &header, "")
+}
+
+/// Serves each request on `listener` with `respond(request line and headers)`.
+fn stand_in(listener: std::net::TcpListener, respond: impl Fn(&str) -> String + Send + 'static) {
     std::thread::spawn(move || {
         use std::io::{Read, Write};
         for mut stream in listener.incoming().flatten() {
             let mut buf = [0u8; 16384];
             let n = stream.read(&mut buf).unwrap_or(0);
             let request = String::from_utf8_lossy(&buf[..n]).to_string();
-            let body = prm.replace("PORT", &port.to_string());
-            let response = if request.starts_with("GET /prm") {
-                match body.strip_prefix("redirect:") {
-                    Some(to) => format!(
-                        "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    ),
-                    None => format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    ),
-                }
-            } else {
-                format!(
-                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer resource_metadata=\"http://127.0.0.1:{port}/prm\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                )
-            };
-            let _ = stream.write_all(response.as_bytes());
+            let _ = stream.write_all(respond(&request).as_bytes());
+        }
+    });
+}
+
+/// A stand-in protected resource whose metadata points elsewhere: `prm` is the body (or a
+/// redirect, when it starts with `redirect:`) served at /prm; every other request gets a 401
+/// pointing there.
+fn hostile_resource(prm: &'static str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    stand_in(listener, move |request| {
+        let body = prm.replace("PORT", &port.to_string());
+        if !request.starts_with("GET /prm") {
+            return challenge(&format!("http://127.0.0.1:{port}/prm"));
+        }
+        match body.strip_prefix("redirect:") {
+            Some(to) => response("302 Found", &format!("Location: {to}\r\n"), ""),
+            None => json("200 OK", &body),
         }
     });
     format!("http://127.0.0.1:{port}/mcp")
@@ -225,38 +241,26 @@ async fn a_non_loopback_server_cannot_send_sign_in_to_loopback() {
     let base = format!("http://{ip}:{port}");
     let local = format!("http://127.0.0.1:{port}");
     let (b, l) = (base.clone(), local.clone());
-    std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 16384];
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let request = String::from_utf8_lossy(&buf[..n]).to_string();
-            let json = |body: String| {
-                format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                )
-            };
-            let response = if request.starts_with("GET /prm") {
-                json(format!(
-                    r#"{{"resource":"{b}/mcp","authorization_servers":["{l}"]}}"#
-                ))
-            } else if request.starts_with("GET /.well-known/oauth-authorization-server") {
-                json(format!(
+    stand_in(listener, move |request| {
+        if request.starts_with("GET /prm") {
+            json(
+                "200 OK",
+                &format!(r#"{{"resource":"{b}/mcp","authorization_servers":["{l}"]}}"#),
+            )
+        } else if request.starts_with("GET /.well-known/oauth-authorization-server") {
+            json(
+                "200 OK",
+                &format!(
                     r#"{{"issuer":"{l}","authorization_endpoint":"{l}/authorize","token_endpoint":"{l}/token","registration_endpoint":"{l}/register","response_types_supported":["code"],"code_challenge_methods_supported":["S256"]}}"#
-                ))
-            } else if request.starts_with("POST /register") {
-                let body = r#"{"client_id":"c","redirect_uris":["http://127.0.0.1:9/callback"]}"#;
-                format!(
-                    "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                )
-            } else {
-                format!(
-                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer resource_metadata=\"{b}/prm\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                )
-            };
-            let _ = stream.write_all(response.as_bytes());
+                ),
+            )
+        } else if request.starts_with("POST /register") {
+            json(
+                "201 Created",
+                r#"{"client_id":"c","redirect_uris":["http://127.0.0.1:9/callback"]}"#,
+            )
+        } else {
+            challenge(&format!("{b}/prm"))
         }
     });
     let url = format!("{base}/mcp");
