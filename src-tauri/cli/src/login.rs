@@ -3,16 +3,15 @@
 
 use std::process::ExitCode;
 
+use switchboard_core::Result;
 use switchboard_core::app::SignIn;
 use switchboard_core::auth::loopback::{Loopback, Open};
-use switchboard_core::config::ServerConfig;
-use switchboard_core::{Error, ErrorCode, Result};
 use tokio_util::sync::CancellationToken;
 
 use crate::Host;
 
 pub async fn login(host: &Host, name: &str, no_browser: bool) -> Result<ExitCode> {
-    let server = configured(host, name)?;
+    let server = host.app.configured_server(name)?;
     let cancel = CancellationToken::new();
     // Ctrl+C ends the wait for the browser cleanly.
     let on_interrupt = cancel.clone();
@@ -30,23 +29,10 @@ pub async fn login(host: &Host, name: &str, no_browser: bool) -> Result<ExitCode
 }
 
 pub async fn logout(host: &Host, name: &str) -> Result<ExitCode> {
-    let server = configured(host, name)?;
+    let server = host.app.configured_server(name)?;
     host.app.sign_out(name, &server).await?;
     eprintln!("signed out of {name}");
     Ok(ExitCode::SUCCESS)
-}
-
-fn configured(host: &Host, name: &str) -> Result<ServerConfig> {
-    host.config()?
-        .mcp_servers
-        .get(name)
-        .cloned()
-        .ok_or_else(|| {
-            Error::new(
-                ErrorCode::ServerNotFound,
-                format!("no server named {name:?} in the configuration"),
-            )
-        })
 }
 
 /// Opens the sign-in page: printed, and (unless `--no-browser`) in the system browser, started

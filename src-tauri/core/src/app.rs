@@ -316,8 +316,16 @@ impl App {
         extra: &[PathBuf],
         timeout: Option<Duration>,
     ) -> Result<Live> {
+        let server = self.configured_server(name)?;
+        let mut roots = self.0.host.config()?.roots_for(name);
+        roots.extend(extra.iter().cloned());
+        self.connect_to(name, server, &roots, timeout).await
+    }
+
+    /// The definition of configured server `name`.
+    pub fn configured_server(&self, name: &str) -> Result<ServerConfig> {
         let config = self.0.host.config()?;
-        let server = config.mcp_servers.get(name).cloned().ok_or_else(|| {
+        config.mcp_servers.get(name).cloned().ok_or_else(|| {
             Error::new(
                 ErrorCode::ServerNotFound,
                 format!(
@@ -325,10 +333,7 @@ impl App {
                     self.0.paths.config_file.display()
                 ),
             )
-        })?;
-        let mut roots = config.roots_for(name);
-        roots.extend(extra.iter().cloned());
-        self.connect_to(name, server, &roots, timeout).await
+        })
     }
 
     /// Connects once to a server given on the spot (the CLI's `--stdio` and `--url`).

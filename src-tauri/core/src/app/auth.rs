@@ -92,15 +92,13 @@ impl App {
     /// The desktop's Sign out: deletes the server's tokens and restarts it (it then asks for
     /// sign-in again).
     pub async fn sign_out_server(&self, args: ServerName) -> Result<()> {
-        let config = self.0.host.config()?;
-        let server = configured(&config, &args.server)?;
+        let server = self.configured_server(&args.server)?;
         self.sign_out(&args.server, &server).await?;
         self.0.host.servers().get(&args.server)?.restart().await
     }
 
     fn sign_in_target(&self, name: &str) -> Result<(ServerConfig, Option<String>)> {
-        let config = self.0.host.config()?;
-        let server = configured(&config, name)?;
+        let server = self.configured_server(name)?;
         let challenge = match self.0.host.servers().get(name)?.state() {
             crate::servers::ServerState::Failed { error } => error.challenge,
             _ => None,
@@ -121,15 +119,6 @@ impl App {
         let url = remote_url(name, server)?;
         auth::sign_out(&url, self.0.host.context().secrets.clone()).await
     }
-}
-
-fn configured(config: &crate::config::Config, name: &str) -> Result<ServerConfig> {
-    config.mcp_servers.get(name).cloned().ok_or_else(|| {
-        Error::new(
-            ErrorCode::ServerNotFound,
-            format!("no server named {name:?}"),
-        )
-    })
 }
 
 fn remote_url(name: &str, server: &ServerConfig) -> Result<String> {
