@@ -16,6 +16,7 @@ use switchboard_core::app::requests::*;
 use switchboard_core::approvals::Review;
 use switchboard_core::approvals::policy::PolicyEntry;
 use switchboard_core::audit::{AuditEntry, AuditQuery};
+use switchboard_core::auth::SignInInfo;
 use switchboard_core::chat::{Conversation, ConversationView};
 use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::host::RootsView;
@@ -53,6 +54,7 @@ registered! {
         sign_in_server,
         cancel_sign_in,
         sign_out_server,
+        sign_in_info,
         save_server,
         remove_server,
         set_server_enabled,
@@ -390,6 +392,11 @@ async fn cancel_sign_in(app: State<'_, App>, args: NoArgs) -> Result<()> {
 #[tauri::command]
 async fn sign_out_server(app: State<'_, App>, args: ServerName) -> Result<()> {
     app.sign_out_server(args).await
+}
+
+#[tauri::command]
+async fn sign_in_info(app: State<'_, App>, args: ServerName) -> Result<Option<SignInInfo>> {
+    app.sign_in_info(args).await
 }
 
 #[tauri::command]

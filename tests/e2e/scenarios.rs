@@ -516,4 +516,63 @@ pub async fn sign_in_to_a_protected_server(desktop: &Desktop) {
         t.contains("signed in as")
     })
     .await;
+    more_access_then_a_revoked_sign_in(desktop).await;
+}
+
+/// Signed in to "tracker" on the Tools screen: a tool that needs another scope offers to sign in
+/// for it and then runs; the server then revokes the sign-in, and the window says so on every
+/// screen until the person signs in again.
+async fn more_access_then_a_revoked_sign_in(desktop: &Desktop) {
+    let s = &desktop.session;
+    let call = async |tool: &str| {
+        s.click_css(&format!("[data-testid=tool-item][data-name={tool}]"))
+            .await;
+        s.click_css("[data-testid=call-tool]").await;
+    };
+    call("admin_report").await;
+    s.wait_text("[data-testid=error-banner]", SHORT, |t| {
+        t.contains("more access")
+    })
+    .await;
+    s.click_css("[data-testid=sign-in-more-access]").await;
+    // The browser grants the scope the server named, and the call runs again by itself.
+    s.wait_text("[data-testid=tool-result]", LONG, |t| {
+        t.contains("all clear")
+    })
+    .await;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_text("[data-testid=signed-in-as]", SHORT, |t| {
+        t.contains("Signed in at http://127.0.0.1") && t.contains("mcp:admin")
+    })
+    .await;
+
+    s.click_css("[data-testid=nav-tools]").await;
+    call("revoke_sign_in").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("revoking")
+    })
+    .await;
+    // The server revokes just after answering.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    call("whoami").await;
+    s.wait_text("[data-testid=sign-in-ended]", LONG, |t| {
+        t.contains("sign-in to tracker has ended")
+    })
+    .await;
+    desktop.screenshot("sign-in-ended.png").await;
+    s.click_css("[data-testid=sign-in-ended-again]").await;
+    // Signing in resolves once the server runs on the new tokens; the banner then goes.
+    let gone = async {
+        while !s.all("[data-testid=sign-in-ended]").await.is_empty() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(LONG, gone)
+        .await
+        .expect("the banner goes once signed in again");
+    call("whoami").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("signed in as")
+    })
+    .await;
 }

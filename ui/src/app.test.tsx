@@ -82,3 +82,35 @@ describe("App screens", () => {
     expect(chosen?.dataset["name"]).toBe("weather");
   });
 });
+
+describe("A sign-in that ended", () => {
+  let removeStyles: () => void = () => undefined;
+  beforeEach(() => {
+    removeStyles = withAppStyles();
+  });
+  afterEach(() => removeStyles());
+
+  it("is announced on every screen, above it, until the person signs in again", async () => {
+    const b = new FakeBackend().addServer("local").addServer("tracker", undefined, { url: "https://t.example/mcp" });
+    render(<App backend={b} />);
+    fireEvent.click(await screen.findByTestId("nav-tools"));
+    expect(screen.queryByTestId("sign-in-ended")).toBeNull();
+    const ended: ServerStatus = {
+      state: "failed",
+      error: { code: "sign_in_expired", message: 'server "tracker" no longer accepts the sign-in' },
+    };
+    act(() => b.emit({ type: "status", server: "tracker", status: ended }));
+    const banner = await screen.findByTestId("sign-in-ended");
+    expect(banner.textContent).toMatch(/sign-in to tracker has ended/);
+    // Not counted as failing: the server waits for the person.
+    expect(document.querySelector(".summary")!.textContent).not.toMatch(/failing/);
+    // The banner takes its own height; the screen below keeps the rest.
+    expect(getComputedStyle(banner).flexGrow).toBe("0");
+    expect(getComputedStyle(banner.nextElementSibling!).flexGrow).toBe("1");
+    fireEvent.click(screen.getByTestId("sign-in-ended-again"));
+    expect(await screen.findByTestId("sign-in-waiting")).toBeTruthy();
+    act(() => b.finishSignIn());
+    await waitFor(() => expect(screen.queryByTestId("sign-in-ended")).toBeNull());
+    expect(b.calls.filter((c) => c.method === "signInServer").map((c) => c.args)).toEqual([["tracker"]]);
+  });
+});

@@ -2,6 +2,7 @@
 import { useState } from "react";
 import type { Backend } from "./backend";
 import { ReviewDialog } from "./components/review-dialog";
+import { SignInWaiting, useSignIn } from "./components/sign-in";
 import { needsSignIn, useHost } from "./host";
 import { ApprovalsScreen } from "./screens/approvals";
 import { ChatScreen } from "./screens/chat";
@@ -74,6 +75,11 @@ export function App(props: { backend: Backend }) {
         </div>
       </nav>
       <main className="main">
+        {host.servers
+          .filter((s) => s.status.state === "failed" && s.status.error.code === "sign_in_expired")
+          .map((s) => (
+            <SignInEnded key={s.name} backend={props.backend} server={s.name} onDone={() => void host.reload()} />
+          ))}
         {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
         {screen === "chat" ? <ChatScreen backend={props.backend} host={host} /> : null}
         {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} /> : null}
@@ -84,6 +90,22 @@ export function App(props: { backend: Backend }) {
         {screen === "approvals" ? <ApprovalsScreen backend={props.backend} host={host} /> : null}
       </main>
       <ReviewDialog backend={props.backend} />
+    </div>
+  );
+}
+
+/** A sign-in that ended while the server was in use: said on every screen, with the way back. */
+function SignInEnded(props: { backend: Backend; server: string; onDone: () => void }) {
+  const signIn = useSignIn(props.backend, props.server, props.onDone);
+  if (signIn.waiting) return <SignInWaiting backend={props.backend} server={props.server} />;
+  return (
+    <div className="banner warn" role="alert" data-testid="sign-in-ended">
+      Your sign-in to <strong>{props.server}</strong> has ended (it expired or was revoked); its tools are unavailable
+      until you sign in again.{" "}
+      <button className="primary" data-testid="sign-in-ended-again" onClick={signIn.start}>
+        Sign in again
+      </button>
+      {signIn.error ? <div className="error">{signIn.error}</div> : null}
     </div>
   );
 }

@@ -20,6 +20,7 @@ import type { ImportReport } from "./bindings/ImportReport";
 import type { RootsView } from "./bindings/RootsView";
 import type { ServerConfig } from "./bindings/ServerConfig";
 import type { ServerView } from "./bindings/ServerView";
+import type { SignInInfo } from "./bindings/SignInInfo";
 import type {
   CallToolResult,
   Completion,
@@ -39,12 +40,14 @@ export interface Backend {
   startServer(name: string): Promise<void>;
   stopServer(name: string): Promise<void>;
   restartServer(name: string): Promise<void>;
-  /** Signs in to a remote server through the system browser; resolves once signed in (the server then starts). */
+  /** Signs in to a remote server through the system browser; resolves once signed in and the server runs again on the new tokens. */
   signInServer(name: string): Promise<void>;
   /** Stops waiting for the browser: the pending signInServer fails with `cancelled`. */
   cancelSignIn(): Promise<void>;
   /** Deletes a remote server's tokens and restarts it. */
   signOutServer(name: string): Promise<void>;
+  /** Who is signed in to a remote server, where and for which scopes (null: nobody). */
+  signInInfo(name: string): Promise<SignInInfo | null>;
   /** Adds a server, or replaces `previousName` (which may be a rename) with it; saved to the config file. */
   saveServer(name: string, config: ServerConfig, previousName: string | null): Promise<void>;
   removeServer(name: string): Promise<void>;

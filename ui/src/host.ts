@@ -211,7 +211,7 @@ export function statusText(view: ServerView, now: number, since: number): string
   }
 }
 
-/** A server that is waiting for the person to sign in: not failing, just asking. */
+/** A server that is waiting for the person to sign in (first time or again): not failing, just asking. */
 export function needsSignIn(s: ServerStatus): boolean {
-  return s.state === "failed" && s.error.code === "auth_required";
+  return s.state === "failed" && (s.error.code === "auth_required" || s.error.code === "sign_in_expired");
 }

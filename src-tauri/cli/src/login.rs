@@ -10,7 +10,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Host;
 
-pub async fn login(host: &Host, name: &str, no_browser: bool) -> Result<ExitCode> {
+pub async fn login(
+    host: &Host,
+    name: &str,
+    no_browser: bool,
+    scopes: Option<&str>,
+) -> Result<ExitCode> {
     let server = host.app.configured_server(name)?;
     let cancel = CancellationToken::new();
     // Ctrl+C ends the wait for the browser cleanly.
@@ -21,6 +26,13 @@ pub async fn login(host: &Host, name: &str, no_browser: bool) -> Result<ExitCode
         }
     });
     let loopback = Loopback::bind(opener(no_browser), cancel).await?;
+    if let Some(scopes) = scopes {
+        host.app
+            .sign_in_for_scopes(name, &server, scopes, &loopback)
+            .await?;
+        eprintln!("signed in to {name} for {scopes}");
+        return Ok(ExitCode::SUCCESS);
+    }
     match host.app.sign_in(name, &server, &loopback).await? {
         SignIn::Done => eprintln!("signed in to {name}"),
         SignIn::NotNeeded => eprintln!("{name} does not ask for sign-in (or you are signed in)"),

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::approvals::{Door, Reviewer};
 use switchboard_core::audit::AuditQuery;
+use switchboard_core::auth;
 use switchboard_core::config::{Config, ServerConfig, import};
 use switchboard_core::connection::{CompletionRef, Connection, Live};
 use switchboard_core::paths::Paths;
@@ -243,6 +244,10 @@ enum Command {
         /// anywhere that can reach this machine's 127.0.0.1, e.g. through an SSH tunnel).
         #[arg(long)]
         no_browser: bool,
+        /// Ask for these scopes (space-separated) instead of connecting first to learn what the
+        /// server asks for: how to get more access after a 403 `insufficient_scope` named them.
+        #[arg(long, value_name = "SCOPES")]
+        scope: Option<String>,
     },
     /// Sign out of a remote server: deletes its tokens from the keychain.
     Logout {
@@ -303,7 +308,10 @@ fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::Denied | ErrorCode::PinChanged | ErrorCode::ApprovalMismatch => 8,
         ErrorCode::LimitExceeded | ErrorCode::Provider => 9,
         ErrorCode::Io | ErrorCode::Storage | ErrorCode::Internal => 10,
-        ErrorCode::AuthRequired | ErrorCode::AuthFailed | ErrorCode::InsufficientScope => 11,
+        ErrorCode::AuthRequired
+        | ErrorCode::SignInExpired
+        | ErrorCode::AuthFailed
+        | ErrorCode::InsufficientScope => 11,
     }
 }
 
@@ -402,11 +410,18 @@ impl Host {
     }
 }
 
-/// A server that requires sign-in says how to sign in.
+/// A server that requires sign-in, or more access than was granted, says how to sign in.
 fn login_hint(mut e: Error, server: &str) -> Error {
-    if e.code == ErrorCode::AuthRequired {
-        e.message
-            .push_str(&format!("; sign in with: switchboard-cli login {server}"));
+    let login = format!("switchboard-cli login {}", shell_words::quote(server));
+    if e.needs_sign_in() {
+        e.message.push_str(&format!("; sign in with: {login}"));
+    } else if e.code == ErrorCode::InsufficientScope
+        && let Some(scopes) = e.challenge.as_deref().and_then(auth::challenge_scopes)
+    {
+        e.message.push_str(&format!(
+            "; sign in for more access with: {login} --scope {}",
+            shell_words::quote(&scopes)
+        ));
     }
     e
 }
@@ -493,9 +508,18 @@ async fn with_connection<T>(
     body: impl AsyncFnOnce(&Connection, &[String]) -> Result<T>,
 ) -> Result<T> {
     let (live, rest) = host.open(target, rest).await?;
+    let server = live.connection.server().to_owned();
     let result = body(&live.connection, &rest).await;
     live.shutdown().await;
-    result
+    // Only a configured server can be signed in to by name.
+    let configured = target.stdio.is_none() && target.url.is_none();
+    result.map_err(|e| {
+        if configured {
+            login_hint(e, &server)
+        } else {
+            e
+        }
+    })
 }
 
 async fn run(cli: Cli) -> Result<ExitCode> {
@@ -637,7 +661,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Import { file, dry_run } => import_file(&host, file, *dry_run),
-        Command::Login { server, no_browser } => login::login(&host, server, *no_browser).await,
+        Command::Login {
+            server,
+            no_browser,
+            scope,
+        } => login::login(&host, server, *no_browser, scope.as_deref()).await,
         Command::Logout { server } => login::logout(&host, server).await,
         Command::Conformance { url } => conformance::run(&host, url).await,
         Command::Bench(args) => bench::run(&host, args).await,

@@ -469,6 +469,111 @@ fn a_server_that_needs_sign_in_says_how_to_sign_in() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
+/// The OAuth-protected fixture server (the Python SDK's auth), killed when dropped.
+struct Protected(std::process::Child);
+
+impl Drop for Protected {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn protected_server() -> (Protected, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(fixture(".venv/bin/python"))
+        .args([&fixture("python/oauth_server.py"), "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    let url = ready
+        .trim()
+        .strip_prefix("READY ")
+        .unwrap_or_else(|| panic!("{ready:?}"))
+        .to_owned();
+    (Protected(child), url)
+}
+
+/// A PATH whose `xdg-open` is a browser that only follows redirects (the fixture's authorization
+/// page approves at once and sends it back to the CLI's listener).
+fn test_browser(home: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = home.join("browser-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("xdg-open");
+    std::fs::write(
+        &script,
+        format!(
+            "#!{}\nimport sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=30).read()\n",
+            fixture(".venv/bin/python")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// A tool that needs more scopes than the sign-in granted: the error names them and the login
+/// that gets them, and that login works.
+#[test]
+fn more_access_is_one_login_away() {
+    let (_server, url) = protected_server();
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.json");
+    std::fs::write(
+        &config,
+        format!(r#"{{"mcpServers": {{"tracker": {{"url": "{url}"}}}}}}"#),
+    )
+    .unwrap();
+    let path = test_browser(home.path());
+    let run = |args: &[&str]| {
+        command(home.path(), args)
+            .env("SWITCHBOARD_CONFIG", &config)
+            .env("PATH", &path)
+            .output()
+            .unwrap()
+    };
+    let login = run(&["login", "tracker"]);
+    assert!(
+        login.status.success(),
+        "{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+
+    let refused = run(&["call", "tracker", "admin_report"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(11), "{err}");
+    assert!(err.starts_with("error: insufficient_scope: "), "{err}");
+    assert!(
+        err.contains("sign in for more access with: switchboard-cli login tracker --scope 'mcp:tools mcp:admin'"),
+        "{err}"
+    );
+
+    let more = run(&["login", "tracker", "--scope", "mcp:tools mcp:admin"]);
+    assert!(
+        more.status.success(),
+        "{}",
+        String::from_utf8_lossy(&more.stderr)
+    );
+    let called = run(&["call", "tracker", "admin_report"]);
+    assert!(
+        called.status.success(),
+        "{}",
+        String::from_utf8_lossy(&called.stderr)
+    );
+    assert!(String::from_utf8_lossy(&called.stdout).contains("all clear"));
+    assert!(run(&["logout", "tracker"]).status.success());
+}
+
 /// A sign-in's tokens are in the keychain and nowhere else: not in the database (nor its WAL),
 /// not in the data directory, not in the most verbose log. The suite's authorization server
 /// issues `test-token-…` tokens: the canary.

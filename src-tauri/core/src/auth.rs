@@ -10,6 +10,7 @@
 //! it leaves to the host: tokens in the keychain ([`credentials`]), the person's step in the
 //! browser ([`Authorizer`], [`loopback`]), and a bound on how often one operation may ask again.
 
+mod account;
 mod credentials;
 pub mod loopback;
 
@@ -20,6 +21,7 @@ use rmcp::transport::auth::{
     AuthorizationSession,
 };
 
+pub use account::SignInInfo;
 pub use credentials::KeychainCredentials;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -159,6 +161,33 @@ pub async fn sign_in(
     Ok(())
 }
 
+/// The scopes a `WWW-Authenticate` challenge names (its `scope` parameter), if any.
+pub fn challenge_scopes(challenge: &str) -> Option<String> {
+    // A `scope` parameter (not the end of another's name), quoted or a bare token.
+    let parameter = regex::Regex::new(r#"(?:^|[\s,])scope=(?:"([^"]*)"|([^\s,"]+))"#).ok()?;
+    let found = parameter.captures(challenge)?;
+    let value = found.get(1).or_else(|| found.get(2))?.as_str();
+    let scopes = value.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!scopes.is_empty()).then_some(scopes)
+}
+
+/// A challenge asking for `scopes` (space-separated scope tokens, RFC 6749 §3.3), as a server
+/// would send it, for signing in with those scopes.
+pub fn scope_challenge(scopes: &str) -> Result<String> {
+    let valid = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
+    };
+    let tokens: Vec<&str> = scopes.split_whitespace().collect();
+    if tokens.is_empty() || !tokens.iter().all(|s| valid(s)) {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!("not a list of scopes: {scopes:?}"),
+        ));
+    }
+    Ok(format!("Bearer scope=\"{}\"", tokens.join(" ")))
+}
+
 /// The 2025-03-26 way: authorization-server metadata at the MCP server's own origin, whose
 /// `issuer` may carry a path (RFC 8414 would have it match the URL it came from, which is why
 /// rmcp refuses it). Accepted only when the issuer and both endpoints are on the server's origin,
@@ -219,12 +248,13 @@ pub async fn sign_out(url: &str, store: Arc<dyn SecretStore>) -> Result<()> {
     KeychainCredentials::new(store, url).delete().await
 }
 
-/// Whether the keychain holds tokens for `url`.
-pub async fn signed_in(url: &str, store: Arc<dyn SecretStore>) -> Result<bool> {
+/// The sign-in the keychain holds for `url`, as the person may see it.
+pub async fn signed_in(url: &str, store: Arc<dyn SecretStore>) -> Result<Option<SignInInfo>> {
     Ok(KeychainCredentials::new(store, url)
         .stored()
         .await?
-        .is_some())
+        .as_ref()
+        .map(SignInInfo::of))
 }
 
 /// A remote transport's HTTP client that sends the stored token of an earlier sign-in
@@ -294,6 +324,37 @@ mod tests {
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
+    }
+
+    #[test]
+    fn the_scopes_of_a_challenge() {
+        let c = r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x/prm""#;
+        assert_eq!(
+            challenge_scopes(c).as_deref(),
+            Some("files:read files:write")
+        );
+        assert_eq!(
+            challenge_scopes("Bearer scope=read, realm=\"x\"").as_deref(),
+            Some("read")
+        );
+        assert_eq!(challenge_scopes(r#"Bearer realm="x""#), None);
+        assert_eq!(challenge_scopes(r#"Bearer xscope="a""#), None);
+        assert_eq!(challenge_scopes(r#"Bearer scope="""#), None);
+    }
+
+    #[test]
+    fn a_scope_challenge_takes_only_scope_tokens() {
+        assert_eq!(
+            scope_challenge(" a  b:c ").unwrap(),
+            r#"Bearer scope="a b:c""#
+        );
+        for bad in ["", "a\"b", "a\\b", "é"] {
+            assert_eq!(
+                scope_challenge(bad).unwrap_err().code,
+                ErrorCode::InvalidInput,
+                "{bad:?}"
+            );
+        }
     }
 
     #[tokio::test]

@@ -115,6 +115,11 @@ struct Inner {
     /// On 2026-07-28 connections: resource URIs the listen stream subscribes to.
     subscriptions: watch::Sender<BTreeSet<String>>,
     modern: bool,
+    /// Whether requests carry the tokens of a sign-in.
+    signed_in: bool,
+    /// The challenge of the server's last 403 `insufficient_scope`: what to sign in with to get
+    /// the access it asked for. Only held for a swap, never across an await.
+    scope_challenge: std::sync::Mutex<Option<String>>,
 }
 
 /// Builds an rmcp parameter struct from wire JSON (rmcp's structs are non-exhaustive).
@@ -197,6 +202,53 @@ impl Connection {
     }
 
     fn map_error(&self, e: ServiceError) -> Error {
+        let error = self.map_service_error(e);
+        match error.code {
+            ErrorCode::AuthRequired => self.lose_sign_in(error),
+            ErrorCode::InsufficientScope => {
+                *self.scope_slot() = error.challenge.clone();
+                error
+            }
+            _ => error,
+        }
+    }
+
+    /// A 401 in mid-session (after rmcp's one refresh and retry): the sign-in is gone, so the
+    /// connection ends with that as its reason, and the supervisor shows the server as waiting
+    /// for the person to sign in again instead of retrying.
+    fn lose_sign_in(&self, mut error: Error) -> Error {
+        if self.inner.signed_in {
+            error.code = ErrorCode::SignInExpired;
+            error.message = format!(
+                "server {:?} no longer accepts the sign-in (it expired or was revoked); sign in again",
+                self.inner.server
+            );
+        }
+        self.inner.close_reason.set(error.clone());
+        self.inner.service.cancellation_token().cancel();
+        error
+    }
+
+    fn scope_slot(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        // Only ever held for a swap: a poisoned lock holds no broken state.
+        self.inner
+            .scope_challenge
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// What the server said when it asked for more access (its last 403 `insufficient_scope`
+    /// challenge), for signing in again with the scopes it named.
+    pub fn scope_challenge(&self) -> Option<String> {
+        self.scope_slot().clone()
+    }
+
+    /// Why the connection closed, when Switchboard knows better than "disconnected".
+    pub fn close_reason(&self) -> Option<Error> {
+        self.inner.close_reason.get()
+    }
+
+    fn map_service_error(&self, e: ServiceError) -> Error {
         if matches!(
             e,
             ServiceError::TransportClosed | ServiceError::TransportSend(_)

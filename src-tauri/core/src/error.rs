@@ -57,6 +57,9 @@ pub enum ErrorCode {
     /// The server requires sign-in (OAuth): nobody is signed in, or the tokens were rejected and
     /// could not be refreshed.
     AuthRequired,
+    /// The server refused a sign-in that used to work (the tokens expired and could not be
+    /// refreshed, or were revoked): the person has to sign in again.
+    SignInExpired,
     /// Signing in failed: discovery, registration, the authorization step or the token exchange.
     AuthFailed,
     /// The server needs more access (scopes) than the signed-in user granted, and asking again
@@ -93,6 +96,7 @@ impl ErrorCode {
             ErrorCode::Provider => "provider",
             ErrorCode::ApprovalMismatch => "approval_mismatch",
             ErrorCode::AuthRequired => "auth_required",
+            ErrorCode::SignInExpired => "sign_in_expired",
             ErrorCode::AuthFailed => "auth_failed",
             ErrorCode::InsufficientScope => "insufficient_scope",
             ErrorCode::Internal => "internal",
@@ -129,6 +133,14 @@ impl Error {
             message: message.into(),
             challenge: None,
         }
+    }
+
+    /// Whether the person has to sign in (again) before the server lets Switchboard in.
+    pub fn needs_sign_in(&self) -> bool {
+        matches!(
+            self.code,
+            ErrorCode::AuthRequired | ErrorCode::SignInExpired
+        )
     }
 
     /// The same error, carrying the server's `WWW-Authenticate` challenge.

@@ -310,6 +310,42 @@ impl ServerHandle {
         self.send(Command::Restart).await
     }
 
+    /// Restarts the server and waits, up to `timeout`, until it runs again on a new connection
+    /// (or fails): what a caller that changed what connecting uses (new tokens) waits for.
+    pub async fn restart_and_wait(&self, timeout: Duration) -> Result<Connection> {
+        let mut state = self.state.clone();
+        let before = state.borrow_and_update().connection().cloned();
+        self.restart().await?;
+        let wait = async {
+            loop {
+                // Only states after the restart count.
+                if state.changed().await.is_err() {
+                    return Err(Error::new(ErrorCode::Internal, "supervisor ended"));
+                }
+                match &*state.borrow_and_update() {
+                    // (The old connection's catalog arriving is a change too.)
+                    ServerState::Running { connection, .. }
+                        if before.as_ref().is_none_or(|old| !connection.same(old)) =>
+                    {
+                        return Ok(connection.clone());
+                    }
+                    ServerState::Failed { error } => return Err(error.clone()),
+                    _ => {}
+                }
+            }
+        };
+        tokio::time::timeout(timeout, wait).await.map_err(|_| {
+            Error::new(
+                ErrorCode::Timeout,
+                format!(
+                    "server {:?} did not start again within {}s",
+                    self.name,
+                    timeout.as_secs()
+                ),
+            )
+        })?
+    }
+
     /// Stops the server and waits until its process group is gone.
     pub async fn stop(&self) -> Result<()> {
         let (tx, rx) = oneshot::channel();
@@ -510,7 +546,7 @@ impl Supervisor {
         *attempt += 1;
         tracing::warn!(server = %self.opts.server, attempt = *attempt, "{}", error.message);
         // Trying again cannot help a server that wants the person to sign in first.
-        if *attempt > self.policy.max_attempts || error.code == ErrorCode::AuthRequired {
+        if *attempt > self.policy.max_attempts || error.needs_sign_in() {
             self.set(ServerState::Failed { error });
             return Next::Idle;
         }
@@ -574,7 +610,11 @@ impl Supervisor {
                         Some(group) => tokio::time::timeout(Duration::from_millis(500), group.wait()).await.ok().flatten(),
                         None => None,
                     };
-                    let error = connection_lost(&connection, exit);
+                    // A sign-in the server stopped accepting says more than "disconnected".
+                    let error = connection
+                        .close_reason()
+                        .filter(Error::needs_sign_in)
+                        .unwrap_or_else(|| connection_lost(&connection, exit));
                     if since.elapsed() >= self.policy.stable_after {
                         *attempt = 0;
                     }

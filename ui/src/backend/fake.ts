@@ -20,6 +20,7 @@ import type { RootsView } from "../bindings/RootsView";
 import type { ServerConfig } from "../bindings/ServerConfig";
 import type { ServerStatus } from "../bindings/ServerStatus";
 import type { ServerView } from "../bindings/ServerView";
+import type { SignInInfo } from "../bindings/SignInInfo";
 import type { CallToolResult, Completion, Prompt, Resource, ResourceTemplate, Tool } from "../mcp";
 
 export const PAGE = 100;
@@ -117,6 +118,12 @@ export class FakeBackend implements Backend {
   }
   async signOutServer(name: string) {
     this.log("signOutServer", name);
+    delete this.signIns[name];
+  }
+  /** Sign-ins as the keychain would hold them, by server. */
+  signIns: Record<string, SignInInfo> = {};
+  async signInInfo(name: string) {
+    return this.signIns[name] ?? null;
   }
   async saveServer(name: string, config: ServerConfig, previousName: string | null) {
     this.log("saveServer", name, config, previousName);
@@ -196,6 +203,8 @@ export class FakeBackend implements Backend {
       },
     ];
   }
+  /** Errors the next calls reject with, in order. */
+  callFailures: { code: string; message: string }[] = [];
   /** The progress listener of the latest call, so tests can report progress. */
   onProgress: ((p: CallProgress) => void) | null = null;
 
@@ -208,6 +217,8 @@ export class FakeBackend implements Backend {
   ): Promise<CallToolResult> {
     this.log("callTool", server, name, args, callId);
     this.onProgress = onProgress;
+    const failure = this.callFailures.shift();
+    if (failure) throw failure;
     if (this.holdCalls) {
       return new Promise((resolve, reject) => this.pending.set(callId, { resolve, reject }));
     }

@@ -27,6 +27,7 @@ export const tauriBackend: Backend = {
   signInServer: async (server) => void (await call("sign_in_server", { server })),
   cancelSignIn: async () => void (await call("cancel_sign_in", none)),
   signOutServer: async (server) => void (await call("sign_out_server", { server })),
+  signInInfo: (server) => call("sign_in_info", { server }),
   saveServer: async (name, config, previousName) => void (await call("save_server", { name, config, previousName })),
   removeServer: async (server) => void (await call("remove_server", { server })),
   setServerEnabled: async (server, enabled) => void (await call("set_server_enabled", { server, enabled })),

@@ -35,6 +35,7 @@ import type { ServerView } from "./ServerView";
 import type { SetEnabled } from "./SetEnabled";
 import type { SetLogLevel } from "./SetLogLevel";
 import type { SetRoots } from "./SetRoots";
+import type { SignInInfo } from "./SignInInfo";
 import type { Url } from "./Url";
 
 /** Every command the shell registers: its argument object and its result. */
@@ -46,6 +47,7 @@ export type Commands = {
   sign_in_server: { args: ServerName; result: null };
   cancel_sign_in: { args: NoArgs; result: null };
   sign_out_server: { args: ServerName; result: null };
+  sign_in_info: { args: ServerName; result: SignInInfo | null };
   save_server: { args: SaveServer; result: null };
   remove_server: { args: ServerName; result: null };
   set_server_enabled: { args: SetEnabled; result: null };
@@ -101,6 +103,7 @@ export const COMMAND_NAMES = [
   "sign_in_server",
   "cancel_sign_in",
   "sign_out_server",
+  "sign_in_info",
   "save_server",
   "remove_server",
   "set_server_enabled",

@@ -64,6 +64,40 @@ describe("Servers screen: sign-in", () => {
   });
 });
 
+describe("Servers screen: a sign-in that ended, and who is signed in", () => {
+  it("says a sign-in ended and offers to sign in again", async () => {
+    const ended = {
+      state: "failed" as const,
+      error: { code: "sign_in_expired" as const, message: 'server "tracker" no longer accepts the sign-in' },
+    };
+    const b = new FakeBackend().addServer("tracker", ended, { url: "https://t.example/mcp" });
+    render(<WithHost backend={b} screen="servers" />);
+    expect((await screen.findByTestId("server-status-text")).textContent).toBe("Sign in required");
+    expect(screen.getByTestId("sign-in-required").textContent).toMatch(/no longer accepts your sign-in/);
+    await userEvent.click(screen.getByTestId("sign-in"));
+    act(() => b.finishSignIn());
+    await waitFor(() => expect(screen.getByTestId("server-status-text").textContent).toMatch(/^Running/));
+  });
+
+  it("shows who is signed in, where and for what", async () => {
+    const b = new FakeBackend().addServer("tracker", undefined, { url: "https://t.example/mcp" });
+    b.signIns["tracker"] = { issuer: "https://auth.t.example", account: "ada@example.com", scopes: ["read", "write"] };
+    render(<WithHost backend={b} screen="servers" />);
+    expect((await screen.findByTestId("signed-in-as")).textContent).toBe(
+      "Signed in as ada@example.com at https://auth.t.example · read write. ",
+    );
+    await userEvent.click(screen.getByTestId("sign-out"));
+    expect(b.calls.some((c) => c.method === "signOutServer")).toBe(true);
+  });
+
+  it("shows nothing about a sign-in on a remote server nobody signed in to", async () => {
+    const b = new FakeBackend().addServer("open", undefined, { url: "https://o.example/mcp" });
+    render(<WithHost backend={b} screen="servers" />);
+    await screen.findByTestId("sign-out");
+    expect(screen.queryByTestId("signed-in-as")).toBeNull();
+  });
+});
+
 describe("Servers screen", () => {
   it("shows live status: running details, a restart countdown and the failure reason", async () => {
     const b = new FakeBackend().addServer("alpha").addServer("beta", {
@@ -208,6 +242,39 @@ describe("Tools screen", () => {
     fireEvent.click(cancel);
     expect((await screen.findByTestId("error-banner")).textContent).toBe("Cancelled; the server was told.");
     expect(b.calls.some((c) => c.method === "cancelCall")).toBe(true);
+  });
+});
+
+describe("Tools screen: more access", () => {
+  it("offers to sign in for more scopes when a call is refused for them, then repeats the call", async () => {
+    const b = new FakeBackend().addServer("everything");
+    b.callFailures.push({ code: "insufficient_scope", message: "the server needs more access than was granted at sign-in" });
+    render(<WithHost backend={b} screen="tools" />);
+    fireEvent.click(await screen.findByText("Echo"));
+    fireEvent.change(screen.getByTestId("arg-message"), { target: { value: "hi" } });
+    fireEvent.click(screen.getByTestId("call-tool"));
+    expect((await screen.findByTestId("error-banner")).textContent).toMatch(/needs more access/);
+    await userEvent.click(screen.getByTestId("sign-in-more-access"));
+    expect(await screen.findByTestId("sign-in-waiting")).toBeTruthy();
+    act(() => b.finishSignIn());
+    expect((await screen.findByTestId("tool-result")).textContent).toContain("Echo: hi");
+    expect(b.calls.map((c) => c.method).filter((m) => m === "callTool" || m === "signInServer")).toEqual([
+      "callTool",
+      "signInServer",
+      "callTool",
+    ]);
+    expect(screen.queryByTestId("error-banner")).toBeNull();
+  });
+
+  it("offers no sign-in for other failures", async () => {
+    const b = new FakeBackend().addServer("everything");
+    b.callFailures.push({ code: "server_error", message: "boom" });
+    render(<WithHost backend={b} screen="tools" />);
+    fireEvent.click(await screen.findByText("Echo"));
+    fireEvent.change(screen.getByTestId("arg-message"), { target: { value: "hi" } });
+    fireEvent.click(screen.getByTestId("call-tool"));
+    expect((await screen.findByTestId("error-banner")).textContent).toBe("boom");
+    expect(screen.queryByTestId("sign-in-more-access")).toBeNull();
   });
 });
 

@@ -5,6 +5,7 @@ import type { Backend } from "../backend";
 import { errorMessage, isBackendError } from "../backend";
 import { ToolResultView } from "../components/content";
 import { SchemaForm } from "../components/schema-form";
+import { SignInWaiting, useSignIn } from "../components/sign-in";
 import { pickDefault, ServerPicker } from "../components/server-picker";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { HostState } from "../host";
@@ -141,8 +142,11 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
   const [callId, setCallId] = useState<string | null>(null);
   const [result, setResult] = useState<CallToolResult | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [moreAccess, setMoreAccess] = useState(false);
   const [progress, setProgress] = useState<CallProgress | null>(null);
   const [tried, setTried] = useState(false);
+  // The server asked for more scopes: signing in again asks for them, then the call is repeated.
+  const signIn = useSignIn(backend, server, () => call());
 
   const call = () => {
     if (callId) return;
@@ -152,12 +156,14 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
     const id = crypto.randomUUID();
     setCallId(id);
     setError(null);
+    setMoreAccess(false);
     setProgress(null);
     backend
       .callTool(server, tool.name, args, id, setProgress)
       .then(setResult, (e: unknown) => {
         setResult(null);
         setError(isBackendError(e) && e.code === "cancelled" ? "Cancelled; the server was told." : errorMessage(e));
+        setMoreAccess(isBackendError(e) && e.code === "insufficient_scope");
       })
       .finally(() => setCallId(null));
   };
@@ -213,9 +219,20 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
           ) : null}
         </span>
       </div>
-      {error ? (
+      {signIn.waiting ? <SignInWaiting backend={backend} server={server} /> : null}
+      {error && !signIn.waiting ? (
         <div className="banner error" data-testid="error-banner">
           {error}
+          {moreAccess ? (
+            <>
+              {" "}
+              <button data-testid="sign-in-more-access" onClick={signIn.start}>
+                Sign in for more access
+              </button>
+              <span className="muted"> (the browser asks you to grant what {server} needs; the call is then repeated)</span>
+            </>
+          ) : null}
+          {signIn.error ? <div data-testid="sign-in-error">{signIn.error}</div> : null}
         </div>
       ) : null}
       {result ? <ToolResultView backend={backend} result={result} outputSchema={tool.outputSchema} /> : null}

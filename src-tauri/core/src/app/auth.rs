@@ -45,6 +45,21 @@ impl App {
         Ok(SignIn::Done)
     }
 
+    /// Signs in to remote server `name` asking for `scopes` (space-separated), without
+    /// connecting first: how the CLI gets more access after a 403 named the scopes.
+    pub async fn sign_in_for_scopes(
+        &self,
+        name: &str,
+        server: &ServerConfig,
+        scopes: &str,
+        authorizer: &dyn Authorizer,
+    ) -> Result<()> {
+        let url = remote_url(name, server)?;
+        let challenge = auth::scope_challenge(scopes)?;
+        self.sign_in_with(&url, Some(&challenge), server, authorizer)
+            .await
+    }
+
     /// Signs in to the server at `url` with the `challenge` it sent (a 401 or a 403 asking for
     /// more scopes), without connecting first.
     pub async fn sign_in_with(
@@ -63,7 +78,8 @@ impl App {
     }
 
     /// The desktop's Sign in: signs in to configured server `args.server` with the challenge its
-    /// last connection attempt got, the browser opened by `open`, then starts the server.
+    /// server last sent (a 401 refusing the connection, or a 403 asking for more scopes), the
+    /// browser opened by `open`, then (re)starts the server with the new tokens.
     pub async fn sign_in_server(&self, args: ServerName, open: Open) -> Result<()> {
         let (server, challenge) = self.sign_in_target(&args.server)?;
         let url = remote_url(&args.server, &server)?;
@@ -78,7 +94,14 @@ impl App {
             .await;
         self.sign_in_slot().take();
         signed?;
-        self.0.host.servers().get(&args.server)?.start().await
+        // Restarted even when running (a sign-in for more access): the running connection
+        // holds the tokens it started with. Resolves once the new one is up, so the window can
+        // repeat what needed the sign-in.
+        let startup = server
+            .request_timeout()
+            .max(crate::connection::MIN_STARTUP_TIMEOUT);
+        let handle = self.0.host.servers().get(&args.server)?;
+        handle.restart_and_wait(startup).await.map(drop)
     }
 
     /// Stops waiting for the browser.
@@ -97,10 +120,19 @@ impl App {
         self.0.host.servers().get(&args.server)?.restart().await
     }
 
+    /// The sign-in the keychain holds for remote server `args.server` (`None`: not signed in).
+    pub async fn sign_in_info(&self, args: ServerName) -> Result<Option<auth::SignInInfo>> {
+        let server = self.configured_server(&args.server)?;
+        let url = remote_url(&args.server, &server)?;
+        auth::signed_in(&url, self.0.host.context().secrets.clone()).await
+    }
+
     fn sign_in_target(&self, name: &str) -> Result<(ServerConfig, Option<String>)> {
         let server = self.configured_server(name)?;
+        // What the server last asked for: a 401's challenge, or a 403's naming more scopes.
         let challenge = match self.0.host.servers().get(name)?.state() {
             crate::servers::ServerState::Failed { error } => error.challenge,
+            crate::servers::ServerState::Running { connection, .. } => connection.scope_challenge(),
             _ => None,
         };
         Ok((server, challenge))

@@ -40,6 +40,7 @@ command_table! {
     sign_in_server(ServerName) -> "null";
     cancel_sign_in(NoArgs) -> "null";
     sign_out_server(ServerName) -> "null";
+    sign_in_info(ServerName) -> "SignInInfo | null";
     save_server(SaveServer) -> "null";
     remove_server(ServerName) -> "null";
     set_server_enabled(SetEnabled) -> "null";
@@ -100,6 +101,7 @@ const RESULT_TYPES: &[&str] = &[
     "PinItem",
     "Conversation",
     "ConversationView",
+    "SignInInfo",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.

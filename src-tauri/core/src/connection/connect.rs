@@ -172,7 +172,7 @@ async fn connect_with(
     let close_reason = CloseReason::default();
     let closed = CancellationToken::new();
 
-    let (service, process) = match endpoint {
+    let (service, process, signed_in) = match endpoint {
         Endpoint::Stdio { command, args, cwd } => {
             // The keychain may wait on an unlock prompt: never on a runtime worker.
             let (c, st, name) = (config.clone(), store.clone(), server.clone());
@@ -204,7 +204,7 @@ async fn connect_with(
             )
             .await;
             match handshake {
-                Ok(Ok(service)) => (service, Some(group)),
+                Ok(Ok(service)) => (service, Some(group), false),
                 failed => {
                     let misanswered =
                         matches!(&failed, Ok(Err(e)) if is_misanswered_discover(e, &lifecycle));
@@ -336,7 +336,7 @@ async fn connect_with(
                 },
             };
             progress = remote_progress;
-            (service, None)
+            (service, None, authorized.is_some())
         }
     };
 
@@ -347,6 +347,7 @@ async fn connect_with(
             progress,
             close_reason,
             closed,
+            signed_in,
         },
         server,
         &config,
@@ -363,6 +364,8 @@ struct Started {
     progress: watch::Receiver<u64>,
     close_reason: CloseReason,
     closed: CancellationToken,
+    /// Whether requests carry the tokens of a sign-in.
+    signed_in: bool,
 }
 
 /// Turns a finished handshake into a live connection; on 2026-07-28, opens the subscription
@@ -381,6 +384,7 @@ fn go_live(
         progress,
         close_reason,
         closed,
+        signed_in,
     } = started;
     let summary = summarize(&service);
     tracing::info!(server, protocol = %summary.protocol_version, "connected");
@@ -410,6 +414,8 @@ fn go_live(
                 stderr,
                 subscriptions,
                 modern,
+                signed_in,
+                scope_challenge: Default::default(),
             }),
         },
         process,
@@ -453,6 +459,7 @@ where
         progress,
         close_reason: CloseReason::default(),
         closed,
+        signed_in: false,
     };
     Ok(go_live(
         started,

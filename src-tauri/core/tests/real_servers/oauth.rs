@@ -7,11 +7,15 @@
 use std::process::Stdio;
 use std::sync::Arc;
 
+use switchboard_core::app::requests::{CallTool, ServerName};
+use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::auth::loopback::{Loopback, Open};
 use switchboard_core::auth::{self, ClientIdentity};
 use switchboard_core::config::ServerConfig;
 use switchboard_core::connection;
+use switchboard_core::paths::Paths;
 use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_core::servers::ServerState;
 use switchboard_core::{Error, ErrorCode};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
@@ -283,4 +287,129 @@ async fn a_non_loopback_server_cannot_send_sign_in_to_loopback() {
     .await
     .expect_err("sign-in refused");
     assert_eq!(e.code, ErrorCode::AuthFailed, "{}", e.message);
+}
+
+/// The app with `url` configured as server "protected", its tokens in `store`.
+async fn app_with(url: &str, dir: &std::path::Path, store: Arc<MemoryStore>) -> App {
+    let config = serde_json::json!({ "mcpServers": { "protected": { "url": url } } });
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    let paths = Paths {
+        config_file: dir.join("config.json"),
+        data_dir: dir.join("data"),
+    };
+    AppBuilder::new(paths)
+        .secrets(store)
+        .base_env(switchboard_core::process::BaseEnv::from_current())
+        .build()
+        .await
+        .unwrap()
+}
+
+/// Waits until server "protected" is in a state `wanted` accepts; panics with the last one.
+async fn wait_state(app: &App, wanted: impl Fn(&ServerState) -> bool) -> ServerState {
+    let handle = app.host().servers().get("protected").unwrap();
+    let mut states = handle.watch_state();
+    let reached = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        states.wait_for(|s| wanted(s)),
+    )
+    .await
+    .ok()
+    .and_then(|r| r.ok())
+    .map(|s| s.clone());
+    reached.unwrap_or_else(|| panic!("not reached; the state is {:?}", handle.status()))
+}
+
+/// The first failing `whoami` (the revocation lands just after it was asked for).
+async fn refused_soon(app: &App) -> switchboard_core::Error {
+    for _ in 0..50 {
+        match app.call_tool(call("whoami"), |_| true).await {
+            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+            Err(e) => return e,
+        }
+    }
+    panic!("the revoked sign-in still works");
+}
+
+fn call(name: &str) -> CallTool {
+    CallTool {
+        server: "protected".into(),
+        name: name.into(),
+        args: serde_json::Value::Null,
+        call_id: format!("call-{name}"),
+    }
+}
+
+fn protected() -> ServerName {
+    ServerName {
+        server: "protected".into(),
+    }
+}
+
+/// The desktop's flow: the server waits for sign-in; Sign in connects it; a tool that needs more
+/// scopes gets a 403, and signing in again asks for the scopes that 403 named; when the server
+/// revokes the sign-in mid-session, the connection ends as "sign-in expired" instead of
+/// retrying, and the server waits for the person again.
+#[tokio::test]
+async fn the_app_signs_in_steps_up_for_more_scopes_and_notices_a_revoked_sign_in() {
+    let server = protected_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let store: Arc<MemoryStore> = Arc::default();
+    let app = app_with(&server.url, dir.path(), store.clone()).await;
+    let refused = wait_state(&app, |s| matches!(s, ServerState::Failed { .. })).await;
+    assert!(
+        matches!(&refused, ServerState::Failed { error } if error.code == ErrorCode::AuthRequired),
+        "{refused:?}"
+    );
+    assert!(app.sign_in_info(protected()).await.unwrap().is_none());
+
+    // Resolves once the server is up again on the new tokens.
+    app.sign_in_server(protected(), browser()).await.unwrap();
+    let info = app
+        .sign_in_info(protected())
+        .await
+        .unwrap()
+        .expect("signed in");
+    assert_eq!(info.scopes, ["mcp:tools"]);
+    assert_eq!(info.issuer.as_deref(), server.url.strip_suffix("/mcp"));
+
+    // More access: the 403 names the scopes, and signing in again asks for them.
+    let denied = app
+        .call_tool(call("admin_report"), |_| true)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        denied.code,
+        ErrorCode::InsufficientScope,
+        "{}",
+        denied.message
+    );
+    // Resolves once the server is up again on the new tokens.
+    app.sign_in_server(protected(), browser()).await.unwrap();
+    let info = app.sign_in_info(protected()).await.unwrap().unwrap();
+    assert!(info.scopes.iter().any(|s| s == "mcp:admin"), "{info:?}");
+    let report = app.call_tool(call("admin_report"), |_| true).await.unwrap();
+    assert!(first_text(&report).contains("all clear"), "{report:?}");
+
+    // The sign-in ends mid-session: no retry loop, a clear state, and Sign in works again.
+    app.call_tool(call("revoke_sign_in"), |_| true)
+        .await
+        .unwrap();
+    let refused = refused_soon(&app).await;
+    assert_eq!(
+        refused.code,
+        ErrorCode::SignInExpired,
+        "{}",
+        refused.message
+    );
+    let state = wait_state(&app, |s| matches!(s, ServerState::Failed { .. })).await;
+    let ServerState::Failed { error } = state else {
+        unreachable!()
+    };
+    assert_eq!(error.code, ErrorCode::SignInExpired, "{}", error.message);
+    // Resolves once the server is up again on the new tokens.
+    app.sign_in_server(protected(), browser()).await.unwrap();
+    let again = app.call_tool(call("whoami"), |_| true).await.unwrap();
+    assert!(first_text(&again).starts_with("signed in"), "{again:?}");
+    app.shutdown().await;
 }

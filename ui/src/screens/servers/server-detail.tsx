@@ -1,11 +1,14 @@
 // One server's detail pane: status, enable/start/stop/restart/edit/remove, and tabs for its
 // overview (transport, protocol, capabilities, instructions), its stderr tail and its MCP log.
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { ServerView } from "../../bindings/ServerView";
+import type { SignInInfo } from "../../bindings/SignInInfo";
 import { TextBlock } from "../../components/content";
+import { SignInWaiting, useSignIn } from "../../components/sign-in";
 import type { HostState } from "../../host";
+import { needsSignIn } from "../../host";
 import type { LogLevel } from "../../mcp";
 
 const OFF = "The server is disabled: tick Enabled to start it.";
@@ -186,50 +189,43 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
   );
 }
 
-/** Signing in to a remote server that asks for it, and out again. */
+/** Signing in to a remote server that asks for it, who is signed in, and signing out again. */
 function SignIn(props: { backend: Backend; host: HostState; server: ServerView }) {
   const { backend, server } = props;
-  const [waiting, setWaiting] = useState(false);
+  const signIn = useSignIn(backend, server.name, () => void props.host.reload());
   const [error, setError] = useState<string | null>(null);
   const s = server.status;
-  const required = s.state === "failed" && s.error.code === "auth_required";
-  const signIn = () => {
-    setWaiting(true);
-    setError(null);
-    backend
-      .signInServer(server.name)
-      .catch((e: unknown) => {
-        if ((e as { code?: string } | null)?.code !== "cancelled") setError(errorMessage(e));
-      })
-      .finally(() => {
-        setWaiting(false);
-        void props.host.reload();
-      });
-  };
-  if (waiting) {
-    return (
-      <div className="banner" data-testid="sign-in-waiting">
-        Finish signing in to {server.name} in your browser; Switchboard is waiting for it to come back.{" "}
-        <button data-testid="sign-in-cancel" onClick={() => void backend.cancelSignIn()}>
-          Cancel
-        </button>
-      </div>
-    );
-  }
-  if (required) {
+  if (signIn.waiting) return <SignInWaiting backend={backend} server={server.name} />;
+  if (needsSignIn(s)) {
+    const expired = s.state === "failed" && s.error.code === "sign_in_expired";
     return (
       <div className="banner warn" data-testid="sign-in-required">
-        <strong>Sign in required.</strong> {server.name} lets Switchboard in only after you sign in with your account
-        there; your browser opens its sign-in page.{" "}
-        <button className="primary" data-testid="sign-in" onClick={signIn}>
-          Sign in
+        {expired ? (
+          <>
+            <strong>Signed out.</strong> {server.name} no longer accepts your sign-in (it expired or was revoked); sign in
+            again to reconnect.{" "}
+          </>
+        ) : (
+          <>
+            <strong>Sign in required.</strong> {server.name} lets Switchboard in only after you sign in with your account
+            there; your browser opens its sign-in page.{" "}
+          </>
+        )}
+        <button className="primary" data-testid="sign-in" onClick={signIn.start}>
+          {expired ? "Sign in again" : "Sign in"}
         </button>
-        {error ? <div className="error" data-testid="sign-in-error">{error}</div> : null}
+        {signIn.error ? (
+          <div className="error" data-testid="sign-in-error">
+            {signIn.error}
+          </div>
+        ) : null}
       </div>
     );
   }
-  return s.state === "running" ? (
-    <p className="hint muted">
+  if (s.state !== "running") return null;
+  return (
+    <p className="hint muted" data-testid="signed-in">
+      <SignedInAs backend={backend} server={server.name} />
       <button
         className="link"
         data-testid="sign-out"
@@ -245,5 +241,28 @@ function SignIn(props: { backend: Backend; host: HostState; server: ServerView }
       </button>
       {error ? <span className="error"> {error}</span> : null}
     </p>
-  ) : null;
+  );
+}
+
+/** "Signed in as … at … (scopes)", from the keychain; nothing while not signed in. */
+function SignedInAs(props: { backend: Backend; server: string }) {
+  const [info, setInfo] = useState<SignInInfo | null>(null);
+  useEffect(() => {
+    let live = true;
+    props.backend.signInInfo(props.server).then(
+      (i) => live && setInfo(i),
+      () => live && setInfo(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [props.backend, props.server]);
+  if (!info) return null;
+  return (
+    <span data-testid="signed-in-as">
+      Signed in{info.account ? ` as ${info.account}` : ""}
+      {info.issuer ? ` at ${info.issuer}` : ""}
+      {info.scopes.length ? ` · ${info.scopes.join(" ")}` : ""}.{" "}
+    </span>
+  );
 }
