@@ -38,17 +38,7 @@ pub const MAX_AUTHORIZATIONS: u32 = 3;
 /// cross-origin redirect would carry the bearer token elsewhere).
 pub fn http_client() -> Result<reqwest::Client> {
     reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::custom(|attempt| {
-            let same_origin = attempt
-                .previous()
-                .first()
-                .is_some_and(|first| first.origin() == attempt.url().origin());
-            if attempt.previous().len() > 10 || !same_origin {
-                attempt.stop()
-            } else {
-                attempt.follow()
-            }
-        }))
+        .redirect(crate::transport::same_origin_redirects())
         .build()
         .map_err(|e| Error::new(ErrorCode::Internal, format!("HTTP client: {e}")))
 }
@@ -324,6 +314,21 @@ mod tests {
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
+    }
+
+    #[test]
+    fn a_client_secret_never_reaches_a_debug_line() {
+        let identity = ClientIdentity {
+            client_id: Some("switchboard".into()),
+            client_secret: Some("canary-secret-value".into()),
+            client_metadata_url: None,
+        };
+        let shown = format!("{identity:?}");
+        assert!(!shown.contains("canary-secret-value"), "{shown}");
+        assert!(
+            shown.contains("switchboard") && shown.contains("[redacted]"),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -149,6 +149,9 @@ impl Provider {
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .read_timeout(IDLE_TIMEOUT)
+            // reqwest strips only `Authorization` on a cross-origin redirect: `x-api-key` and
+            // `x-goog-api-key` would go along.
+            .redirect(crate::transport::same_origin_redirects())
             .build()
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
         Ok(Self {

@@ -9,6 +9,23 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::Error;
 
+/// The redirects an MCP server's own HTTP requests may follow: within the server's origin, at
+/// most ten. A redirect to another origin would carry its headers (tokens, keys) and its session
+/// elsewhere, so the request stops there and its caller sees the 3xx.
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if attempt.previous().len() > 10 || !same_origin {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
 /// Why a transport closed on its own, set once by the transport and read by the supervisor.
 #[derive(Debug, Clone, Default)]
 pub struct CloseReason(Arc<OnceLock<Error>>);

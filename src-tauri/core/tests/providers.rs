@@ -403,6 +403,36 @@ async fn provider_errors_are_clear_and_never_echo_the_key() {
     assert!(server.seen.lock().unwrap().is_empty());
 }
 
+/// A redirect to another origin would carry the key in `x-api-key` (reqwest strips only
+/// `Authorization`): the request stops at the redirect instead.
+#[tokio::test]
+async fn a_redirect_never_carries_the_key_to_another_origin() {
+    let elsewhere = Replay::start(200, include_str!("providers/anthropic_text.sse")).await;
+    let target = elsewhere.base.clone();
+    let app = axum::Router::new().fallback(move |uri: Uri| {
+        let to = format!("{target}{uri}");
+        async move {
+            Response::builder()
+                .status(StatusCode::TEMPORARY_REDIRECT)
+                .header("location", to)
+                .body(Body::empty())
+                .unwrap()
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let p = provider(ProviderKind::Anthropic, &base);
+    let err = p
+        .complete("claude-sonnet-4-5", &full_request(), &mut |_: &str| {})
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Provider);
+    assert!(err.message.contains("307"), "{}", err.message);
+    assert!(elsewhere.seen.lock().unwrap().is_empty(), "the key left");
+}
+
 #[tokio::test]
 async fn model_lists_come_from_the_provider() {
     let server = Replay::start(

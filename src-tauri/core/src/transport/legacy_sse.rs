@@ -42,6 +42,7 @@ impl LegacySseTransport {
     ) -> Result<Self> {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            .redirect(super::same_origin_redirects())
             .build()
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
         let response = client
@@ -65,6 +66,9 @@ impl LegacySseTransport {
                 ),
             ));
         }
+        // Where the stream really is, after (same-origin) redirects: the endpoint is relative
+        // to it.
+        let stream_url = response.url().clone();
         let (endpoint_tx, endpoint_rx) = tokio::sync::oneshot::channel::<String>();
         let (tx, incoming) = mpsc::channel(64);
         let name = server.to_owned();
@@ -117,19 +121,16 @@ impl LegacySseTransport {
                 ));
             }
         };
-        let post_url = url.join(&endpoint).map_err(|e| {
-            Error::new(
-                ErrorCode::ConnectFailed,
-                format!("server {server:?}: bad endpoint {endpoint:?}: {e}"),
-            )
-        })?;
-        if post_url.origin() != url.origin() {
-            reader.abort();
-            return Err(Error::new(
-                ErrorCode::ConnectFailed,
-                format!("server {server:?}: endpoint {post_url} is on another origin than {url}"),
-            ));
-        }
+        let post_url = match endpoint_on_origin(&stream_url, &endpoint) {
+            Ok(post_url) => post_url,
+            Err(why) => {
+                reader.abort();
+                return Err(Error::new(
+                    ErrorCode::ConnectFailed,
+                    format!("server {server:?}: {why}"),
+                ));
+            }
+        };
         Ok(Self {
             client,
             post_url,
@@ -138,6 +139,20 @@ impl LegacySseTransport {
             reader,
         })
     }
+}
+
+/// The URL to POST to, from the `endpoint` event of the stream at `stream_url`: only on the
+/// stream's own origin (messages carry the same headers as the stream).
+fn endpoint_on_origin(stream_url: &Url, endpoint: &str) -> std::result::Result<Url, String> {
+    let post_url = stream_url
+        .join(endpoint)
+        .map_err(|e| format!("bad endpoint {endpoint:?}: {e}"))?;
+    if post_url.origin() != stream_url.origin() {
+        return Err(format!(
+            "endpoint {post_url} is on another origin than {stream_url}"
+        ));
+    }
+    Ok(post_url)
 }
 
 impl Transport<RoleClient> for LegacySseTransport {
@@ -181,5 +196,97 @@ impl Transport<RoleClient> for LegacySseTransport {
 impl Drop for LegacySseTransport {
     fn drop(&mut self) {
         self.reader.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+
+    /// A loopback HTTP server answering each request with `respond(request line)`, holding the
+    /// connection open a while after (an event stream stays open); returns its base URL.
+    fn serve(respond: impl Fn(&str, u16) -> String + Send + Sync + 'static) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let respond = std::sync::Arc::new(respond);
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let respond = respond.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    let n = stream.read(&mut buf).unwrap_or(0);
+                    let request = String::from_utf8_lossy(&buf[..n]).to_string();
+                    let line = request.lines().next().unwrap_or_default().to_owned();
+                    let _ = stream.write_all(respond(&line, port).as_bytes());
+                    std::thread::sleep(Duration::from_secs(3));
+                });
+            }
+        });
+        format!("http://127.0.0.1:{port}")
+    }
+
+    fn redirect(to: &str) -> String {
+        format!(
+            "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+    }
+
+    fn endpoint_event(endpoint: &str) -> String {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\nevent: endpoint\ndata: {endpoint}\n\n"
+        )
+    }
+
+    async fn connect(url: &str) -> Result<LegacySseTransport> {
+        let url = Url::parse(url).unwrap();
+        LegacySseTransport::connect(
+            "s",
+            url,
+            Default::default(),
+            1 << 20,
+            CloseReason::default(),
+        )
+        .await
+    }
+
+    #[tokio::test]
+    async fn the_stream_is_not_followed_to_another_origin() {
+        let elsewhere = serve(|_, _| endpoint_event("/messages"));
+        let server = serve(move |_, _| redirect(&format!("{elsewhere}/sse")));
+        let e = connect(&format!("{server}/sse"))
+            .await
+            .err()
+            .expect("refused");
+        assert_eq!(e.code, ErrorCode::ConnectFailed);
+        assert!(e.message.contains("302"), "{}", e.message);
+    }
+
+    #[tokio::test]
+    async fn an_endpoint_on_another_origin_is_refused() {
+        let elsewhere = serve(|_, _| "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".into());
+        let server = serve(move |_, _| endpoint_event(&format!("{elsewhere}/messages")));
+        let e = connect(&format!("{server}/sse"))
+            .await
+            .err()
+            .expect("refused");
+        assert!(e.message.contains("another origin"), "{}", e.message);
+    }
+
+    #[tokio::test]
+    async fn a_same_origin_redirect_is_followed_and_the_endpoint_is_relative_to_where_it_led() {
+        let server = serve(|line, port| {
+            if line.starts_with("GET /old") {
+                redirect(&format!("http://127.0.0.1:{port}/v2/sse"))
+            } else {
+                endpoint_event("messages?session=1")
+            }
+        });
+        let transport = connect(&format!("{server}/old/sse")).await.unwrap();
+        assert_eq!(
+            transport.post_url.as_str(),
+            format!("{server}/v2/messages?session=1")
+        );
     }
 }
