@@ -19,6 +19,8 @@ pub mod connection;
 pub mod elicitation;
 pub mod error;
 pub mod events;
+#[cfg(test)]
+mod fuzz;
 pub mod handler;
 pub mod host;
 pub mod paths;

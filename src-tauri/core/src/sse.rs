@@ -198,6 +198,96 @@ mod tests {
         assert_eq!(r.feed(b"data: ok\n\n").unwrap()[0].data, "ok");
     }
 
+    /// A random well-formed stream and the events it carries: `event:` fields, one to three
+    /// `data:` lines, comments, LF or CRLF line ends.
+    fn stream(rng: &mut rand::rngs::StdRng) -> (Vec<u8>, Vec<SseEvent>) {
+        use rand::Rng;
+        let (mut bytes, mut events) = (Vec::new(), Vec::new());
+        for _ in 0..rng.random_range(0..6) {
+            let end =
+                |rng: &mut rand::rngs::StdRng| if rng.random_bool(0.5) { "\n" } else { "\r\n" };
+            let mut lines = Vec::new();
+            if rng.random_bool(0.3) {
+                lines.push(format!(": {}", crate::fuzz::text(rng, 8)));
+            }
+            let event = if rng.random_bool(0.5) {
+                "message".to_owned()
+            } else {
+                String::new()
+            };
+            if !event.is_empty() {
+                lines.push(format!("event: {event}"));
+            }
+            let data: Vec<String> = (0..rng.random_range(1..4))
+                // A leading space would be taken as the field's separator.
+                .map(|_| {
+                    crate::fuzz::text(rng, 40)
+                        .trim_start_matches(' ')
+                        .to_owned()
+                })
+                .collect();
+            lines.extend(data.iter().map(|d| format!("data: {d}")));
+            for line in lines {
+                bytes.extend_from_slice(line.as_bytes());
+                bytes.extend_from_slice(end(rng).as_bytes());
+            }
+            bytes.extend_from_slice(end(rng).as_bytes());
+            events.push(SseEvent {
+                event,
+                data: data.join("\n"),
+            });
+        }
+        (bytes, events)
+    }
+
+    fn read_all(chunks: &[Vec<u8>]) -> Vec<SseEvent> {
+        let mut r = SseReader::default();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            out.extend(r.feed(chunk).unwrap());
+        }
+        out.extend(r.finish());
+        out
+    }
+
+    #[test]
+    fn any_chunking_of_a_stream_yields_its_events() {
+        let (mut rng, seed) = crate::fuzz::rng();
+        for case in 0..crate::fuzz::cases() {
+            let (bytes, events) = stream(&mut rng);
+            let chunks = crate::fuzz::chunks(&bytes, &mut rng);
+            assert_eq!(
+                read_all(&chunks),
+                events,
+                "seed {seed}, case {case}: {bytes:?} in {chunks:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic_nor_grow_past_the_limit() {
+        use rand::Rng;
+        const LIMIT: usize = 256;
+        let (mut rng, seed) = crate::fuzz::rng();
+        let mut r = SseReader::with_limit(LIMIT);
+        for case in 0..crate::fuzz::cases() {
+            let bytes = crate::fuzz::bytes(&mut rng, 2 * LIMIT);
+            for chunk in crate::fuzz::chunks(&bytes, &mut rng) {
+                // An error drops what was buffered; the reader goes on with what follows.
+                let _ = r.feed(&chunk);
+                let held =
+                    r.buf.len() + r.data.iter().map(String::len).sum::<usize>() + r.event.len();
+                assert!(
+                    held <= 3 * LIMIT,
+                    "seed {seed}, case {case}: {held} bytes held"
+                );
+            }
+            if rng.random_bool(0.05) {
+                let _ = r.finish();
+            }
+        }
+    }
+
     #[test]
     fn a_smaller_limit_applies_to_lines_and_events() {
         let mut r = SseReader::with_limit(16);

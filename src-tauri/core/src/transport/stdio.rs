@@ -230,6 +230,111 @@ mod tests {
         assert!(String::from_utf8_lossy(&buf[..n]).contains("notifications/initialized"));
     }
 
+    /// A reader that hands out `chunks` one read at a time.
+    struct Chunks(std::collections::VecDeque<Vec<u8>>);
+
+    impl AsyncRead for Chunks {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            if let Some(mut chunk) = self.0.pop_front() {
+                let n = chunk.len().min(buf.remaining());
+                buf.put_slice(&chunk[..n]);
+                if n < chunk.len() {
+                    self.0.push_front(chunk.split_off(n));
+                }
+            }
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    fn transport(chunks: Vec<Vec<u8>>, max: usize) -> StdioTransport<Chunks, tokio::io::Sink> {
+        let reader = Chunks(chunks.into());
+        StdioTransport::new(
+            "fuzz",
+            reader,
+            tokio::io::sink(),
+            max,
+            CloseReason::default(),
+        )
+    }
+
+    /// Every message the transport reads, as JSON.
+    async fn messages(mut t: StdioTransport<Chunks, tokio::io::Sink>) -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        while let Some(m) = t.receive().await {
+            out.push(serde_json::to_value(&m).unwrap());
+        }
+        out
+    }
+
+    /// A random stdout: JSON-RPC messages with UTF-8 in them, lines a server may print besides,
+    /// blank lines, LF or CRLF; and how many messages it holds.
+    fn stdout(rng: &mut rand::rngs::StdRng) -> (Vec<u8>, usize) {
+        use rand::Rng;
+        let (mut bytes, mut count) = (Vec::new(), 0);
+        for id in 0..rng.random_range(0..6) {
+            let line = match rng.random_range(0..4) {
+                0 => {
+                    crate::fuzz::text(rng, 30)
+                        .replace(['{', '}'], "")
+                        .trim()
+                        .to_owned()
+                        + " log"
+                }
+                1 => String::new(),
+                2 => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string(),
+                _ => serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"level": "info", "data": crate::fuzz::text(rng, 60)}
+                })
+                .to_string(),
+            };
+            count += usize::from(line.starts_with('{'));
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.extend_from_slice(if rng.random_bool(0.5) { b"\n" } else { b"\r\n" });
+        }
+        (bytes, count)
+    }
+
+    #[tokio::test]
+    async fn any_chunking_of_stdout_yields_the_same_messages() {
+        let (mut rng, seed) = crate::fuzz::rng();
+        for case in 0..crate::fuzz::cases() {
+            let (bytes, count) = stdout(&mut rng);
+            let whole = messages(transport(vec![bytes.clone()], 1 << 20)).await;
+            assert_eq!(whole.len(), count, "seed {seed}, case {case}: {bytes:?}");
+            let chunks = crate::fuzz::chunks(&bytes, &mut rng);
+            let pieces = messages(transport(chunks.clone(), 1 << 20)).await;
+            assert_eq!(pieces, whole, "seed {seed}, case {case}: {chunks:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn random_bytes_never_panic_nor_grow_past_the_cap() {
+        const CAP: usize = 512;
+        let (mut rng, seed) = crate::fuzz::rng();
+        for case in 0..crate::fuzz::cases() {
+            let bytes = crate::fuzz::bytes(&mut rng, 4 * CAP);
+            let mut t = transport(crate::fuzz::chunks(&bytes, &mut rng), CAP);
+            while t.receive().await.is_some() {
+                assert!(t.line.len() <= CAP + 1, "seed {seed}, case {case}");
+            }
+            assert!(t.line.len() <= CAP + 1, "seed {seed}, case {case}");
+            // Reading stopped for a reason: the stream ended, or a line passed the cap.
+            if let Some(e) = t.close_reason.get() {
+                assert_eq!(
+                    e.code,
+                    ErrorCode::MessageTooLarge,
+                    "seed {seed}, case {case}"
+                );
+            }
+        }
+    }
+
     #[tokio::test]
     async fn oversize_line_closes_with_reason() {
         let (mut server_end, client_end) = tokio::io::duplex(1 << 16);
