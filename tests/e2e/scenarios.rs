@@ -541,6 +541,8 @@ async fn more_access_then_a_revoked_sign_in(desktop: &Desktop) {
     })
     .await;
     s.click_css("[data-testid=nav-servers]").await;
+    s.click_css("[data-testid=server-row][data-name=\"tracker\"]")
+        .await;
     s.wait_text("[data-testid=signed-in-as]", SHORT, |t| {
         t.contains("Signed in at http://127.0.0.1") && t.contains("mcp:admin")
     })
@@ -570,6 +572,12 @@ async fn more_access_then_a_revoked_sign_in(desktop: &Desktop) {
     tokio::time::timeout(LONG, gone)
         .await
         .expect("the banner goes once signed in again");
+    // The picker keeps "tracker (not running)" until it is up again.
+    s.wait_for(
+        "[data-testid=server-picker] option[value=tracker]:not(:disabled)",
+        LONG,
+    )
+    .await;
     call("whoami").await;
     s.wait_text("[data-testid=tool-result]", SHORT, |t| {
         t.contains("signed in as")

@@ -22,6 +22,12 @@ export function ServerPicker(props: {
         <option value="" disabled>
           {list.length ? "Choose a server…" : "No running server offers this"}
         </option>
+        {props.value && !list.some((s) => s.name === props.value) ? (
+          // Kept picked while it restarts or waits for sign-in, and said so.
+          <option value={props.value} disabled>
+            {props.value} (not running)
+          </option>
+        ) : null}
         {list.map((s) => (
           <option key={s.name} value={s.name}>
             {s.name}

@@ -278,6 +278,23 @@ describe("Tools screen: more access", () => {
   });
 });
 
+describe("Tools screen: a server that stops", () => {
+  it("stays picked, marked not running, until it is back", async () => {
+    const b = new FakeBackend().addServer("alpha").addServer("beta");
+    render(<WithHost backend={b} screen="tools" />);
+    const picker = (await screen.findByTestId("server-picker")) as HTMLSelectElement;
+    fireEvent.change(picker, { target: { value: "beta" } });
+    await waitFor(() => expect(picker.value).toBe("beta"));
+    act(() => b.emit({ type: "status", server: "beta", status: { state: "starting", attempt: 0 } }));
+    await waitFor(() => expect(picker.selectedOptions[0]?.textContent).toBe("beta (not running)"));
+    expect(picker.value).toBe("beta");
+    await act(async () => {
+      await b.startServer("beta");
+    });
+    await waitFor(() => expect(picker.selectedOptions[0]?.textContent).toBe("beta"));
+  });
+});
+
 describe("Tools screen: search and checks", () => {
   it("filters the list with the search box", async () => {
     const b = new FakeBackend().addServer("everything");
