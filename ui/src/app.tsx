@@ -1,6 +1,8 @@
 // The window: a sidebar of screens with a live server summary, and the chosen screen.
 import { useState } from "react";
 import type { Backend } from "./backend";
+import { errorMessage } from "./backend";
+import { OpenLink } from "./components/content";
 import { ReviewDialog } from "./components/review-dialog";
 import { SignInWaiting, useSignIn } from "./components/sign-in";
 import { needsSignIn, useHost } from "./host";
@@ -37,60 +39,62 @@ export function App(props: { backend: Backend }) {
       (s.status.state === "failed" || s.status.state === "restarting") && !needsSignIn(s.status) && !host.restartsAsked.has(s.name),
   ).length;
   return (
-    <div className="app">
-      <nav className="sidebar" aria-label="Screens">
-        <div className="brand">Switchboard</div>
-        <ul
-          role="tablist"
-          aria-orientation="vertical"
-          onKeyDown={(e) => {
-            const i = SCREENS.findIndex((s) => s.id === screen);
-            const move = e.key === "ArrowDown" ? 1 : e.key === "ArrowUp" ? -1 : 0;
-            const next = SCREENS[i + move];
-            if (move && next) {
-              e.preventDefault();
-              setScreen(next.id);
-              document.querySelector<HTMLElement>(`[data-testid=nav-${next.id}]`)?.focus();
-            }
-          }}
-        >
-          {SCREENS.map((s) => (
-            <li key={s.id}>
-              <button
-                role="tab"
-                aria-selected={screen === s.id}
-                tabIndex={screen === s.id ? 0 : -1}
-                data-testid={`nav-${s.id}`}
-                className={screen === s.id ? "nav active" : "nav"}
-                onClick={() => setScreen(s.id)}
-              >
-                {s.label}
-              </button>
-            </li>
-          ))}
-        </ul>
-        <div className="summary muted" aria-live="polite">
-          {host.servers.length ? `${up} of ${host.servers.length} running` : "No servers"}
-          {failing ? <div className="warn-text">{failing} failing</div> : null}
-        </div>
-      </nav>
-      <main className="main">
-        {host.servers
-          .filter((s) => s.status.state === "failed" && s.status.error.code === "sign_in_expired")
-          .map((s) => (
-            <SignInEnded key={s.name} backend={props.backend} server={s.name} onDone={() => void host.reload()} />
-          ))}
-        {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
-        {screen === "chat" ? <ChatScreen backend={props.backend} host={host} /> : null}
-        {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} /> : null}
-        {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
-        {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
-        {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}
-        {screen === "models" ? <ModelsScreen backend={props.backend} /> : null}
-        {screen === "approvals" ? <ApprovalsScreen backend={props.backend} host={host} /> : null}
-      </main>
-      <ReviewDialog backend={props.backend} />
-    </div>
+    <OpenLink.Provider value={(url) => void props.backend.openExternal(url).catch((e: unknown) => console.warn(errorMessage(e)))}>
+      <div className="app">
+        <nav className="sidebar" aria-label="Screens">
+          <div className="brand">Switchboard</div>
+          <ul
+            role="tablist"
+            aria-orientation="vertical"
+            onKeyDown={(e) => {
+              const i = SCREENS.findIndex((s) => s.id === screen);
+              const move = e.key === "ArrowDown" ? 1 : e.key === "ArrowUp" ? -1 : 0;
+              const next = SCREENS[i + move];
+              if (move && next) {
+                e.preventDefault();
+                setScreen(next.id);
+                document.querySelector<HTMLElement>(`[data-testid=nav-${next.id}]`)?.focus();
+              }
+            }}
+          >
+            {SCREENS.map((s) => (
+              <li key={s.id}>
+                <button
+                  role="tab"
+                  aria-selected={screen === s.id}
+                  tabIndex={screen === s.id ? 0 : -1}
+                  data-testid={`nav-${s.id}`}
+                  className={screen === s.id ? "nav active" : "nav"}
+                  onClick={() => setScreen(s.id)}
+                >
+                  {s.label}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <div className="summary muted" aria-live="polite">
+            {host.servers.length ? `${up} of ${host.servers.length} running` : "No servers"}
+            {failing ? <div className="warn-text">{failing} failing</div> : null}
+          </div>
+        </nav>
+        <main className="main">
+          {host.servers
+            .filter((s) => s.status.state === "failed" && s.status.error.code === "sign_in_expired")
+            .map((s) => (
+              <SignInEnded key={s.name} backend={props.backend} server={s.name} onDone={() => void host.reload()} />
+            ))}
+          {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
+          {screen === "chat" ? <ChatScreen backend={props.backend} host={host} /> : null}
+          {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} /> : null}
+          {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
+          {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
+          {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}
+          {screen === "models" ? <ModelsScreen backend={props.backend} /> : null}
+          {screen === "approvals" ? <ApprovalsScreen backend={props.backend} host={host} /> : null}
+        </main>
+        <ReviewDialog backend={props.backend} />
+      </div>
+    </OpenLink.Provider>
   );
 }
 

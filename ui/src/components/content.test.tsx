@@ -2,7 +2,16 @@ import { fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import { withAppStyles } from "../test-styles";
-import { ContentView, decodeTextBlob, ResourceBody, sanitizeMarkdown, ToolResultView, validateStructured } from "./content";
+import {
+  ContentView,
+  decodeTextBlob,
+  Markdown,
+  OpenLink,
+  ResourceBody,
+  sanitizeMarkdown,
+  ToolResultView,
+  validateStructured,
+} from "./content";
 
 describe("content rendering", () => {
   it("never lets script through markdown", () => {
@@ -12,6 +21,28 @@ describe("content rendering", () => {
     expect(html).toContain("<h1>Hi</h1>");
     expect(html).toContain("<strong>bold</strong>");
     expect(html).not.toMatch(/<script|onerror|javascript:/i);
+  });
+
+  it("keeps no style, class or id from server markdown", () => {
+    const html = sanitizeMarkdown(
+      '<div style="position:fixed;inset:0;z-index:9" class="review-dialog" id="approve">cover</div>',
+    );
+    expect(html).toContain("cover");
+    expect(html).not.toMatch(/style=|class=|id=/);
+  });
+
+  it("opens https links in markdown through the browser and never navigates the window", () => {
+    const opened: string[] = [];
+    const { container } = render(
+      <OpenLink.Provider value={(u) => opened.push(u)}>
+        <Markdown text={"[docs](https://example.com/docs) and [local](http://example.com/x)"} />
+      </OpenLink.Provider>,
+    );
+    const [https, http] = [...container.querySelectorAll("a")];
+    // fireEvent returns false when the default (navigating) was prevented.
+    expect(fireEvent.click(https!)).toBe(false);
+    expect(fireEvent.click(http!)).toBe(false);
+    expect(opened).toEqual(["https://example.com/docs"]);
   });
 
   it("renders markdown text rendered, with a raw toggle", () => {

@@ -4,15 +4,23 @@
 import { Validator } from "@cfworker/json-schema";
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import { useState } from "react";
+import { createContext, useContext, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { CallToolResult, ContentBlock, JsonSchema, ResourceContents } from "../mcp";
 
 export function sanitizeMarkdown(text: string): string {
   const html = marked.parse(text, { async: false, gfm: true });
-  return DOMPurify.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ["style", "form", "input"] });
+  // No `style`, `class` or `id`: server text must not dress up as (or cover) the window's own parts.
+  return DOMPurify.sanitize(html, {
+    USE_PROFILES: { html: true },
+    FORBID_TAGS: ["style", "form", "input"],
+    FORBID_ATTR: ["style", "class", "id"],
+  });
 }
+
+/** Opens an https link in the system browser; the window provides it (none: links do nothing). */
+export const OpenLink = createContext<((url: string) => void) | null>(null);
 
 /** Heuristic: text that uses markdown structure is shown rendered (with a toggle for raw). */
 export function looksLikeMarkdown(text: string): boolean {
@@ -20,7 +28,21 @@ export function looksLikeMarkdown(text: string): boolean {
 }
 
 export function Markdown(props: { text: string }) {
-  return <div className="markdown" dangerouslySetInnerHTML={{ __html: sanitizeMarkdown(props.text) }} />;
+  const open = useContext(OpenLink);
+  return (
+    <div
+      className="markdown"
+      // A link in server text never navigates the window: https ones open in the browser.
+      onClick={(e) => {
+        const link = (e.target as Element).closest("a");
+        if (!link) return;
+        e.preventDefault();
+        const href = link.getAttribute("href") ?? "";
+        if (open && isHttps(href)) open(href);
+      }}
+      dangerouslySetInnerHTML={{ __html: sanitizeMarkdown(props.text) }}
+    />
+  );
 }
 
 export function TextBlock(props: { text: string; markdown?: boolean | undefined }) {
