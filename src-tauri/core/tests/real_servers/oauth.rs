@@ -165,6 +165,28 @@ fn hostile_resource(prm: &'static str) -> String {
     format!("http://127.0.0.1:{port}/mcp")
 }
 
+/// Connects to `url`, which refuses with a challenge, then signs in with that challenge through
+/// a browser that must never open; returns how the sign-in ended and how long it took.
+async fn sign_in_after_refusal(
+    url: &str,
+    store: &Arc<MemoryStore>,
+) -> (Result<(), Error>, std::time::Duration) {
+    let challenge = connect(url, store).await.err().expect("refused").challenge;
+    let loopback = Loopback::bind(no_browser(), CancellationToken::new())
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let signed = auth::sign_in(
+        url,
+        challenge.as_deref(),
+        &ClientIdentity::default(),
+        store.clone(),
+        &loopback,
+    )
+    .await;
+    (signed, started.elapsed())
+}
+
 /// Never opened: these sign-ins must stop before the browser.
 fn no_browser() -> Open {
     Box::new(|url| panic!("the browser was opened at {url}"))
@@ -190,32 +212,11 @@ async fn metadata_cannot_point_sign_in_at_private_addresses_or_other_origins() {
     ] {
         let url = hostile_resource(prm);
         let store: Arc<MemoryStore> = Arc::default();
-        let challenge = connect(&url, &store)
-            .await
-            .err()
-            .expect("refused")
-            .challenge;
-        let loopback = Loopback::bind(no_browser(), CancellationToken::new())
-            .await
-            .unwrap();
-        let started = std::time::Instant::now();
-        let e = auth::sign_in(
-            &url,
-            challenge.as_deref(),
-            &ClientIdentity::default(),
-            store.clone(),
-            &loopback,
-        )
-        .await
-        .err()
-        .unwrap_or_else(|| panic!("{what}: signed in"));
+        let (signed, took) = sign_in_after_refusal(&url, &store).await;
+        let e = signed.err().unwrap_or_else(|| panic!("{what}: signed in"));
         assert_eq!(e.code, ErrorCode::AuthFailed, "{what}: {}", e.message);
         // Refused, not tried: no connection attempt waited on an unreachable address.
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(5),
-            "{what}: {:?}",
-            started.elapsed()
-        );
+        assert!(took < std::time::Duration::from_secs(5), "{what}: {took:?}");
         assert!(
             store.get(&format!("oauth:{url}")).unwrap().is_none(),
             "{what}"
@@ -269,23 +270,8 @@ async fn a_non_loopback_server_cannot_send_sign_in_to_loopback() {
     });
     let url = format!("{base}/mcp");
     let store: Arc<MemoryStore> = Arc::default();
-    let challenge = connect(&url, &store)
-        .await
-        .err()
-        .expect("refused")
-        .challenge;
-    let loopback = Loopback::bind(no_browser(), CancellationToken::new())
-        .await
-        .unwrap();
-    let e = auth::sign_in(
-        &url,
-        challenge.as_deref(),
-        &ClientIdentity::default(),
-        store,
-        &loopback,
-    )
-    .await
-    .expect_err("sign-in refused");
+    let (signed, _) = sign_in_after_refusal(&url, &store).await;
+    let e = signed.expect_err("sign-in refused");
     assert_eq!(e.code, ErrorCode::AuthFailed, "{}", e.message);
 }
 
