@@ -1,20 +1,23 @@
 //! The chat: conversations kept in the store, and turns in which the chosen model may call the
-//! running servers' tools. Tools are offered under collision-free names (`server__tool`); every
-//! call the model makes goes through the approval door ([`Door::authorize_tool_call`]) with its
-//! arguments shown and editable, and its result (or refusal) goes back to the model. Messages are
-//! MCP sampling JSON (text, image, audio, `tool_use`, `tool_result` blocks), so the providers'
-//! own mappings serve the chat too. With the manual provider the person writes the model's answers
-//! ([`Door::write_answer`]), so every flow can be tried without a key.
+//! running servers' tools. Only tools the person approved (pinned) as they are now are offered,
+//! without hidden characters ([`accepted`], [`ToolNames::request_tools`]); a turn reports the
+//! rest ([`TurnEvents::withheld`]). Tools are offered under collision-free names
+//! (`server__tool`); every call the model makes goes through the approval door
+//! ([`Door::authorize_tool_call`]) with its arguments shown and editable, and its result (or
+//! refusal) goes back to the model. Messages are MCP sampling JSON (text, image, audio,
+//! `tool_use`, `tool_result` blocks), so the providers' own mappings serve the chat too. With the
+//! manual provider the person writes the model's answers ([`Door::write_answer`]), so every flow
+//! can be tried without a key.
 
 mod store;
 mod tools;
 mod turn;
 
-pub use crate::events::ChatMessage;
+pub use crate::events::{ChatMessage, WithheldReason, WithheldTool};
 pub use store::{Chats, Conversation, ConversationView};
 #[cfg(test)]
 pub(crate) use tools::MAX_TOOL_NAME;
-pub use tools::{OfferedTool, ToolHost, ToolNames};
+pub use tools::{OfferedTool, ToolHost, ToolNames, accepted};
 #[cfg(test)]
 pub(crate) use turn::STOPPED;
 pub use turn::{

@@ -12,7 +12,7 @@ pub mod chat;
 pub mod reviews;
 pub mod servers;
 
-pub use chat::{ChatEvent, ChatMessage};
+pub use chat::{ChatEvent, ChatMessage, WithheldReason, WithheldTool};
 pub use reviews::ReviewEvent;
 pub use servers::{ListKind, ServerEvent, ServerStatus, ServerSummary};
 

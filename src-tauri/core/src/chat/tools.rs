@@ -1,12 +1,16 @@
-//! The tools the chat offers the model: the running servers' tools under collision-free names,
-//! and how a call reaches the server.
+//! The tools the chat offers the model: the running servers' tools that the person approved
+//! (pinned) as they are now, under collision-free names, with hidden characters stripped from
+//! what the model reads; and how a call reaches the server.
 
 use std::collections::HashMap;
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
+use super::{WithheldReason, WithheldTool};
 use crate::error::{Error, ErrorCode, Result};
+use crate::pins::{self, PinState, Pins};
+use crate::visible;
 
 /// The longest exposed tool name the providers accept.
 pub(crate) const MAX_TOOL_NAME: usize = 64;
@@ -95,6 +99,72 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Splits `tools` into those the model may be offered and those withheld, with the reason. A
+/// tool is offered only when its current definition is pinned and so are its server's
+/// instructions, if it has any (new or changed ones are the person's to review first, on the
+/// Approvals screen or in a call's review), and only when its name and the property names of
+/// its input schema have no hidden characters: a name must stay exact to be called, so it
+/// cannot be stripped. Blocking (reads the pins).
+pub fn accepted(
+    pins: &Pins,
+    tools: Vec<OfferedTool>,
+) -> Result<(Vec<OfferedTool>, Vec<WithheldTool>)> {
+    let state = |server: &str, item: String, definition: &Value| -> Result<PinState> {
+        let review = pins.review(server, &[(item, definition.clone())])?;
+        Ok(review.first().map_or(PinState::New, |i| i.state))
+    };
+    let mut instructions: HashMap<(String, String), PinState> = HashMap::new();
+    let (mut offered, mut withheld) = (Vec::new(), Vec::new());
+    for t in tools {
+        let name = t.definition["name"].as_str().unwrap_or_default().to_owned();
+        let instructions_state = match &t.instructions {
+            None => PinState::Pinned,
+            Some(text) => {
+                let key = (t.server.clone(), text.clone());
+                match instructions.get(&key) {
+                    Some(s) => *s,
+                    None => {
+                        let s = state(
+                            &t.server,
+                            pins::INSTRUCTIONS.into(),
+                            &Value::String(text.clone()),
+                        )?;
+                        instructions.insert(key, s);
+                        s
+                    }
+                }
+            }
+        };
+        let hidden = name.chars().any(visible::is_stripped)
+            || t.definition
+                .get("inputSchema")
+                .is_some_and(visible::keys_have_hidden);
+        let reason = if hidden {
+            Some(WithheldReason::HiddenCharacters)
+        } else {
+            match (
+                state(&t.server, pins::tool_item(&name), &t.definition)?,
+                instructions_state,
+            ) {
+                (PinState::Changed, _) => Some(WithheldReason::Changed),
+                (_, PinState::Changed) => Some(WithheldReason::InstructionsChanged),
+                (PinState::New, _) => Some(WithheldReason::NotApproved),
+                (_, PinState::New) => Some(WithheldReason::InstructionsNotApproved),
+                (PinState::Pinned, PinState::Pinned) => None,
+            }
+        };
+        match reason {
+            None => offered.push(t),
+            Some(reason) => withheld.push(WithheldTool {
+                server: t.server,
+                tool: name,
+                reason,
+            }),
+        }
+    }
+    Ok((offered, withheld))
+}
+
 fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
@@ -150,7 +220,8 @@ impl ToolNames {
         self.by_name.get(name)
     }
 
-    /// The `tools` of a sampling request.
+    /// The `tools` of a sampling request, without hidden characters: the model reads what a
+    /// person reviewing the definition could see ([`visible::strip`]).
     pub fn request_tools(&self) -> Value {
         Value::Array(
             self.order
@@ -160,13 +231,16 @@ impl ToolNames {
                     let d = &t.definition;
                     let description = format!(
                         "[{}] {}",
-                        t.server,
-                        d["description"].as_str().unwrap_or_default()
+                        visible::strip(&t.server),
+                        visible::strip(d["description"].as_str().unwrap_or_default())
                     );
+                    let schema = d
+                        .get("inputSchema")
+                        .map_or_else(|| json!({"type": "object"}), visible::strip_json);
                     Some(json!({
                         "name": name,
                         "description": description,
-                        "inputSchema": d.get("inputSchema").cloned().unwrap_or(json!({"type": "object"})),
+                        "inputSchema": schema,
                     }))
                 })
                 .collect(),

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use super::{ChatMessage, Chats, OfferedTool, ToolHost, ToolNames};
+use super::{ChatMessage, Chats, OfferedTool, ToolHost, ToolNames, WithheldTool, accepted};
 use crate::approvals::Door;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ChatEvent};
@@ -22,6 +22,8 @@ pub trait TurnEvents: Send {
     fn text(&mut self, text: &str);
     /// A message was added to the conversation.
     fn message(&mut self, message: &ChatMessage);
+    /// The turn began without offering the model these tools (empty when none was held back).
+    fn withheld(&mut self, tools: &[WithheldTool]);
 }
 
 /// Reports a turn on the host's event channel, for the window.
@@ -42,6 +44,13 @@ impl TurnEvents for BroadcastTurn {
         self.events.publish(ChatEvent::ChatMessage {
             conversation: self.conversation.clone(),
             message: message.clone(),
+        });
+    }
+
+    fn withheld(&mut self, tools: &[WithheldTool]) {
+        self.events.publish(ChatEvent::ChatToolsWithheld {
+            conversation: self.conversation.clone(),
+            tools: tools.to_vec(),
         });
     }
 }
@@ -127,7 +136,9 @@ pub fn with_unanswered_calls_closed(history: &[ChatMessage]) -> Vec<Value> {
 
 /// Runs one turn of conversation `id` after the user's message was appended: asks the model,
 /// and while it calls tools, has each call approved, makes it, and gives the model the result.
-/// Returns the messages the turn added.
+/// The model is offered only the tools the person approved as they are ([`accepted`]); the
+/// others are reported to `events` and, if the model names one anyway, not called. Returns the
+/// messages the turn added.
 pub async fn run_turn(
     chats: &Chats,
     door: &Door,
@@ -138,7 +149,11 @@ pub async fn run_turn(
 ) -> Result<Vec<ChatMessage>> {
     let view = chats.get(id).await?;
     let model = view.conversation.model.clone();
-    let names = ToolNames::new(tools.tools());
+    let pins = door.pins().clone();
+    let offered = tools.tools();
+    let (offered, withheld) = crate::store::off_thread(move || accepted(&pins, offered)).await?;
+    events.withheld(&withheld);
+    let names = ToolNames::new(offered);
     let mut added = Vec::new();
     for _ in 0..MAX_STEPS {
         let messages = with_unanswered_calls_closed(&chats.get(id).await?.messages);

@@ -21,6 +21,34 @@ pub struct ChatMessage {
     pub at_ms: i64,
 }
 
+/// Why the chat did not offer a tool to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum WithheldReason {
+    /// The tool's definition was never approved.
+    NotApproved,
+    /// The tool's definition changed since it was approved.
+    Changed,
+    /// The server's instructions were never approved.
+    InstructionsNotApproved,
+    /// The server's instructions changed since they were approved.
+    InstructionsChanged,
+    /// The tool's name or the names in its input schema contain hidden characters.
+    HiddenCharacters,
+}
+
+/// A tool of a running server that the model was not offered, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct WithheldTool {
+    pub server: String,
+    /// The tool's name as the server gives it (hidden characters included).
+    pub tool: String,
+    pub reason: WithheldReason,
+}
+
 /// Something that happened in a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(
@@ -36,6 +64,12 @@ pub enum ChatEvent {
     ChatMessage {
         conversation: String,
         message: ChatMessage,
+    },
+    /// A turn began: the running servers' tools it did not offer the model (none when every
+    /// one was approved as it is).
+    ChatToolsWithheld {
+        conversation: String,
+        tools: Vec<WithheldTool>,
     },
     /// A chat turn ended, with its error if it failed.
     ChatDone {
