@@ -2,6 +2,7 @@
 //! their results, until it answers without a call; and the registry of turns in progress, which
 //! lets at most one run per conversation and stops it on request.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -12,6 +13,7 @@ use crate::approvals::Door;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ChatEvent};
 use crate::providers::{self, Provider, ProviderKind};
+use crate::visible;
 
 /// How many model requests one turn may make (each tool round trip is one).
 pub const MAX_STEPS: usize = 10;
@@ -78,6 +80,39 @@ fn result_blocks(result: &Value) -> Vec<Value> {
     out
 }
 
+/// `content` (one block or an array of them) with hidden characters stripped from its text,
+/// that of tool results included.
+fn strip_text(content: &mut Value) {
+    match content {
+        Value::Array(blocks) => blocks.iter_mut().for_each(strip_text),
+        Value::Object(block) => {
+            if let Some(Value::String(text)) = block.get_mut("text")
+                && let Cow::Owned(stripped) = visible::strip(text)
+            {
+                *text = stripped;
+            }
+            if block.get("type").and_then(Value::as_str) == Some("tool_result")
+                && let Some(inner) = block.get_mut("content")
+            {
+                strip_text(inner);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The conversation as the model reads it: the text of every message (what tools returned,
+/// prompts and resources a server supplied, the person's and the model's own words) without
+/// the characters a person cannot see ([`visible::strip`]). The conversation keeps them.
+fn visible_to_the_model(mut messages: Vec<Value>) -> Vec<Value> {
+    for m in &mut messages {
+        if let Some(content) = m.get_mut("content") {
+            strip_text(content);
+        }
+    }
+    messages
+}
+
 /// What the model is told of a call that never returned (the turn was stopped, or the app quit).
 pub(crate) const STOPPED: &str =
     "The call was stopped before it returned; it may or may not have run.";
@@ -137,8 +172,9 @@ pub fn with_unanswered_calls_closed(history: &[ChatMessage]) -> Vec<Value> {
 /// Runs one turn of conversation `id` after the user's message was appended: asks the model,
 /// and while it calls tools, has each call approved, makes it, and gives the model the result.
 /// The model is offered only the tools the person approved as they are ([`accepted`]); the
-/// others are reported to `events` and, if the model names one anyway, not called. Returns the
-/// messages the turn added.
+/// others are reported to `events` and, if the model names one anyway, not called. Nothing the
+/// model reads carries hidden characters ([`visible_to_the_model`]). Returns the messages the
+/// turn added.
 pub async fn run_turn(
     chats: &Chats,
     door: &Door,
@@ -156,7 +192,8 @@ pub async fn run_turn(
     let names = ToolNames::new(offered);
     let mut added = Vec::new();
     for _ in 0..MAX_STEPS {
-        let messages = with_unanswered_calls_closed(&chats.get(id).await?.messages);
+        let messages =
+            visible_to_the_model(with_unanswered_calls_closed(&chats.get(id).await?.messages));
         let mut request = json!({"messages": messages, "maxTokens": 4096});
         let offered = names.request_tools();
         if offered.as_array().is_some_and(|a| !a.is_empty()) {
