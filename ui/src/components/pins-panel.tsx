@@ -19,9 +19,10 @@ function show(v: unknown): string {
   return v === undefined || v === null ? "(none)" : reveal(typeof v === "string" ? v : JSON.stringify(v, null, 2));
 }
 
-export function PinsPanel(props: { backend: Backend; host: HostState; onApproved?: () => void }) {
+export function PinsPanel(props: { backend: Backend; host: HostState; server?: string | null; onApproved?: () => void }) {
   const { backend, host } = props;
-  const [server, setServer] = useState<string | null>(null);
+  // `server`: the one to show first (the chat opens the panel on a server whose tools it held back).
+  const [server, setServer] = useState<string | null>(props.server ?? null);
   const picked = pickDefault(host.servers, server, "tools");
   const revision = picked ? (host.catalog[picked] ?? 0) : 0;
   const [items, setItems] = useState<PinItem[]>([]);

@@ -136,6 +136,50 @@ describe("Chat screen", () => {
     expect((await screen.findByTestId("chat-tool-result")).textContent).toContain("Echo: hi");
   });
 
+  it("says which tools the model was not offered and why, and reviews them in place", async () => {
+    const b = backend();
+    b.pins.everything = [
+      { item: "tool:echo", state: "new", current: { name: "echo" }, pinned: null, changes: [], hiddenCharacters: false, digest: "d1" },
+    ];
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "Echo hi" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(screen.getAllByTestId("chat-message")).toHaveLength(2));
+    expect(screen.queryByTestId("chat-withheld")).toBeNull();
+    const conversation = b.conversations[0]!.conversation.id;
+    await act(async () =>
+      b.emit({
+        type: "chatToolsWithheld",
+        conversation,
+        tools: [
+          { server: "everything", tool: "echo", reason: "not_approved" },
+          { server: "everything", tool: "add", reason: "changed" },
+          { server: "everything", tool: "rm\u200b", reason: "hidden_characters" },
+        ],
+      }),
+    );
+    expect(screen.getByTestId("chat-withheld").textContent).toContain("The model was not offered 3 tools");
+    const tools = screen.getAllByTestId("chat-withheld-tool");
+    expect(tools.map((t) => t.dataset.reason)).toEqual(["not_approved", "changed", "hidden_characters"]);
+    expect(tools[1]!.textContent).toContain("changed since you approved it");
+    // A name with hidden characters is shown with them revealed.
+    expect(tools[2]!.textContent).toContain("rm⟨U+200B⟩");
+    fireEvent.click(screen.getByTestId("chat-review-tools"));
+    const item = await screen.findByTestId("pin-item");
+    expect(item.dataset.item).toBe("tool:echo");
+    fireEvent.click(screen.getByTestId("pins-approve"));
+    await waitFor(() => expect(screen.queryByTestId("pin-item")).toBeNull());
+    expect(b.pins.everything[0]!.state).toBe("pinned");
+    // The next turn offers every tool: the note goes.
+    await act(async () => b.emit({ type: "chatToolsWithheld", conversation, tools: [] }));
+    expect(screen.queryByTestId("chat-withheld")).toBeNull();
+    // Another conversation's turn says nothing here.
+    await act(async () =>
+      b.emit({ type: "chatToolsWithheld", conversation: "other", tools: [{ server: "s", tool: "t", reason: "not_approved" }] }),
+    );
+    expect(screen.queryByTestId("chat-withheld")).toBeNull();
+  });
+
   it("puts a prompt from the / palette into the composer, to add to and send", async () => {
     const b = backend();
     const input = await startChat(b);

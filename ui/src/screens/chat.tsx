@@ -1,5 +1,7 @@
 // The Chat: conversations with one of your models, which may call the running servers' tools —
-// each call shown in the approval dialog with its arguments editable. The composer's "/" palette
+// only those you approved as they are, each call shown in the approval dialog with its arguments
+// editable; a turn says which tools it held back and why, and they can be reviewed here. The
+// composer's "/" palette
 // finds every prompt of every server (fuzzy), fills its arguments with completion and puts its
 // messages into the composer; "@" attaches a server's resource. Answers stream in.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -9,7 +11,10 @@ import type { ChatMessage } from "../bindings/ChatMessage";
 import type { Conversation } from "../bindings/Conversation";
 import type { NewMessage } from "../bindings/NewMessage";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
+import type { WithheldReason } from "../bindings/WithheldReason";
+import type { WithheldTool } from "../bindings/WithheldTool";
 import { decodeTextBlob, looksLikeMarkdown, Markdown, ZoomableImage } from "../components/content";
+import { PinsPanel } from "../components/pins-panel";
 import { reveal } from "../components/visible";
 import type { HostState } from "../host";
 import { running } from "../host";
@@ -132,6 +137,41 @@ function Block(props: { block: Json }) {
   }
 }
 
+const WITHHELD: Record<WithheldReason, string> = {
+  not_approved: "not approved yet",
+  changed: "changed since you approved it",
+  instructions_not_approved: "its server's instructions are not approved yet",
+  instructions_changed: "its server's instructions changed since you approved them",
+  hidden_characters: "hidden characters in its name or its arguments' names (never offered)",
+};
+
+/** The tools the last turn did not offer the model, and why; "Review" opens the pins panel. */
+function Withheld(props: { tools: WithheldTool[]; reviewing: boolean; onReview: () => void }) {
+  const n = props.tools.length;
+  return (
+    <div className="banner warn withheld" data-testid="chat-withheld">
+      <details>
+        <summary>
+          The model was not offered {n} {n === 1 ? "tool" : "tools"}: it sees only tools you approved as they are.
+        </summary>
+        <ul>
+          {props.tools.map((t) => (
+            <li key={`${t.server}\u0000${t.tool}`} data-testid="chat-withheld-tool" data-reason={t.reason}>
+              <code>
+                {reveal(t.server)} · {reveal(t.tool)}
+              </code>
+              : {WITHHELD[t.reason]}
+            </li>
+          ))}
+        </ul>
+      </details>
+      <button className="small" data-testid="chat-review-tools" onClick={props.onReview}>
+        {props.reviewing ? "Close the review" : "Review them"}
+      </button>
+    </div>
+  );
+}
+
 function Message(props: { message: ChatMessage }) {
   const blocks = Array.isArray(props.message.content) ? (props.message.content as Json[]) : [];
   const onlyResults = blocks.length > 0 && blocks.every((b) => b.type === "tool_result");
@@ -180,6 +220,8 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   const [providers, setProviders] = useState<ProviderSettings[]>([]);
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState<{ server: string; progress: number; total: number | null; message: string | null } | null>(null);
+  const [withheld, setWithheld] = useState<WithheldTool[]>([]);
+  const [reviewing, setReviewing] = useState(false);
   const busyRef = useRef(false);
   busyRef.current = busy;
   const currentRef = useRef<string | null>(null);
@@ -198,6 +240,8 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   }, [backend, loadList]);
 
   useEffect(() => {
+    setWithheld([]);
+    setReviewing(false);
     if (!current) return setMessages([]);
     backend.getConversation(current).then((v) => setMessages(v.messages), (e: unknown) => setError(errorMessage(e)));
   }, [backend, current]);
@@ -211,6 +255,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
         // that is over shows no more of it.
         if (e.type === "chatText" && e.conversation === currentRef.current && busyRef.current)
           setStreaming((s) => (s ?? "") + e.text);
+        if (e.type === "chatToolsWithheld" && e.conversation === currentRef.current) setWithheld(e.tools);
         if (e.type === "chatMessage" && e.conversation === currentRef.current) {
           setMessages((m) => (m.some((x) => x.id === e.message.id) ? m : [...m, e.message]));
           if (e.message.role === "assistant") setStreaming(null);
@@ -389,6 +434,19 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
               ) : null}
               {busy && streaming === null && !progress ? <p className="muted">Waiting for the model…</p> : null}
             </div>
+            {withheld.length ? (
+              <Withheld tools={withheld} reviewing={reviewing} onReview={() => setReviewing((r) => !r)} />
+            ) : null}
+            {reviewing ? (
+              <div className="chat-pins" data-testid="chat-pins">
+                <PinsPanel
+                  backend={backend}
+                  host={host}
+                  server={withheld.find((t) => t.reason !== "hidden_characters")?.server ?? null}
+                />
+                <p className="muted small">Tools you approve here are offered from your next message on.</p>
+              </div>
+            ) : null}
             <Composer
               backend={backend}
               host={host}
@@ -399,7 +457,8 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
           </>
         ) : (
           <p className="muted">
-            Start a chat with one of your models. It can use the running servers' tools; you approve each call.
+            Start a chat with one of your models. It can use the running servers' tools you approved (Approvals ›
+            Tool definitions); you approve each call.
           </p>
         )}
       </section>
