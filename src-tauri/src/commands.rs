@@ -11,8 +11,8 @@ use rmcp::model::{
     CallToolResult, CompleteResult, GetPromptResult, ListResourcesResult, Prompt,
     ReadResourceResult, ResourceTemplate, Tool,
 };
-use switchboard_core::app::App;
 use switchboard_core::app::requests::*;
+use switchboard_core::app::{App, Confirm};
 use switchboard_core::approvals::Review;
 use switchboard_core::approvals::policy::PolicyEntry;
 use switchboard_core::audit::{AuditEntry, AuditQuery};
@@ -56,6 +56,7 @@ registered! {
         sign_out_server,
         sign_in_info,
         save_server,
+        trust_server,
         remove_server,
         set_server_enabled,
         import_preview,
@@ -121,9 +122,43 @@ async fn restart_server(app: State<'_, App>, args: ServerName) -> Result<()> {
     app.restart_server(args).await
 }
 
+/// Saves a server; a definition that would run something not yet trusted is first shown in a
+/// native dialog, which the web view can neither draw nor click.
 #[tauri::command]
-async fn save_server(app: State<'_, App>, args: SaveServer) -> Result<()> {
-    app.save_server(args).await
+async fn save_server(window: AppHandle, app: State<'_, App>, args: SaveServer) -> Result<()> {
+    app.save_server(args, confirm_in_dialog(window)).await
+}
+
+/// Shows a server's launch definition in a native dialog and trusts it if the person says so.
+#[tauri::command]
+async fn trust_server(window: AppHandle, app: State<'_, App>, args: ServerName) -> Result<bool> {
+    app.trust_server(args, confirm_in_dialog(window)).await
+}
+
+/// The native dialog that shows exactly what a server would run.
+fn confirm_in_dialog(window: AppHandle) -> Confirm {
+    use tauri_plugin_dialog::{MessageDialogButtons, MessageDialogKind};
+    Box::new(move |review| {
+        Box::pin(async move {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            window
+                .dialog()
+                .message(format!(
+                    "Switchboard runs this only if you trust it. Check every line:\n\n{}",
+                    review.text()
+                ))
+                .title(format!("Trust server {:?}?", review.server))
+                .kind(MessageDialogKind::Warning)
+                .buttons(MessageDialogButtons::OkCancelCustom(
+                    "Trust and run".into(),
+                    "Cancel".into(),
+                ))
+                .show(move |trusted| {
+                    let _ = tx.send(trusted);
+                });
+            rx.await.unwrap_or(false)
+        })
+    })
 }
 
 #[tauri::command]

@@ -48,8 +48,13 @@ export interface Backend {
   signOutServer(name: string): Promise<void>;
   /** Who is signed in to a remote server, where and for which scopes (null: nobody). */
   signInInfo(name: string): Promise<SignInInfo | null>;
-  /** Adds a server, or replaces `previousName` (which may be a rename) with it; saved to the config file. */
+  /**
+   * Adds a server, or replaces `previousName` (which may be a rename) with it; saved to the config file. A definition
+   * that would run something not yet trusted is first shown in a native dialog; declined, it fails with `denied`.
+   */
   saveServer(name: string, config: ServerConfig, previousName: string | null): Promise<void>;
+  /** Shows the server's launch definition in a native dialog; true once the person trusted it (it then starts). */
+  trustServer(name: string): Promise<boolean>;
   removeServer(name: string): Promise<void>;
   setServerEnabled(name: string, enabled: boolean): Promise<void>;
   /** Reads a Claude Desktop or VS Code config and says what importing it would do (no secret values). */

@@ -196,6 +196,8 @@ export function statusText(view: ServerView, now: number, since: number): string
       return "Disabled";
     case "stopped":
       return "Stopped";
+    case "needsTrust":
+      return "Not trusted yet: review what it runs before it starts";
     case "starting":
       return s.attempt > 0 ? `Starting (attempt ${s.attempt + 1})…` : "Starting…";
     case "running":

@@ -40,7 +40,13 @@ pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
                 authorizations += 1;
                 tracing::info!(authorizations, "{}", e.message);
                 host.app
-                    .sign_in_with(url, e.challenge.as_deref(), &server, &authorizer)
+                    .sign_in_with(
+                        "conformance",
+                        url,
+                        e.challenge.as_deref(),
+                        &server,
+                        &authorizer,
+                    )
                     .await?;
             }
             Err(e) => {

@@ -8,6 +8,7 @@ mod bench;
 mod conformance;
 mod login;
 mod reviewers;
+mod trust;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -39,7 +40,8 @@ Exit codes:
      such tool
   6  timeout (the request was cancelled)
   7  the connection closed (crash, oversize message)
-  8  denied (by you, by policy, or a changed tool definition)
+  8  denied (by you, by policy, or a changed tool definition), or the server's definition is not
+     trusted yet (run `switchboard-cli trust SERVER`)
   9  an LLM provider failed or a sampling limit was hit
  10  internal error
  11  the server requires sign-in (run `switchboard-cli login SERVER`) or signing in failed
@@ -249,6 +251,16 @@ enum Command {
         #[arg(long, value_name = "SCOPES")]
         scope: Option<String>,
     },
+    /// Trust a configured server's launch definition: shows exactly what it runs (command,
+    /// arguments, environment, URL, headers; hidden characters revealed) and asks. Nothing in the
+    /// config file runs until its definition is trusted, and a changed definition asks again.
+    Trust {
+        /// A configured server's name.
+        server: String,
+        /// Trust without asking (for scripts; the definition is still printed).
+        #[arg(long)]
+        yes: bool,
+    },
     /// Sign out of a remote server: deletes its tokens from the keychain.
     Logout {
         /// A configured server's name.
@@ -305,7 +317,10 @@ fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::ServerError | ErrorCode::NotSupported | ErrorCode::ToolNotFound => 5,
         ErrorCode::Timeout | ErrorCode::Cancelled => 6,
         ErrorCode::TransportClosed | ErrorCode::MessageTooLarge => 7,
-        ErrorCode::Denied | ErrorCode::PinChanged | ErrorCode::ApprovalMismatch => 8,
+        ErrorCode::Denied
+        | ErrorCode::PinChanged
+        | ErrorCode::ApprovalMismatch
+        | ErrorCode::NotTrusted => 8,
         ErrorCode::LimitExceeded | ErrorCode::Provider => 9,
         ErrorCode::Io | ErrorCode::Storage | ErrorCode::Internal => 10,
         ErrorCode::AuthRequired
@@ -667,6 +682,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             scope,
         } => login::login(&host, server, *no_browser, scope.as_deref()).await,
         Command::Logout { server } => login::logout(&host, server).await,
+        Command::Trust { server, yes } => trust::trust(&host, server, *yes).await,
         Command::Conformance { url } => conformance::run(&host, url).await,
         Command::Bench(args) => bench::run(&host, args).await,
     }
@@ -680,14 +696,17 @@ async fn servers(host: &Host) -> Result<ExitCode> {
         .filter(|(_, s)| s.enabled)
         .collect();
     let results = futures::future::join_all(enabled.iter().map(|(name, server)| async move {
-        let roots = config.roots_for(name);
-        let result = host.connect(name, (*server).clone(), &roots, None).await;
+        let _ = server;
+        let result = host.app.connect_configured(name, &[], None).await;
         let line = match &result {
             Ok(live) => {
                 let s = live.connection.summary();
                 json!({"name": name, "status": "running", "protocolVersion": s.protocol_version,
                        "serverInfo": s.server_info, "capabilities": s.capabilities, "error": null})
             }
+            Err(e) if e.code == ErrorCode::NotTrusted => json!({"name": name,
+                "status": "needs_trust", "protocolVersion": null, "serverInfo": null,
+                "capabilities": null, "error": e}),
             Err(e) => json!({"name": name, "status": "failed", "protocolVersion": null,
                              "serverInfo": null, "capabilities": null, "error": e}),
         };

@@ -59,6 +59,15 @@ fn cli(args: &[&str]) -> Output {
         .expect("run switchboard-cli")
 }
 
+/// Trusts configured server `server`, as its person would after reading the definition.
+fn trust(home: &std::path::Path, config: &std::path::Path, server: &str) {
+    let o = command(home, &["trust", server, "--yes"])
+        .env("SWITCHBOARD_CONFIG", config)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// Runs the CLI with `stdin` as its input.
 fn cli_with_input(c: &mut Command, stdin: &str) -> Output {
     let mut child = c
@@ -455,6 +464,7 @@ fn a_server_that_needs_sign_in_says_how_to_sign_in() {
         format!(r#"{{"mcpServers": {{"tracker": {{"url": "http://127.0.0.1:{port}/mcp"}}}}}}"#),
     )
     .unwrap();
+    trust(home.path(), &config, "tracker");
     let o = command(home.path(), &["tools", "tracker"])
         .env("SWITCHBOARD_CONFIG", &config)
         .output()
@@ -542,6 +552,7 @@ fn more_access_is_one_login_away() {
             .output()
             .unwrap()
     };
+    trust(home.path(), &config, "tracker");
     let login = run(&["login", "tracker"]);
     assert!(
         login.status.success(),
@@ -1059,4 +1070,53 @@ fn a_sampling_tool_loop_round_trips_through_the_provider() {
     let result = messages.iter().find(|m| m["role"] == "tool").unwrap();
     assert_eq!(result["tool_call_id"], call["tool_calls"][0]["id"]);
     assert!(result["content"].to_string().contains("18°C, sunny"));
+}
+
+/// Nothing in the config file runs until its definition is trusted, and an edited definition
+/// asks again; a marker file written by the command proves whether anything ran.
+#[test]
+fn a_configured_server_runs_only_once_trusted_and_asks_again_when_edited() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = home.path().join("ran");
+    let config = home.path().join("config.json");
+    let define = |extra: &str| {
+        let script = format!("touch '{}'; {extra}exec {}", marker.display(), everything());
+        let file =
+            serde_json::json!({"mcpServers": {"ev": {"command": "sh", "args": ["-c", script]}}});
+        std::fs::write(&config, file.to_string()).unwrap();
+    };
+    let run = |args: &[&str]| {
+        command(home.path(), args)
+            .env("SWITCHBOARD_CONFIG", &config)
+            .output()
+            .unwrap()
+    };
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+
+    define("");
+    let o = run(&["tools", "ev"]);
+    assert_eq!(o.status.code(), Some(8), "{}", err(&o));
+    assert!(err(&o).starts_with("error: not_trusted: "), "{}", err(&o));
+    assert!(err(&o).contains("switchboard-cli trust ev"), "{}", err(&o));
+    let o = run(&["servers"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"needs_trust\""));
+    // Off a terminal nobody can be asked: the definition is shown, and --yes is how to trust it.
+    let o = run(&["trust", "ev"]);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("Command: sh"), "{}", err(&o));
+    assert!(err(&o).contains("--yes"), "{}", err(&o));
+    assert!(!marker.exists(), "nothing ran before it was trusted");
+
+    let o = run(&["trust", "ev", "--yes"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = run(&["tools", "ev"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(marker.exists(), "the trusted definition ran");
+
+    std::fs::remove_file(&marker).unwrap();
+    define(": edited; ");
+    let o = run(&["tools", "ev"]);
+    assert_eq!(o.status.code(), Some(8), "{}", err(&o));
+    assert!(err(&o).contains("changed"), "{}", err(&o));
+    assert!(!marker.exists(), "the edited definition did not run");
 }

@@ -9,11 +9,13 @@ pub mod commands;
 pub mod requests;
 
 pub use auth::SignIn;
+pub use trust::Confirm;
 
 mod auth;
 mod chat;
 mod reviews;
 mod servers;
+mod trust;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -39,6 +41,7 @@ use crate::sampling::Sampling;
 use crate::secrets::{Keychain, SecretStore};
 use crate::servers::{Connector, HostContext, RestartPolicy, real_connector};
 use crate::store::{Store, off_thread};
+use crate::trust::Trust;
 
 /// How often old audit rows are pruned while the app runs.
 const PRUNE_EVERY: Duration = Duration::from_secs(6 * 3600);
@@ -169,6 +172,10 @@ impl AppBuilder {
             Some(m) => m,
             None => user_models(&providers).await?,
         };
+        let trust = {
+            let store = store.clone();
+            off_thread(move || Trust::load(store)).await?
+        };
         let events = Bus::default();
         let (reviewer, reviews) = match self.reviewer.clone() {
             Some(r) => (r, None),
@@ -189,6 +196,7 @@ impl AppBuilder {
             secrets,
             restart: self.restart,
             connector: self.connector,
+            trust,
         };
         let retention = config.audit_retention();
         let host = if supervise {
@@ -309,7 +317,7 @@ impl App {
     }
 
     /// Connects to configured server `name` once, outside supervision (the CLI), with `extra`
-    /// roots besides its configured ones.
+    /// roots besides its configured ones; refused unless its definition is trusted.
     pub async fn connect_configured(
         &self,
         name: &str,
@@ -317,6 +325,7 @@ impl App {
         timeout: Option<Duration>,
     ) -> Result<Live> {
         let server = self.configured_server(name)?;
+        self.admit(name, &server)?;
         let mut roots = self.0.host.config()?.roots_for(name);
         roots.extend(extra.iter().cloned());
         self.connect_to(name, server, &roots, timeout).await

@@ -78,10 +78,11 @@ impl std::fmt::Debug for ClientIdentity {
 }
 
 impl ClientIdentity {
-    /// The identity a server's `oauth` config gives, its secret read from the keychain.
+    /// The identity server `server`'s `oauth` config gives, its secret read from the keychain.
     pub fn from_config(
         config: Option<&crate::config::OAuthClient>,
         store: &dyn SecretStore,
+        server: &str,
     ) -> Result<Self> {
         let Some(c) = config else {
             return Ok(Self::default());
@@ -89,7 +90,7 @@ impl ClientIdentity {
         let secret = c
             .client_secret
             .as_deref()
-            .map(|s| secrets::expand(s, store))
+            .map(|s| secrets::expand(s, store, server))
             .transpose()?;
         Ok(Self {
             client_id: c.client_id.clone(),

@@ -65,6 +65,9 @@ pub enum ErrorCode {
     /// The server needs more access (scopes) than the signed-in user granted, and asking again
     /// did not get it.
     InsufficientScope,
+    /// A configured server's launch definition is new or changed since the user trusted it: it
+    /// is not spawned or dialed until the user has seen it and trusted it.
+    NotTrusted,
     /// An invariant broke inside Switchboard.
     Internal,
 }
@@ -99,6 +102,7 @@ impl ErrorCode {
             ErrorCode::SignInExpired => "sign_in_expired",
             ErrorCode::AuthFailed => "auth_failed",
             ErrorCode::InsufficientScope => "insufficient_scope",
+            ErrorCode::NotTrusted => "not_trusted",
             ErrorCode::Internal => "internal",
         }
     }

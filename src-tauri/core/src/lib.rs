@@ -33,6 +33,7 @@ pub mod servers;
 pub mod sse;
 pub mod store;
 pub mod transport;
+pub mod trust;
 pub mod visible;
 
 pub use error::{Error, ErrorCode, Result};

@@ -81,9 +81,26 @@ pub fn reference(name: &str) -> String {
     format!("${{secret:{name}}}")
 }
 
-/// Expands `${secret:NAME}` and `${env:VAR}` references in `value`. A missing secret is an error
-/// naming it; a missing environment variable expands to the empty string, as other hosts do.
-pub fn expand(value: &str, store: &dyn SecretStore) -> Result<String> {
+/// Keychain entries Switchboard manages for itself: provider keys, sign-in tokens and every
+/// server's own secrets. A definition reads only its own server's entries among them.
+const RESERVED: [&str; 3] = ["provider:", "oauth:", "server/"];
+
+/// Whether server `server`'s definition may read keychain entry `name`: its own entries
+/// (`server/<server>/…`, where import and the server form put them), imported inputs (`input/…`)
+/// and entries the user named themselves, never a provider key, a sign-in token or another
+/// server's secret.
+pub fn readable_by(name: &str, server: &str) -> bool {
+    let own = name
+        .strip_prefix("server/")
+        .and_then(|rest| rest.strip_prefix(server))
+        .is_some_and(|rest| rest.starts_with('/'));
+    own || !RESERVED.iter().any(|prefix| name.starts_with(prefix))
+}
+
+/// Expands `${secret:NAME}` and `${env:VAR}` references in server `server`'s `value`. A missing
+/// secret is an error naming it, and so is one the server may not read ([`readable_by`]); a
+/// missing environment variable expands to the empty string, as other hosts do.
+pub fn expand(value: &str, store: &dyn SecretStore, server: &str) -> Result<String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
@@ -95,6 +112,16 @@ pub fn expand(value: &str, store: &dyn SecretStore) -> Result<String> {
         };
         let inner = &after[..end];
         if let Some(name) = inner.strip_prefix("secret:") {
+            if !readable_by(name, server) {
+                return Err(Error::new(
+                    ErrorCode::Denied,
+                    format!(
+                        "server {server:?} may not read the keychain entry {name:?}: it belongs to \
+                         Switchboard or to another server (a definition reads only its own \
+                         secrets, imported inputs and entries you named yourself)"
+                    ),
+                ));
+            }
             match store.get(name)? {
                 Some(v) => out.push_str(&v),
                 None => {
@@ -156,16 +183,47 @@ mod tests {
         assert_eq!(
             expand(
                 "Bearer ${secret:gh}/${env:SWITCHBOARD_TEST_EXPAND}/${other}",
-                &s
+                &s,
+                "srv"
             )
             .unwrap(),
             "Bearer tok123/e/${other}"
         );
-        let e = expand("${secret:nope}", &s).unwrap_err();
+        let e = expand("${secret:nope}", &s, "srv").unwrap_err();
         assert_eq!(e.code, ErrorCode::Keychain);
         assert_eq!(
-            expand("plain ${unterminated", &s).unwrap(),
+            expand("plain ${unterminated", &s, "srv").unwrap(),
             "plain ${unterminated"
         );
+    }
+
+    #[test]
+    fn a_definition_reads_only_its_own_secrets() {
+        let s = MemoryStore::default();
+        for (name, value) in [
+            ("provider:anthropic", "sk-ant-canary"),
+            ("oauth:https://example.com/mcp", "{\"access_token\":\"t\"}"),
+            ("server/other/env/TOKEN", "other-canary"),
+            ("server/srv/env/TOKEN", "mine"),
+            ("server/srv-2/env/TOKEN", "lookalike"),
+            ("input/pat", "typed"),
+            ("remote-token", "named"),
+        ] {
+            s.set(name, value).unwrap();
+        }
+        let read = |name: &str| expand(&format!("${{secret:{name}}}"), &s, "srv");
+        assert_eq!(read("server/srv/env/TOKEN").unwrap(), "mine");
+        assert_eq!(read("input/pat").unwrap(), "typed");
+        assert_eq!(read("remote-token").unwrap(), "named");
+        for foreign in [
+            "provider:anthropic",
+            "oauth:https://example.com/mcp",
+            "server/other/env/TOKEN",
+            "server/srv-2/env/TOKEN",
+        ] {
+            let e = read(foreign).unwrap_err();
+            assert_eq!(e.code, ErrorCode::Denied, "{foreign}: {e}");
+            assert!(!e.message.contains("canary"), "{}", e.message);
+        }
     }
 }

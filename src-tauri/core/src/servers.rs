@@ -27,6 +27,7 @@ use crate::events::{Bus, ServerEvent};
 use crate::handler::roots_from_paths;
 use crate::process::{BaseEnv, StderrRing};
 use crate::secrets::SecretStore;
+use crate::trust::Trust;
 
 /// Stderr lines kept per server.
 pub const STDERR_LINES: usize = 1000;
@@ -81,6 +82,8 @@ pub enum ServerState {
     Disabled,
     /// Not running (never started or stopped by the user).
     Stopped,
+    /// Not started: its launch definition waits for the user's trust.
+    NeedsTrust,
     /// Spawning or handshaking; `attempt` is 0 for a first start.
     Starting { attempt: u32 },
     /// Connected; the catalog is `None` until its first fetch completes.
@@ -106,6 +109,7 @@ impl ServerState {
         match self {
             ServerState::Disabled => ServerStatus::Disabled,
             ServerState::Stopped => ServerStatus::Stopped,
+            ServerState::NeedsTrust => ServerStatus::NeedsTrust,
             ServerState::Starting { attempt } => ServerStatus::Starting { attempt: *attempt },
             ServerState::Running { connection, .. } => ServerStatus::Running {
                 summary: connection.summary().clone(),
@@ -175,13 +179,18 @@ pub struct HostContext {
     pub secrets: Arc<dyn SecretStore>,
     pub restart: RestartPolicy,
     pub connector: Connector,
+    /// Which launch definitions may run.
+    pub trust: Trust,
 }
 
 impl ServerHandle {
     /// Starts supervising `name`. Enabled servers connect at once.
     pub fn spawn(name: &str, config: ServerConfig, roots: Vec<PathBuf>, ctx: &HostContext) -> Self {
         let (commands, rx) = mpsc::channel(8);
-        let initial = if config.enabled {
+        let untrusted = ctx.trust.verdict(name, &config) != crate::trust::TrustVerdict::Trusted;
+        let initial = if config.enabled && untrusted {
+            ServerState::NeedsTrust
+        } else if config.enabled {
             ServerState::Starting { attempt: 0 }
         } else {
             ServerState::Disabled
@@ -210,6 +219,7 @@ impl ServerHandle {
             events: ctx.events.clone(),
             policy: ctx.restart,
             connector: ctx.connector.clone(),
+            trust: ctx.trust.clone(),
         };
         tokio::spawn(supervisor.run());
         Self {
@@ -253,6 +263,9 @@ impl ServerHandle {
             }
             ServerState::Disabled => ": it is disabled".into(),
             ServerState::Stopped => ": it is stopped".into(),
+            ServerState::NeedsTrust => {
+                ": its definition is new or changed and waits for your trust".into()
+            }
             ServerState::Stopping => ": it is stopping".into(),
             _ => ": it is still starting".into(),
         };
@@ -270,6 +283,7 @@ impl ServerHandle {
                 match &*state.borrow_and_update() {
                     ServerState::Running { connection, .. } => return Ok(connection.clone()),
                     ServerState::Failed { error } => return Err(error.clone()),
+                    ServerState::NeedsTrust => return Err(self.untrusted()),
                     _ => {}
                 }
                 if state.changed().await.is_err() {
@@ -287,6 +301,16 @@ impl ServerHandle {
                 ),
             )
         })?
+    }
+
+    fn untrusted(&self) -> Error {
+        Error::new(
+            ErrorCode::NotTrusted,
+            format!(
+                "server {:?} is not trusted yet: review its definition and trust it first",
+                self.name
+            ),
+        )
     }
 
     /// The running server's tools, prompts and templates, refreshed on `list_changed`; `None`
@@ -330,6 +354,7 @@ impl ServerHandle {
                         return Ok(connection.clone());
                     }
                     ServerState::Failed { error } => return Err(error.clone()),
+                    ServerState::NeedsTrust => return Err(self.untrusted()),
                     _ => {}
                 }
             }
@@ -415,6 +440,7 @@ struct Supervisor {
     events: Bus,
     policy: RestartPolicy,
     connector: Connector,
+    trust: Trust,
 }
 
 /// How a connected phase ended.
@@ -480,11 +506,11 @@ impl Supervisor {
         self.on_command(command, attempt)
     }
 
-    /// Shows the server as stopped, unless it is disabled or failed (which say more).
+    /// Shows the server as stopped, unless it is disabled, failed or untrusted (which say more).
     fn settle_stopped(&self) {
         let keep = matches!(
             *self.state.borrow(),
-            ServerState::Failed { .. } | ServerState::Disabled
+            ServerState::Failed { .. } | ServerState::Disabled | ServerState::NeedsTrust
         );
         if !keep {
             self.set(ServerState::Stopped);
@@ -528,6 +554,11 @@ impl Supervisor {
     }
 
     async fn connect(&mut self, attempt: &mut u32) -> Next {
+        // Nothing the user has not trusted is spawned or dialed, however it got into the file.
+        if !self.trust.admit(&self.opts.server, &self.opts.config) {
+            self.set(ServerState::NeedsTrust);
+            return Next::Idle;
+        }
         self.set(ServerState::Starting { attempt: *attempt });
         let connecting = (self.connector)(self.opts.clone());
         tokio::select! {

@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0002_providers.sql"),
     include_str!("store/migrations/0003_chat.sql"),
     include_str!("store/migrations/0004_audit_search.sql"),
+    include_str!("store/migrations/0005_trust.sql"),
 ];
 
 /// The file name of the database inside the data directory.

@@ -132,6 +132,13 @@ export class FakeBackend implements Backend {
     else if (this.servers.some((s) => s.name === name)) throw { code: "invalid_input", message: `a server named "${name}" already exists` };
     this.addServer(name, { state: "starting", attempt: 0 }, config);
   }
+  /** What the "native dialog" answers when asked to trust a server. */
+  trustAnswer = true;
+  async trustServer(name: string) {
+    this.log("trustServer", name);
+    if (this.trustAnswer) this.emit({ type: "status", server: name, status: running(name) });
+    return this.trustAnswer;
+  }
   async removeServer(name: string) {
     this.log("removeServer", name);
     this.servers = this.servers.filter((s) => s.name !== name);

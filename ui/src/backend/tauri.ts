@@ -29,6 +29,7 @@ export const tauriBackend: Backend = {
   signOutServer: async (server) => void (await call("sign_out_server", { server })),
   signInInfo: (server) => call("sign_in_info", { server }),
   saveServer: async (name, config, previousName) => void (await call("save_server", { name, config, previousName })),
+  trustServer: (server) => call("trust_server", { server }),
   removeServer: async (server) => void (await call("remove_server", { server })),
   setServerEnabled: async (server, enabled) => void (await call("set_server_enabled", { server, enabled })),
   importPreview: (path) => call("import_preview", { path }),

@@ -49,6 +49,7 @@ export type Commands = {
   sign_out_server: { args: ServerName; result: null };
   sign_in_info: { args: ServerName; result: SignInInfo | null };
   save_server: { args: SaveServer; result: null };
+  trust_server: { args: ServerName; result: boolean };
   remove_server: { args: ServerName; result: null };
   set_server_enabled: { args: SetEnabled; result: null };
   import_preview: { args: FilePath; result: ImportPlan };
@@ -105,6 +106,7 @@ export const COMMAND_NAMES = [
   "sign_out_server",
   "sign_in_info",
   "save_server",
+  "trust_server",
   "remove_server",
   "set_server_enabled",
   "import_preview",

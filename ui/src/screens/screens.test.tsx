@@ -64,6 +64,25 @@ describe("Servers screen: sign-in", () => {
   });
 });
 
+describe("Servers screen: trust", () => {
+  it("says a server waits for trust and asks the native dialog through trustServer", async () => {
+    const b = new FakeBackend().addServer("fs", { state: "needsTrust" }, { command: "npx", args: ["-y", "x"] });
+    b.trustAnswer = false;
+    render(<WithHost backend={b} screen="servers" />);
+    expect((await screen.findByTestId("server-status-text")).textContent).toMatch(/Not trusted yet/);
+    expect(screen.getByTestId("server-row").textContent).toContain("needs trust");
+    await userEvent.click(screen.getByTestId("trust-server"));
+    // Declined in the dialog: still waiting, nothing started.
+    await waitFor(() => expect(b.calls.filter((c) => c.method === "trustServer").length).toBe(1));
+    expect(screen.getByTestId("needs-trust")).toBeTruthy();
+    b.trustAnswer = true;
+    await userEvent.click(screen.getByTestId("trust-server"));
+    await waitFor(() => expect(screen.getByTestId("server-status-text").textContent).toMatch(/^Running/));
+    expect(screen.queryByTestId("needs-trust")).toBeNull();
+    expect(b.calls.filter((c) => c.method === "trustServer").map((c) => c.args)).toEqual([["fs"], ["fs"]]);
+  });
+});
+
 describe("Servers screen: a sign-in that ended, and who is signed in", () => {
   it("says a sign-in ended and offers to sign in again", async () => {
     const ended = {

@@ -83,7 +83,7 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
             >
               <span className={`dot ${s.status.state}`} aria-hidden="true" />
               <span className="name">{s.name}</span>
-              <span className="state muted">{needsSignIn(s.status) ? "sign in" : s.status.state}</span>
+              <span className="state muted">{needsSignIn(s.status) ? "sign in" : s.status.state === "needsTrust" ? "needs trust" : s.status.state}</span>
             </li>
           ))}
         </ul>

@@ -29,6 +29,7 @@ impl App {
         server: &ServerConfig,
         authorizer: &dyn Authorizer,
     ) -> Result<SignIn> {
+        self.admit(name, server)?;
         let url = remote_url(name, server)?;
         let challenge = match self.connect_to(name, server.clone(), &[], None).await {
             Ok(live) => {
@@ -38,7 +39,7 @@ impl App {
             Err(e) if e.challenge.is_some() => e.challenge,
             Err(e) => return Err(e),
         };
-        self.sign_in_with(&url, challenge.as_deref(), server, authorizer)
+        self.sign_in_with(name, &url, challenge.as_deref(), server, authorizer)
             .await?;
         let live = self.connect_to(name, server.clone(), &[], None).await?;
         live.shutdown().await;
@@ -54,9 +55,10 @@ impl App {
         scopes: &str,
         authorizer: &dyn Authorizer,
     ) -> Result<()> {
+        self.admit(name, server)?;
         let url = remote_url(name, server)?;
         let challenge = auth::scope_challenge(scopes)?;
-        self.sign_in_with(&url, Some(&challenge), server, authorizer)
+        self.sign_in_with(name, &url, Some(&challenge), server, authorizer)
             .await
     }
 
@@ -64,16 +66,18 @@ impl App {
     /// more scopes), without connecting first.
     pub async fn sign_in_with(
         &self,
+        name: &str,
         url: &str,
         challenge: Option<&str>,
         server: &ServerConfig,
         authorizer: &dyn Authorizer,
     ) -> Result<()> {
         let secrets = self.0.host.context().secrets.clone();
-        let (oauth, store) = (server.oauth.clone(), secrets.clone());
+        let (oauth, store, name) = (server.oauth.clone(), secrets.clone(), name.to_owned());
         // The client secret is a keychain reference: read off the runtime.
         let identity =
-            off_thread(move || ClientIdentity::from_config(oauth.as_ref(), store.as_ref())).await?;
+            off_thread(move || ClientIdentity::from_config(oauth.as_ref(), store.as_ref(), &name))
+                .await?;
         auth::sign_in(url, challenge, &identity, secrets, authorizer).await
     }
 
@@ -82,6 +86,7 @@ impl App {
     /// browser opened by `open`, then (re)starts the server with the new tokens.
     pub async fn sign_in_server(&self, args: ServerName, open: Open) -> Result<()> {
         let (server, challenge) = self.sign_in_target(&args.server)?;
+        self.admit(&args.server, &server)?;
         let url = remote_url(&args.server, &server)?;
         let cancel = CancellationToken::new();
         if let Some(earlier) = self.sign_in_slot().replace(cancel.clone()) {
@@ -90,7 +95,7 @@ impl App {
         }
         let loopback = Loopback::bind(open, cancel).await?;
         let signed = self
-            .sign_in_with(&url, challenge.as_deref(), &server, &loopback)
+            .sign_in_with(&args.server, &url, challenge.as_deref(), &server, &loopback)
             .await;
         self.sign_in_slot().take();
         signed?;

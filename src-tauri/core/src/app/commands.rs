@@ -42,6 +42,7 @@ command_table! {
     sign_out_server(ServerName) -> "null";
     sign_in_info(ServerName) -> "SignInInfo | null";
     save_server(SaveServer) -> "null";
+    trust_server(ServerName) -> "boolean";
     remove_server(ServerName) -> "null";
     set_server_enabled(SetEnabled) -> "null";
     import_preview(FilePath) -> "ImportPlan";

@@ -12,8 +12,9 @@ use serde_json::Value;
 use super::App;
 use super::requests::{
     CallId, CallProgress, CallTool, Complete, CompletionTarget, FilePath, GetPrompt, ImportApply,
-    NoArgs, ResourceUri, ResourcesPage, SaveServer, ServerName, SetEnabled, SetLogLevel, SetRoots,
+    NoArgs, ResourceUri, ResourcesPage, ServerName, SetEnabled, SetLogLevel, SetRoots,
 };
+use crate::config::ServerConfig;
 use crate::config::import::{ImportPlan, ImportReport};
 use crate::connection::{CompletionRef, Connection};
 use crate::error::{Error, ErrorCode, Result};
@@ -46,26 +47,20 @@ impl App {
         self.0.host.servers().get(&args.server)?.restart().await
     }
 
-    /// Adds a server or changes one (possibly renaming it: its rules and pins follow).
-    pub async fn save_server(&self, args: SaveServer) -> Result<()> {
-        let previous = args.previous_name.as_deref();
-        self.0
-            .host
-            .save_server(&args.name, args.config, previous)
-            .await?;
-        let name = args.name.trim();
-        match previous.map(str::trim) {
-            Some(previous) if previous != name => self.0.door.rename_server(previous, name).await,
-            _ => Ok(()),
-        }
-    }
-
     /// Removes a server; what was decided for it goes with it.
     pub async fn remove_server(&self, args: ServerName) -> Result<()> {
         let removed = self.0.host.remove_server(&args.server).await;
         // Forgotten even if stopping it failed after it left the config: a server added later
-        // under this name must not inherit its rules or pins.
+        // under this name must not inherit its rules, pins or trust.
         self.0.door.forget_server(&args.server).await?;
+        let remaining: Vec<ServerConfig> =
+            self.0.host.config()?.mcp_servers.into_values().collect();
+        let trust = self.0.host.context().trust.clone();
+        off_thread(move || {
+            let others: Vec<&ServerConfig> = remaining.iter().collect();
+            trust.forget(&args.server, &others)
+        })
+        .await?;
         removed
     }
 

@@ -40,7 +40,7 @@ fn child_env(
         env.extend(env_file(file, server)?);
     }
     for (k, v) in &config.env {
-        env.insert(k.clone(), secrets::expand(v, store)?);
+        env.insert(k.clone(), secrets::expand(v, store, server)?);
     }
     Ok(env)
 }
@@ -554,7 +554,7 @@ fn remote_headers(
                 format!("server {server:?}: field `headers.{k}`: {e}"),
             )
         })?;
-        let mut value = reqwest::header::HeaderValue::from_str(&secrets::expand(v, store)?)
+        let mut value = reqwest::header::HeaderValue::from_str(&secrets::expand(v, store, server)?)
             .map_err(|e| {
                 Error::new(
                     ErrorCode::ConfigInvalid,

@@ -44,6 +44,8 @@ pub enum ServerStatus {
     Disabled,
     /// Not running (never started or stopped by the user).
     Stopped,
+    /// Not started: its launch definition is new or changed, and waits for the user's trust.
+    NeedsTrust,
     /// Spawning or handshaking; `attempt` is 0 for a first start.
     Starting { attempt: u32 },
     /// Connected.

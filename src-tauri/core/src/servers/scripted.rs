@@ -118,6 +118,7 @@ pub(crate) fn context(script: &Arc<Script>, bus: &Bus) -> HostContext {
             stable_after: Duration::from_secs(60),
         },
         connector: script.connector(),
+        trust: crate::trust::Trust::everything(),
     }
 }
 

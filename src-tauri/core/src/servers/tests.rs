@@ -39,6 +39,7 @@ fn state_name(s: &ServerStatus) -> &'static str {
     match s {
         ServerStatus::Disabled => "disabled",
         ServerStatus::Stopped => "stopped",
+        ServerStatus::NeedsTrust => "needs_trust",
         ServerStatus::Starting { .. } => "starting",
         ServerStatus::Running { .. } => "running",
         ServerStatus::Stopping => "stopping",
@@ -166,4 +167,49 @@ async fn a_replaced_definition_that_is_disabled_stops_the_server() {
     assert_eq!(handle.status(), ServerStatus::Disabled);
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(script.alive.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_untrusted_definition_is_never_spawned_and_a_changed_one_asks_again() {
+    let script = Script::new([]);
+    let bus = Bus::default();
+    let store = Arc::new(crate::store::Store::in_memory().unwrap());
+    let trust = crate::trust::Trust::load(store).unwrap();
+    let mut ctx = context(&script, &bus);
+    ctx.trust = trust.clone();
+    let handle = ServerHandle::spawn("s", server(), vec![], &ctx);
+    assert_eq!(handle.status(), ServerStatus::NeedsTrust);
+    handle.start().await.unwrap();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(handle.status(), ServerStatus::NeedsTrust);
+    assert_eq!(
+        script.attempts.load(Ordering::SeqCst),
+        0,
+        "nothing was spawned"
+    );
+    let e = handle
+        .wait_running(Duration::from_secs(5))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, crate::ErrorCode::NotTrusted, "{e}");
+
+    trust
+        .grant("s", &crate::trust::launch_digest(&server()))
+        .unwrap();
+    handle.start().await.unwrap();
+    // The supervisor takes the command (the state still says "needs trust" until it does).
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    handle.wait_running(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(script.attempts.load(Ordering::SeqCst), 1);
+
+    let mut changed = server();
+    changed.args.push("--evil".into());
+    handle.replace(changed, &[]).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(handle.status(), ServerStatus::NeedsTrust);
+    assert_eq!(
+        script.attempts.load(Ordering::SeqCst),
+        1,
+        "the change was not spawned"
+    );
 }

@@ -283,12 +283,19 @@ async fn app_with(url: &str, dir: &std::path::Path, store: Arc<MemoryStore>) -> 
         config_file: dir.join("config.json"),
         data_dir: dir.join("data"),
     };
-    AppBuilder::new(paths)
+    let app = AppBuilder::new(paths)
         .secrets(store)
         .base_env(switchboard_core::process::BaseEnv::from_current())
         .build()
         .await
-        .unwrap()
+        .unwrap();
+    // The person trusts the definition, as the app's dialog would ask.
+    let yes: switchboard_core::app::Confirm = Box::new(|_| Box::pin(async { true }));
+    let server = switchboard_core::app::requests::ServerName {
+        server: "protected".into(),
+    };
+    assert!(app.trust_server(server, yes).await.unwrap());
+    app
 }
 
 /// Waits until server "protected" is in a state `wanted` accepts; panics with the last one.

@@ -138,6 +138,7 @@ pub fn host_context() -> HostContext {
             stable_after: std::time::Duration::from_secs(60),
         },
         connector: switchboard_core::servers::real_connector(),
+        trust: switchboard_core::trust::Trust::everything(),
     }
 }
 

@@ -101,6 +101,25 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
         {props.status}
       </p>
       {enabled ? null : <p className="hint muted">{OFF}</p>}
+      {s.state === "needsTrust" ? (
+        <div className="banner warn" data-testid="needs-trust">
+          <strong>Not trusted yet.</strong> {server.name}'s definition is new or changed since you last trusted it, so
+          Switchboard has not run it. Review exactly what it runs (command, arguments, environment, URL, headers) in the
+          dialog before it starts.{" "}
+          <button
+            className="primary"
+            data-testid="trust-server"
+            disabled={busy}
+            onClick={() =>
+              act(async () => {
+                await backend.trustServer(server.name);
+              })
+            }
+          >
+            Review and trust…
+          </button>
+        </div>
+      ) : null}
       {server.config?.url ? <SignIn backend={backend} host={props.host} server={server} /> : null}
       {error ? (
         <div className="banner error" data-testid="error-banner">

@@ -1,0 +1,188 @@
+//! The app's side of launch trust: reviewing a server's definition, trusting it after the person
+//! confirmed exactly what was shown (in a native dialog or on the terminal, never on the word of
+//! the web view), and the server edits that change what runs.
+
+use futures::future::BoxFuture;
+
+use super::App;
+use super::requests::{SaveServer, ServerName};
+use crate::config::ServerConfig;
+use crate::config::import::looks_secret;
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::{self, SecretStore};
+use crate::store::off_thread;
+use crate::trust::{LaunchReview, TrustVerdict, launch_digest};
+
+/// Shows a person a launch definition and answers whether they trust it: the desktop's native
+/// dialog, the CLI's terminal prompt.
+pub type Confirm = Box<dyn FnOnce(LaunchReview) -> BoxFuture<'static, bool> + Send>;
+
+impl App {
+    /// What trusting configured server `args.server` would let run.
+    pub fn trust_review(&self, args: &ServerName) -> Result<LaunchReview> {
+        let config = self.configured_server(&args.server)?;
+        Ok(LaunchReview::of(
+            &args.server,
+            &config,
+            &self.0.host.context().trust,
+        ))
+    }
+
+    /// Shows the server's definition through `confirm` and, if the person trusts it, trusts
+    /// exactly that definition and starts the server. Whether it is trusted now.
+    pub async fn trust_server(&self, args: ServerName, confirm: Confirm) -> Result<bool> {
+        let review = self.trust_review(&args)?;
+        if review.verdict != TrustVerdict::Trusted {
+            if !confirm(review.clone()).await {
+                return Ok(false);
+            }
+            self.grant(&args.server, &review).await?;
+        }
+        if let Ok(handle) = self.0.host.servers().get(&args.server) {
+            handle.start().await?;
+        }
+        Ok(true)
+    }
+
+    async fn grant(&self, server: &str, review: &LaunchReview) -> Result<()> {
+        // Bound to what was shown: a definition edited during the review is not trusted.
+        if launch_digest(&self.configured_server(server)?) != review.digest {
+            return Err(Error::new(
+                ErrorCode::ApprovalMismatch,
+                format!(
+                    "server {server:?}'s definition changed while you were reviewing it; review \
+                     it again"
+                ),
+            ));
+        }
+        // Its rules and pins were made for what the name ran before.
+        if review.verdict == TrustVerdict::Changed {
+            self.0.door.forget_server(server).await?;
+        }
+        let (trust, name, digest) = (
+            self.0.host.context().trust.clone(),
+            server.to_owned(),
+            review.digest.clone(),
+        );
+        off_thread(move || trust.grant(&name, &digest)).await
+    }
+
+    /// Checks that configured server `name`'s definition is trusted before anything dials it.
+    pub(super) fn admit(&self, name: &str, config: &ServerConfig) -> Result<()> {
+        let trust = &self.0.host.context().trust;
+        if trust.admit(name, config) {
+            Ok(())
+        } else {
+            Err(trust.refusal(name, config))
+        }
+    }
+
+    /// Adds a server or changes one (possibly renaming it: its rules, pins and secrets follow).
+    /// Plain secret-looking `env` and `headers` values move to the keychain first. A definition
+    /// that would run something not yet trusted under this name is shown through `confirm`, and
+    /// nothing is saved unless the person trusts it.
+    pub async fn save_server(&self, mut args: SaveServer, confirm: Confirm) -> Result<()> {
+        args.name = args.name.trim().to_owned();
+        let previous = args
+            .previous_name
+            .as_deref()
+            .map(str::trim)
+            .map(str::to_owned);
+        let trust = self.0.host.context().trust.clone();
+        let bound = previous.clone().unwrap_or_else(|| args.name.clone());
+        // Asked about what the person submitted; what Switchboard then rewrites (secrets moved
+        // to the keychain, references following a rename) is trusted along with it.
+        let ask = trust.verdict(&bound, &args.config) != TrustVerdict::Trusted;
+        let store = self.0.host.context().secrets.clone();
+        let (name, old, mut config) = (args.name.clone(), previous.clone(), args.config);
+        config = off_thread(move || {
+            secure_secrets(&name, old.as_deref(), &mut config, store.as_ref())?;
+            Ok(config)
+        })
+        .await?;
+        if ask {
+            let mut review = LaunchReview::of(&args.name, &config, &trust);
+            // The person's own edit: rules and pins carry over to what they confirm.
+            review.verdict = TrustVerdict::New;
+            if !confirm(review).await {
+                return Err(Error::new(
+                    ErrorCode::Denied,
+                    format!(
+                        "{:?} was not saved: you did not trust its definition",
+                        args.name
+                    ),
+                ));
+            }
+        }
+        if trust.verdict(&bound, &config) != TrustVerdict::Trusted {
+            let (t, b, d) = (trust.clone(), bound.clone(), launch_digest(&config));
+            off_thread(move || t.grant(&b, &d)).await?;
+        }
+        self.0
+            .host
+            .save_server(&args.name, config, previous.as_deref())
+            .await?;
+        match previous {
+            Some(previous) if previous != args.name => {
+                let to = args.name.clone();
+                off_thread(move || trust.rename(&previous, &to)).await?;
+                let previous = args.previous_name.unwrap_or_default();
+                self.0.door.rename_server(previous.trim(), &args.name).await
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Moves plain secret-looking `env` and `headers` values of server `name` into the keychain
+/// (`server/<name>/<env|header>/<KEY>`), and, when it was renamed from `previous`, its own
+/// keychain entries to the new name, rewriting the references.
+fn secure_secrets(
+    name: &str,
+    previous: Option<&str>,
+    config: &mut ServerConfig,
+    store: &dyn SecretStore,
+) -> Result<()> {
+    for (section, map) in [("env", &mut config.env), ("header", &mut config.headers)] {
+        for (key, value) in map.iter_mut() {
+            if let Some(old) = previous.filter(|p| *p != name) {
+                move_own_secrets(value, old, name, store)?;
+            }
+            if looks_secret(key) && !value.is_empty() && !value.contains("${") {
+                let entry = format!("server/{name}/{section}/{key}");
+                store.set(&entry, value)?;
+                *value = secrets::reference(&entry);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copies the `server/<from>/…` entries `value` refers to under `server/<to>/…` and rewrites it.
+fn move_own_secrets(
+    value: &mut String,
+    from: &str,
+    to: &str,
+    store: &dyn SecretStore,
+) -> Result<()> {
+    let (old, new) = (
+        format!("${{secret:server/{from}/"),
+        format!("${{secret:server/{to}/"),
+    );
+    let mut rest = value.as_str();
+    while let Some(at) = rest.find(&old) {
+        let after = &rest[at + 2 + "secret:".len()..];
+        let Some(end) = after.find('}') else { break };
+        let entry = &after[..end];
+        let moved = format!("server/{to}/{}", &entry[format!("server/{from}/").len()..]);
+        if let Some(secret) = store.get(entry)? {
+            store.set(&moved, &secret)?;
+        }
+        rest = &after[end..];
+    }
+    *value = value.replace(&old, &new);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

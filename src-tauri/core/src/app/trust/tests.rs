@@ -1,0 +1,261 @@
+//! Launch trust as the app applies it: a marker file written by the server's command proves
+//! whether anything ran.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+use crate::app::AppBuilder;
+use crate::app::requests::NoArgs;
+use crate::approvals::policy::{PolicyEntry, PolicyKind, Rule};
+use crate::paths::Paths;
+use crate::process::BaseEnv;
+use crate::secrets::MemoryStore;
+use crate::servers::ServerStatus;
+
+async fn app(dir: &Path, secrets: Arc<MemoryStore>) -> App {
+    let paths = Paths {
+        config_file: dir.join("config.json"),
+        data_dir: dir.join("data"),
+    };
+    AppBuilder::new(paths)
+        .secrets(secrets)
+        .base_env(BaseEnv::from_current())
+        .build()
+        .await
+        .unwrap()
+}
+
+fn write_config(dir: &Path, servers: serde_json::Value) {
+    let text = json!({ "mcpServers": servers }).to_string();
+    std::fs::write(dir.join("config.json"), text).unwrap();
+}
+
+/// A server whose command leaves `marker` behind (then fails its handshake).
+fn marking(marker: &Path, extra: &str) -> serde_json::Value {
+    json!({"command": "sh", "args": ["-c", format!("touch '{}'; {extra} exit 1", marker.display())]})
+}
+
+fn answer(yes: bool) -> Confirm {
+    Box::new(move |_| Box::pin(async move { yes }))
+}
+
+fn name(server: &str) -> ServerName {
+    ServerName {
+        server: server.to_owned(),
+    }
+}
+
+fn status(app: &App, server: &str) -> ServerStatus {
+    app.host().servers().get(server).unwrap().status()
+}
+
+async fn appears(path: &Path) -> bool {
+    for _ in 0..200 {
+        if path.exists() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn nothing_in_the_file_runs_until_trusted_and_an_edit_on_disk_asks_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    write_config(dir.path(), json!({ "s": marking(&marker, "") }));
+    let secrets = Arc::new(MemoryStore::default());
+    let app1 = app(dir.path(), secrets.clone()).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(status(&app1, "s"), ServerStatus::NeedsTrust);
+    let Err(e) = app1.connect_configured("s", &[], None).await else {
+        panic!("an untrusted server was dialed")
+    };
+    assert_eq!(e.code, ErrorCode::NotTrusted, "{e}");
+    assert!(!app1.trust_server(name("s"), answer(false)).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!marker.exists(), "nothing ran before the person trusted it");
+
+    assert!(app1.trust_server(name("s"), answer(true)).await.unwrap());
+    assert!(appears(&marker).await, "the trusted definition runs");
+    app1.shutdown().await;
+    drop(app1);
+
+    // Edited on disk: asks again, runs nothing.
+    std::fs::remove_file(&marker).unwrap();
+    write_config(
+        dir.path(),
+        json!({ "s": marking(&marker, "echo changed;") }),
+    );
+    let app2 = app(dir.path(), secrets.clone()).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(status(&app2, "s"), ServerStatus::NeedsTrust);
+    assert_eq!(
+        app2.trust_review(&name("s")).unwrap().verdict,
+        TrustVerdict::Changed
+    );
+    assert!(!marker.exists(), "the edited definition did not run");
+    app2.shutdown().await;
+    drop(app2);
+
+    // Renamed on disk, otherwise as trusted: runs.
+    write_config(dir.path(), json!({ "renamed": marking(&marker, "") }));
+    let app3 = app(dir.path(), secrets).await;
+    assert!(appears(&marker).await, "a rename keeps trust");
+    app3.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_definition_cannot_read_a_provider_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let leaked = dir.path().join("leaked");
+    let secrets = Arc::new(MemoryStore::default());
+    secrets.set("provider:anthropic", "sk-ant-canary").unwrap();
+    write_config(
+        dir.path(),
+        json!({"s": {
+            "command": "sh",
+            "args": ["-c", format!("echo \"$KEY\" > '{}'; exit 1", leaked.display())],
+            "env": {"KEY": "${secret:provider:anthropic}"}
+        }}),
+    );
+    let app = app(dir.path(), secrets).await;
+    assert!(app.trust_server(name("s"), answer(true)).await.unwrap());
+    let handle = app.host().servers().get("s").unwrap();
+    let error = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match handle.status() {
+                ServerStatus::Restarting { error, .. } | ServerStatus::Failed { error } => {
+                    return error;
+                }
+                _ => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(error.code, ErrorCode::Denied, "{error}");
+    assert!(error.message.contains("provider:anthropic"), "{error}");
+    assert!(!error.message.contains("canary"), "{error}");
+    assert!(!leaked.exists(), "the child never started with the key");
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_persons_own_edits_ask_first_keep_rules_and_move_secrets_to_the_keychain() {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = Arc::new(MemoryStore::default());
+    let app = app(dir.path(), secrets.clone()).await;
+    let mut config = ServerConfig::stdio("sh", vec!["-c".into(), "exit 1".into()]);
+    config.env.insert("API_KEY".into(), "plain-canary".into());
+    let save = |name: &str, config: &ServerConfig, previous: Option<&str>| SaveServer {
+        name: name.into(),
+        config: config.clone(),
+        previous_name: previous.map(str::to_owned),
+    };
+    let shown: Arc<std::sync::Mutex<Vec<LaunchReview>>> = Arc::default();
+    let record = |yes: bool| -> Confirm {
+        let shown = shown.clone();
+        Box::new(move |review| {
+            shown.lock().unwrap().push(review);
+            Box::pin(async move { yes })
+        })
+    };
+
+    let e = app
+        .save_server(save("s", &config, None), record(false))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Denied, "{e}");
+    assert!(
+        app.list_servers(NoArgs {}).await.unwrap().is_empty(),
+        "nothing saved"
+    );
+
+    app.save_server(save("s", &config, None), record(true))
+        .await
+        .unwrap();
+    let review = shown.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(
+        review.env[0].value, "${secret:server/s/env/API_KEY}",
+        "the dialog shows no secret"
+    );
+    let file = std::fs::read_to_string(dir.path().join("config.json")).unwrap();
+    assert!(!file.contains("plain-canary"), "{file}");
+    assert_eq!(
+        secrets.get("server/s/env/API_KEY").unwrap().as_deref(),
+        Some("plain-canary")
+    );
+    app.set_policy(PolicyEntry {
+        server: "s".into(),
+        kind: PolicyKind::Sampling,
+        tool: None,
+        rule: Rule::Deny,
+    })
+    .await
+    .unwrap();
+
+    // Only a setting changed: nothing to ask. A rename: nothing to ask, the secret follows.
+    let mut saved = app.configured_server("s").unwrap();
+    saved.request_timeout_secs = Some(30);
+    let asked = shown.lock().unwrap().len();
+    app.save_server(save("s", &saved, Some("s")), record(false))
+        .await
+        .unwrap();
+    app.save_server(save("t", &saved, Some("s")), record(false))
+        .await
+        .unwrap();
+    assert_eq!(shown.lock().unwrap().len(), asked, "nothing new to trust");
+    let renamed = app.configured_server("t").unwrap();
+    assert_eq!(renamed.env["API_KEY"], "${secret:server/t/env/API_KEY}");
+    assert_eq!(
+        secrets.get("server/t/env/API_KEY").unwrap().as_deref(),
+        Some("plain-canary")
+    );
+
+    // The person's own change to what runs: asked, and the rules stay.
+    let mut changed = renamed.clone();
+    changed.args.push("extra".into());
+    app.save_server(save("t", &changed, Some("t")), record(true))
+        .await
+        .unwrap();
+    assert_eq!(shown.lock().unwrap().len(), asked + 1);
+    let policies = app.list_policies(NoArgs {}).await.unwrap();
+    assert_eq!(policies.len(), 1);
+    assert_eq!(policies[0].server, "t");
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn trusting_a_definition_changed_outside_the_app_resets_its_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    write_config(dir.path(), json!({ "s": marking(&marker, "") }));
+    let secrets = Arc::new(MemoryStore::default());
+    let app1 = app(dir.path(), secrets.clone()).await;
+    assert!(app1.trust_server(name("s"), answer(true)).await.unwrap());
+    app1.set_policy(PolicyEntry {
+        server: "s".into(),
+        kind: PolicyKind::Sampling,
+        tool: None,
+        rule: Rule::AlwaysAllow,
+    })
+    .await
+    .unwrap();
+    app1.shutdown().await;
+    drop(app1);
+
+    write_config(dir.path(), json!({ "s": marking(&marker, "echo other;") }));
+    let app2 = app(dir.path(), secrets).await;
+    assert_eq!(app2.list_policies(NoArgs {}).await.unwrap().len(), 1);
+    assert!(app2.trust_server(name("s"), answer(true)).await.unwrap());
+    assert!(
+        app2.list_policies(NoArgs {}).await.unwrap().is_empty(),
+        "an allow rule made for another definition does not carry over"
+    );
+    app2.shutdown().await;
+}

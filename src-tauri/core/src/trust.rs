@@ -1,0 +1,375 @@
+//! Trust in launch definitions. Whatever sits in the config file (written by a script, another
+//! app, a pasted snippet) is hostile until the user has seen it: a server is spawned or dialed
+//! only when the SHA-256 of its canonical launch definition (command, args, cwd, env, envFile,
+//! url, headers, transport) is one the user trusted, after being shown exactly that definition
+//! with hidden characters revealed. The name is not part of the digest, so renaming keeps trust;
+//! any other change to those fields asks again.
+//!
+//! Each name is also bound to the trusted definition it last ran, because its standing rules and
+//! pinned tools were made for that definition: a name that turns up with another trusted
+//! definition (two names swapped by hand) needs trust again, and trusting it resets them.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
+
+use rusqlite::params;
+use serde::Serialize;
+use serde_json::{Value, json};
+use ts_rs::TS;
+
+use crate::config::ServerConfig;
+use crate::error::{Error, ErrorCode, Result};
+use crate::pins;
+use crate::store::{Store, now_ms};
+use crate::visible::reveal;
+
+/// The digest of `config`'s launch definition: what decides what runs, nothing else.
+pub fn launch_digest(config: &ServerConfig) -> String {
+    pins::digest(&launch_value(config))
+}
+
+fn launch_value(c: &ServerConfig) -> Value {
+    json!({
+        "command": c.command,
+        "args": c.args,
+        "cwd": c.cwd,
+        "env": c.env,
+        "envFile": c.env_file,
+        "url": c.url,
+        "headers": c.headers,
+        "transport": c.transport,
+        "type": c.kind,
+    })
+}
+
+/// How a server's current definition stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum TrustVerdict {
+    /// Trusted, and what this name last ran (or the name is new to a trusted definition).
+    Trusted,
+    /// Never trusted.
+    New,
+    /// This name ran another definition before; trusting this one resets its rules and pins.
+    Changed,
+}
+
+/// One name and value of a definition's `env` or `headers`, as written (secret references, not
+/// secrets), hidden characters revealed.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct LaunchSetting {
+    pub name: String,
+    pub value: String,
+}
+
+/// Exactly what trusting a server lets run: shown in the native dialog and by `switchboard-cli
+/// trust`, and bound by its digest, so only what was shown gets trusted.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct LaunchReview {
+    pub server: String,
+    pub digest: String,
+    pub verdict: TrustVerdict,
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub cwd: Option<String>,
+    pub env: Vec<LaunchSetting>,
+    pub env_file: Option<String>,
+    pub url: Option<String>,
+    pub headers: Vec<LaunchSetting>,
+    /// `stdio`, or the remote transport (`auto`, `streamable-http`, `sse`).
+    pub transport: String,
+    /// Whether any field held hidden characters (now shown as `⟨U+…⟩`).
+    pub hidden_characters: bool,
+}
+
+impl LaunchReview {
+    /// The review of server `server` defined by `config`, judged by `trust`.
+    pub fn of(server: &str, config: &ServerConfig, trust: &Trust) -> Self {
+        let shown = |s: &str| reveal(s).into_owned();
+        let settings = |map: &indexmap::IndexMap<String, String>| {
+            map.iter()
+                .map(|(k, v)| LaunchSetting {
+                    name: shown(k),
+                    value: shown(v),
+                })
+                .collect()
+        };
+        let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| shown(&p.to_string_lossy()));
+        let transport = match (&config.command, config.kind.as_deref()) {
+            (Some(_), _) => "stdio".to_owned(),
+            (None, Some(kind)) => shown(kind),
+            (None, None) => serde_json::to_value(config.transport)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+        };
+        Self {
+            server: shown(server),
+            digest: launch_digest(config),
+            verdict: trust.verdict(server, config),
+            command: config.command.as_deref().map(shown),
+            args: config.args.iter().map(|a| shown(a)).collect(),
+            cwd: path(&config.cwd),
+            env: settings(&config.env),
+            env_file: path(&config.env_file),
+            url: config.url.as_deref().map(shown),
+            headers: settings(&config.headers),
+            transport,
+            hidden_characters: crate::visible::json_has_hidden(&launch_value(config))
+                || crate::visible::has_hidden(server),
+        }
+    }
+
+    /// The review as plain text, one field per line, arguments quoted as a shell would need.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let mut line = |label: &str, value: &str| out.push_str(&format!("{label}: {value}\n"));
+        line("Server", &self.server);
+        line("Transport", &self.transport);
+        if let Some(command) = &self.command {
+            line("Command", command);
+            let args: Vec<String> = self
+                .args
+                .iter()
+                .map(|a| shell_words::quote(a).into_owned())
+                .collect();
+            line(
+                "Arguments",
+                &if args.is_empty() {
+                    "(none)".into()
+                } else {
+                    args.join(" ")
+                },
+            );
+        }
+        if let Some(url) = &self.url {
+            line("URL", url);
+        }
+        if let Some(cwd) = &self.cwd {
+            line("Working directory", cwd);
+        }
+        if let Some(file) = &self.env_file {
+            line("Environment file", file);
+        }
+        for (label, settings) in [("Environment", &self.env), ("Headers", &self.headers)] {
+            if !settings.is_empty() {
+                out.push_str(&format!("{label}:\n"));
+                for s in settings {
+                    out.push_str(&format!("  {}={}\n", s.name, s.value));
+                }
+            }
+        }
+        if self.hidden_characters {
+            out.push_str(
+                "\nWARNING: this definition contains hidden characters, shown as ⟨U+…⟩.\n",
+            );
+        }
+        if self.verdict == TrustVerdict::Changed {
+            out.push_str(
+                "\nThis server ran a different definition before. Trusting this one resets its \
+                 standing rules and pinned tools.\n",
+            );
+        }
+        out
+    }
+}
+
+/// The trusted definitions and what each name last ran; cheap to clone. Reads are answered from
+/// memory (the supervisor asks before every connect); grants are written through to SQLite.
+#[derive(Clone)]
+pub struct Trust(Arc<State>);
+
+struct State {
+    store: Option<Arc<Store>>,
+    /// Every definition runs (tests and embedders whose definitions come from code).
+    everything: bool,
+    book: RwLock<Book>,
+}
+
+#[derive(Default)]
+struct Book {
+    trusted: HashSet<String>,
+    bound: HashMap<String, String>,
+}
+
+impl Trust {
+    /// The trust kept in `store` (blocking: call off the runtime).
+    pub fn load(store: Arc<Store>) -> Result<Self> {
+        let book = store.with(|c| {
+            let mut book = Book::default();
+            let mut q = c.prepare("SELECT digest FROM trusted_launches")?;
+            for d in q.query_map([], |r| r.get::<_, String>(0))? {
+                book.trusted.insert(d?);
+            }
+            let mut q = c.prepare("SELECT server, digest FROM server_launches")?;
+            for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+                let (server, digest) = row?;
+                book.bound.insert(server, digest);
+            }
+            Ok(book)
+        })?;
+        Ok(Self(Arc::new(State {
+            store: Some(store),
+            everything: false,
+            book: RwLock::new(book),
+        })))
+    }
+
+    /// Trust that lets every definition run: only for hosts whose definitions come from code
+    /// rather than a file (tests of other parts, embedders).
+    pub fn everything() -> Self {
+        Self(Arc::new(State {
+            store: None,
+            everything: true,
+            book: RwLock::default(),
+        }))
+    }
+
+    /// How server `server`'s definition `config` stands.
+    pub fn verdict(&self, server: &str, config: &ServerConfig) -> TrustVerdict {
+        if self.0.everything {
+            return TrustVerdict::Trusted;
+        }
+        let digest = launch_digest(config);
+        let Ok(book) = self.0.book.read() else {
+            return TrustVerdict::New;
+        };
+        match book.bound.get(server) {
+            Some(bound) if *bound != digest => TrustVerdict::Changed,
+            _ if book.trusted.contains(&digest) => TrustVerdict::Trusted,
+            _ => TrustVerdict::New,
+        }
+    }
+
+    /// Whether `config` may run as `server` now; a trusted definition under a name that has not
+    /// run one yet (new, or renamed by hand) is bound to it.
+    pub fn admit(&self, server: &str, config: &ServerConfig) -> bool {
+        if self.verdict(server, config) != TrustVerdict::Trusted {
+            return false;
+        }
+        if !self.0.everything {
+            let digest = launch_digest(config);
+            let fresh = self
+                .book()
+                .map(|mut b| b.bound.insert(server.to_owned(), digest.clone()).is_none())
+                .unwrap_or(false);
+            if fresh {
+                let server = server.to_owned();
+                self.write(move |c| bind(c, &server, &digest));
+            }
+        }
+        true
+    }
+
+    /// The refusal for a server whose definition is not trusted, with how to trust it.
+    pub fn refusal(&self, server: &str, config: &ServerConfig) -> Error {
+        let why = match self.verdict(server, config) {
+            TrustVerdict::Changed => "its definition changed since you trusted it",
+            _ => "its definition is new",
+        };
+        Error::new(
+            ErrorCode::NotTrusted,
+            format!(
+                "server {server:?} is not trusted yet: {why}. Review what it runs and trust it in \
+                 the app, or with: switchboard-cli trust {}",
+                shell_words::quote(server)
+            ),
+        )
+    }
+
+    /// Trusts definition `digest` as what `server` runs (blocking: call off the runtime).
+    pub fn grant(&self, server: &str, digest: &str) -> Result<()> {
+        if let Some(store) = &self.0.store {
+            store.with(|c| {
+                c.execute(
+                    "INSERT OR IGNORE INTO trusted_launches (digest, trusted_at) VALUES (?1, ?2)",
+                    params![digest, now_ms()],
+                )?;
+                bind(c, server, digest)
+            })?;
+        }
+        let mut book = self.book()?;
+        book.trusted.insert(digest.to_owned());
+        book.bound.insert(server.to_owned(), digest.to_owned());
+        Ok(())
+    }
+
+    /// `from` was renamed `to`: the binding follows (blocking: call off the runtime).
+    pub fn rename(&self, from: &str, to: &str) -> Result<()> {
+        let digest = self.book()?.bound.remove(from);
+        if let Some(store) = &self.0.store {
+            let (from, to) = (from.to_owned(), to.to_owned());
+            store.with(|c| {
+                c.execute(
+                    "DELETE FROM server_launches WHERE server = ?1",
+                    params![from],
+                )?;
+                match &digest {
+                    Some(d) => bind(c, &to, d),
+                    None => Ok(()),
+                }
+            })?;
+        }
+        if let Some(d) = digest {
+            self.book()?.bound.insert(to.to_owned(), d);
+        }
+        Ok(())
+    }
+
+    /// `server` was removed: its binding goes, and so does its definition's trust unless a
+    /// server in `still_configured` has the same definition (blocking: call off the runtime).
+    pub fn forget(&self, server: &str, still_configured: &[&ServerConfig]) -> Result<()> {
+        let digest = self.book()?.bound.remove(server);
+        let revoke = digest.filter(|d| !still_configured.iter().any(|c| launch_digest(c) == *d));
+        if let Some(store) = &self.0.store {
+            let revoked = revoke.clone();
+            store.with(|c| {
+                c.execute(
+                    "DELETE FROM server_launches WHERE server = ?1",
+                    params![server],
+                )?;
+                if let Some(d) = revoked {
+                    c.execute("DELETE FROM trusted_launches WHERE digest = ?1", params![d])?;
+                }
+                Ok(())
+            })?;
+        }
+        if let Some(d) = revoke {
+            self.book()?.trusted.remove(&d);
+        }
+        Ok(())
+    }
+
+    fn book(&self) -> Result<std::sync::RwLockWriteGuard<'_, Book>> {
+        self.0
+            .book
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "trust lock poisoned"))
+    }
+
+    /// Writes in the background (the caller is on the runtime); memory is already updated.
+    fn write(
+        &self,
+        f: impl FnOnce(&mut rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static,
+    ) {
+        if let Some(store) = &self.0.store {
+            store.detach(f);
+        }
+    }
+}
+
+fn bind(c: &rusqlite::Connection, server: &str, digest: &str) -> rusqlite::Result<()> {
+    c.execute(
+        "INSERT INTO server_launches (server, digest) VALUES (?1, ?2)
+         ON CONFLICT (server) DO UPDATE SET digest = excluded.digest",
+        params![server, digest],
+    )
+    .map(drop)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,139 @@
+use std::path::PathBuf;
+
+use super::*;
+
+fn server() -> ServerConfig {
+    ServerConfig::stdio("npx", vec!["-y".into(), "@scope/server".into()])
+}
+
+fn trust() -> (Arc<Store>, Trust) {
+    let store = Arc::new(Store::in_memory().unwrap());
+    let trust = Trust::load(store.clone()).unwrap();
+    (store, trust)
+}
+
+#[test]
+fn the_digest_covers_what_runs_and_nothing_else() {
+    let base = launch_digest(&server());
+    let mut settings = server();
+    settings.enabled = false;
+    settings.request_timeout_secs = Some(5);
+    settings.roots = Some(vec![PathBuf::from("/tmp")]);
+    assert_eq!(launch_digest(&settings), base, "settings are not launch");
+
+    let changes: Vec<fn(&mut ServerConfig)> = vec![
+        |c| c.command = Some("npx2".into()),
+        |c| c.args.push("--evil".into()),
+        |c| c.cwd = Some("/tmp".into()),
+        |c| {
+            c.env
+                .insert("NODE_OPTIONS".into(), "--require /tmp/x.js".into());
+        },
+        |c| c.env_file = Some("/tmp/.env".into()),
+        |c| {
+            c.headers.insert("X".into(), "y".into());
+        },
+        |c| c.kind = Some("sse".into()),
+    ];
+    for change in changes {
+        let mut c = server();
+        change(&mut c);
+        assert_ne!(launch_digest(&c), base, "{c:?}");
+    }
+    let remote = ServerConfig::remote("https://a.example/mcp", Default::default());
+    let mut other = remote.clone();
+    other.url = Some("https://b.example/mcp".into());
+    assert_ne!(launch_digest(&remote), launch_digest(&other));
+    other.url = remote.url.clone();
+    other.transport = crate::config::RemoteTransport::Sse;
+    assert_ne!(launch_digest(&remote), launch_digest(&other));
+}
+
+#[test]
+fn trust_is_per_definition_kept_across_a_rename_and_asked_again_on_a_change() {
+    let (store, trust) = trust();
+    assert_eq!(trust.verdict("fs", &server()), TrustVerdict::New);
+    assert!(!trust.admit("fs", &server()));
+    trust.grant("fs", &launch_digest(&server())).unwrap();
+    assert!(trust.admit("fs", &server()));
+    // Renamed by hand: the same definition under a new name still runs.
+    assert!(trust.admit("files", &server()));
+
+    let mut changed = server();
+    changed.args.push("--evil".into());
+    assert_eq!(trust.verdict("fs", &changed), TrustVerdict::Changed);
+    assert!(!trust.admit("fs", &changed));
+    let e = trust.refusal("fs", &changed);
+    assert_eq!(e.code, ErrorCode::NotTrusted);
+    assert!(e.message.contains("switchboard-cli trust fs"), "{e}");
+
+    // Survives a restart of the app.
+    let again = Trust::load(store).unwrap();
+    assert_eq!(again.verdict("fs", &server()), TrustVerdict::Trusted);
+    assert_eq!(again.verdict("fs", &changed), TrustVerdict::Changed);
+}
+
+#[test]
+fn a_name_that_turns_up_with_another_trusted_definition_asks_again() {
+    let (_store, trust) = trust();
+    let mut evil = server();
+    evil.command = Some("/tmp/evil".into());
+    trust.grant("github", &launch_digest(&server())).unwrap();
+    trust.grant("toy", &launch_digest(&evil)).unwrap();
+    // Someone moves the trusted "toy" definition under the name that holds the rules.
+    assert_eq!(trust.verdict("github", &evil), TrustVerdict::Changed);
+    assert!(!trust.admit("github", &evil));
+}
+
+#[test]
+fn renames_move_the_binding_and_removal_revokes_an_unused_definition() {
+    let (store, trust) = trust();
+    trust.grant("a", &launch_digest(&server())).unwrap();
+    trust.rename("a", "b").unwrap();
+    assert_eq!(trust.verdict("b", &server()), TrustVerdict::Trusted);
+    let mut other = server();
+    other.args.clear();
+    // "a" is free again: a different definition there is just new.
+    assert_eq!(trust.verdict("a", &other), TrustVerdict::New);
+
+    let copy = server();
+    trust.forget("b", &[&copy]).unwrap();
+    assert_eq!(
+        trust.verdict("c", &server()),
+        TrustVerdict::Trusted,
+        "still in use"
+    );
+    trust.grant("c", &launch_digest(&server())).unwrap();
+    trust.forget("c", &[]).unwrap();
+    assert_eq!(trust.verdict("c", &server()), TrustVerdict::New);
+    assert_eq!(
+        Trust::load(store).unwrap().verdict("d", &server()),
+        TrustVerdict::New
+    );
+}
+
+#[test]
+fn the_review_shows_every_field_with_hidden_characters_revealed() {
+    let mut c = server();
+    c.args.push("ok\u{e0041}\u{e0042}".into());
+    c.env
+        .insert("TOKEN".into(), "${secret:server/fs/env/TOKEN}".into());
+    c.cwd = Some("/work dir".into());
+    c.env_file = Some("/home/me/.env".into());
+    let (_store, trust) = trust();
+    let review = LaunchReview::of("fs", &c, &trust);
+    assert_eq!(review.digest, launch_digest(&c));
+    assert_eq!(review.verdict, TrustVerdict::New);
+    assert!(review.hidden_characters);
+    let text = review.text();
+    for shown in [
+        "Command: npx",
+        "Arguments: -y @scope/server ok⟨U+E0041⟩⟨U+E0042⟩",
+        "Working directory: /work dir",
+        "Environment file: /home/me/.env",
+        "TOKEN=${secret:server/fs/env/TOKEN}",
+        "hidden characters",
+    ] {
+        assert!(text.contains(shown), "{shown:?} missing from:\n{text}");
+    }
+}
