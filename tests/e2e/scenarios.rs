@@ -221,14 +221,17 @@ pub async fn elicitation_form(desktop: &Desktop) {
     );
 }
 
-/// Chat: the model's tool call approved with edited arguments; a prompt inserted from "/".
+/// Chat: the model is offered only approved tools; once the person approves them in place, its
+/// tool call is approved with edited arguments; a prompt inserted from "/".
 pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
     let s = &desktop.session;
-    // Chat: the model calls a server's tool; the person edits the arguments and approves the
-    // call in the dialog; the result goes back to the model, which answers. Then a server's
-    // prompt is inserted from the "/" palette.
+    // Chat: the model is not offered tools the person has not approved, and the window says so;
+    // the person approves the server's tools from the chat. Then the model calls one; the
+    // person edits the arguments and approves the call in the dialog; the result goes back to
+    // the model, which answers. Then a server's prompt is inserted from the "/" palette.
     let chat_model = replay_provider::Provider::replay_in_turn(
         vec![
+            include_str!("../../src-tauri/core/tests/providers/openai_text.sse"),
             include_str!("../../src-tauri/core/tests/providers/openai_chat_echo.sse"),
             include_str!("../../src-tauri/core/tests/providers/openai_text.sse"),
         ],
@@ -241,6 +244,40 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
     s.click_css("[data-testid=new-chat]").await;
     s.select("[data-testid=chat-model]", "chatmodel/gpt-4o-mini")
         .await;
+    s.type_into("[data-testid=chat-input]", "Which tools do you have?")
+        .await;
+    s.click_css("[data-testid=chat-send]").await;
+    s.wait_text("[data-testid=chat-withheld]", SHORT, |t| {
+        t.contains("The model was not offered")
+    })
+    .await;
+    let offered = |body: &serde_json::Value| {
+        body["tools"].as_array().is_some_and(|t| {
+            t.iter()
+                .any(|t| t["function"]["name"] == "everything__echo")
+        })
+    };
+    assert!(
+        !offered(&chat_model.requests()[0].1),
+        "an unapproved tool was offered"
+    );
+    s.wait_for("[data-testid=chat-send]", SHORT).await;
+    s.click_css("[data-testid=chat-review-tools]").await;
+    s.select(
+        "[data-testid=chat-pins] [data-testid=server-picker]",
+        "everything",
+    )
+    .await;
+    s.wait_for("[data-testid=chat-pins] [data-testid=pin-item]", SHORT)
+        .await;
+    s.settle().await;
+    s.click_css("[data-testid=chat-pins] [data-testid=pins-approve]")
+        .await;
+    s.wait_text("[data-testid=chat-pins]", SHORT, |t| {
+        t.contains("are approved as they are")
+    })
+    .await;
+    s.click_css("[data-testid=chat-review-tools]").await;
     s.type_into("[data-testid=chat-input]", "Please echo hi")
         .await;
     s.click_css("[data-testid=chat-send]").await;
@@ -255,19 +292,14 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
     s.click_css("[data-testid=review-approve]:not([disabled])")
         .await;
     s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
-        t.contains("The capital of France is Paris.")
+        t.matches("The capital of France is Paris.").count() == 2
     })
     .await;
     let requests = chat_model.requests();
-    assert_eq!(requests.len(), 2, "{requests:?}");
-    assert_eq!(
-        requests[0].1["tools"].as_array().map(|t| t
-            .iter()
-            .any(|t| t["function"]["name"] == "everything__echo")),
-        Some(true)
-    );
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert!(offered(&requests[1].1), "the approved tool is offered");
     assert!(
-        requests[1].1["messages"]
+        requests[2].1["messages"]
             .to_string()
             .contains("Echo: hi from the person"),
         "the approved call's result went back to the model"
@@ -307,7 +339,7 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
         serde_json::json!("chat-input"),
         "the composer has the focus"
     );
-    assert_eq!(chat_model.requests().len(), 2, "nothing was sent");
+    assert_eq!(chat_model.requests().len(), 3, "nothing was sent");
     desktop.screenshot("chat.png").await;
 }
 
@@ -329,16 +361,12 @@ pub async fn approvals_pins_and_rules(desktop: &Desktop) {
     // the page, so the clicks below wait for it to be in place.
     s.wait_text("[data-testid=audit]", SHORT, |t| t.contains("elicitation"))
         .await;
-    // Tool pinning: approve the server's definitions as shown.
+    // Tool pinning: the server's definitions, approved from the chat, are pinned as they are.
     s.select(
         "[data-testid=pins-panel] [data-testid=server-picker]",
         "everything",
     )
     .await;
-    s.wait_for("[data-testid=pin-item][data-state=new]", SHORT)
-        .await;
-    s.settle().await;
-    s.click_css("[data-testid=pins-approve]").await;
     s.wait_text("[data-testid=pins-panel]", SHORT, |t| {
         t.contains("are approved as they are")
     })
