@@ -1120,3 +1120,92 @@ fn a_configured_server_runs_only_once_trusted_and_asks_again_when_edited() {
     assert!(err(&o).contains("changed"), "{}", err(&o));
     assert!(!marker.exists(), "the edited definition did not run");
 }
+
+/// Whether process `pid` runs (a zombie, dead but not yet reaped by its parent, does not).
+#[cfg(target_os = "linux")]
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            let state = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .next();
+            !matches!(state, Some("Z" | "X"))
+        })
+        .unwrap_or(false)
+}
+
+/// A host killed with SIGKILL takes its server with it at once (the parent-death signal), and
+/// the next start on the same data directory reaps the grandchild the server had started.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_host_leaves_no_server_and_the_next_start_reaps_the_grandchild() {
+    let home = tempfile::tempdir().unwrap();
+    let (server_pid, grandchild_pid) = (home.path().join("server"), home.path().join("grandchild"));
+    // The grandchild leaves the server's process group, as a daemonising helper would; the
+    // server outlives its stdin closing (so only the parent-death signal ends it at once).
+    let script = format!(
+        "setsid sleep 300 & echo $! > '{}'; echo $$ > '{}'; {}; sleep 300",
+        grandchild_pid.display(),
+        server_pid.display(),
+        everything()
+    );
+    let stdio = format!("sh -c {}", shell_words::quote(&script));
+    let mut host = command(
+        home.path(),
+        &[
+            "call",
+            "--stdio",
+            &stdio,
+            "trigger-long-running-operation",
+            "--args",
+            r#"{"duration": 60, "steps": 60}"#,
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let read = |p: &std::path::Path| {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while (read(&server_pid).is_empty() || read(&grandchild_pid).is_empty())
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (server, grandchild) = (read(&server_pid), read(&grandchild_pid));
+    assert!(
+        !server.is_empty() && !grandchild.is_empty(),
+        "the server did not start"
+    );
+    // Mid-call.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        !running(&server)
+    });
+    assert!(gone, "the server outlived the killed host");
+    assert!(
+        running(&grandchild),
+        "the grandchild is what only the next start can reap"
+    );
+
+    let o = command(home.path(), &["audit", "--limit", "1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let reaped = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        !running(&grandchild)
+    });
+    assert!(reaped, "the next start did not reap the grandchild");
+}

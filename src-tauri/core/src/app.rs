@@ -34,6 +34,7 @@ use crate::handler::roots_from_paths;
 use crate::host::Host;
 use crate::paths::Paths;
 use crate::pins::Pins;
+use crate::process::records::ProcessRecords;
 use crate::process::{BaseEnv, StderrRing};
 use crate::providers::settings::ProviderSettingsStore;
 use crate::providers::{Models, Provider, ProviderKind};
@@ -176,6 +177,10 @@ impl AppBuilder {
             let store = store.clone();
             off_thread(move || Trust::load(store)).await?
         };
+        // What a host killed before it could stop its servers left behind goes first.
+        let records = ProcessRecords::new(&paths.data_dir);
+        let reaper = records.clone();
+        off_thread(move || Ok(reaper.reap())).await?;
         let events = Bus::default();
         let (reviewer, reviews) = match self.reviewer.clone() {
             Some(r) => (r, None),
@@ -197,6 +202,7 @@ impl AppBuilder {
             restart: self.restart,
             connector: self.connector,
             trust,
+            records: Some(records),
         };
         let retention = config.audit_retention();
         let host = if supervise {
@@ -366,6 +372,7 @@ impl App {
             base_env: ctx.base_env.clone(),
             secrets: ctx.secrets.clone(),
             stderr: StderrRing::new(200),
+            records: ctx.records.clone(),
         })
         .await
     }

@@ -57,6 +57,8 @@ pub struct ConnectOptions {
     pub base_env: BaseEnv,
     pub secrets: Arc<dyn SecretStore>,
     pub stderr: StderrRing,
+    /// Where spawned children are recorded for reaping after a crash (none: not recorded).
+    pub records: Option<process::records::ProcessRecords>,
 }
 
 /// A connection plus what must be torn down with it.

@@ -14,6 +14,10 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::error::{Error, ErrorCode, Result};
 
+pub mod records;
+
+use records::ProcessRecords;
+
 /// Variables a child inherits from the host. The TypeScript SDK's default list is the reference;
 /// locale and temp-dir variables are added because tools misbehave without them. Provider keys and
 /// other host secrets are never inherited.
@@ -231,7 +235,7 @@ impl StderrRing {
 }
 
 /// What to run.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SpawnSpec<'a> {
     pub server: &'a str,
     pub command: &'a str,
@@ -239,6 +243,22 @@ pub struct SpawnSpec<'a> {
     pub cwd: Option<&'a Path>,
     /// Configured variables, already expanded; they override the base environment.
     pub env: &'a BTreeMap<String, String>,
+    /// Where the child is recorded so a later start reaps it if this host dies first.
+    pub records: Option<&'a ProcessRecords>,
+}
+
+/// Environment values may be secrets from the keychain: only their names are printed.
+impl std::fmt::Debug for SpawnSpec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<String> = self.env.keys().map(|k| format!("{k}=[redacted]")).collect();
+        f.debug_struct("SpawnSpec")
+            .field("server", &self.server)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("cwd", &self.cwd)
+            .field("env", &env)
+            .finish()
+    }
 }
 
 /// A running child in its own process group.
@@ -254,6 +274,8 @@ pub struct ServerProcess {
 pub struct ProcessGroup {
     child: Option<Child>,
     pid: Option<u32>,
+    /// The group's record and token, removed once the group is gone.
+    record: Option<(ProcessRecords, String)>,
 }
 
 /// Starts a server process with a clean environment, in a new process group, with its stderr
@@ -278,8 +300,14 @@ pub fn spawn(
     if let Some(dir) = spec.cwd {
         cmd.current_dir(dir);
     }
+    let token = spec.records.map(|_| records::new_token());
+    if let Some(token) = &token {
+        cmd.env(records::TOKEN_VAR, token);
+    }
     #[cfg(unix)]
     cmd.process_group(0);
+    #[cfg(target_os = "linux")]
+    die_with_host(&mut cmd);
     let mut child = cmd.spawn().map_err(|e| {
         Error::new(
             ErrorCode::SpawnFailed,
@@ -295,14 +323,42 @@ pub fn spawn(
     let stderr = child.stderr.take().ok_or_else(missing)?;
     tokio::spawn(pump_stderr(spec.server.to_owned(), stderr, ring.clone()));
     let pid = child.id();
+    let record = match (spec.records, token, pid) {
+        (Some(records), Some(token), Some(pid)) => {
+            records.record(&token, spec.server, pid);
+            Some((records.clone(), token))
+        }
+        _ => None,
+    };
     Ok(ServerProcess {
         stdin,
         stdout,
         group: ProcessGroup {
             child: Some(child),
             pid,
+            record,
         },
     })
+}
+
+/// The child is killed when the thread that spawned it ends (the host's runtime threads live as
+/// long as the host): a host killed with SIGKILL takes its servers with it.
+#[cfg(target_os = "linux")]
+fn die_with_host(cmd: &mut Command) {
+    let host = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The host died between fork and prctl: nobody would send the signal.
+            if libc::getppid() != host {
+                return Err(std::io::Error::other("the host exited"));
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Finds `program` in `path` when it is a bare name; otherwise returns it unchanged.
@@ -436,6 +492,9 @@ impl ProcessGroup {
             }
         }
         self.pid = None;
+        if let Some((records, token)) = self.record.take() {
+            records.remove(&token);
+        }
     }
 
     /// Whether any of the group is left, asked on a blocking thread: reading `/proc` touches
@@ -534,6 +593,9 @@ impl Drop for ProcessGroup {
         if self.pid.is_some() {
             self.signal_group(Signal::Kill);
         }
+        if let Some((records, token)) = self.record.take() {
+            records.remove(&token);
+        }
     }
 }
 
@@ -614,6 +676,7 @@ mod tests {
             args: &args,
             cwd: None,
             env: &env,
+            records: None,
         };
         let mut p = spawn(&spec, &current_vars(), &ring).unwrap();
         let pid = p.group.pid().unwrap();

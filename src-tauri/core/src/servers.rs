@@ -181,6 +181,8 @@ pub struct HostContext {
     pub connector: Connector,
     /// Which launch definitions may run.
     pub trust: Trust,
+    /// Where spawned children are recorded for reaping after a crash.
+    pub records: Option<crate::process::records::ProcessRecords>,
 }
 
 impl ServerHandle {
@@ -209,6 +211,7 @@ impl ServerHandle {
             base_env: ctx.base_env.clone(),
             secrets: ctx.secrets.clone(),
             stderr: stderr.clone(),
+            records: ctx.records.clone(),
             config,
         };
         let supervisor = Supervisor {

@@ -154,6 +154,7 @@ async fn connect_with(
         base_env,
         secrets: store,
         stderr,
+        records,
     } = opts;
     let endpoint = config.endpoint(&config_file, &server)?;
     let timeout = timeout.unwrap_or_else(|| config.request_timeout());
@@ -183,6 +184,7 @@ async fn connect_with(
                 args: &args,
                 cwd: cwd.as_deref(),
                 env: &env,
+                records: records.as_ref(),
             };
             let stderr_mark = stderr.mark();
             let base = base_env.vars().await;

@@ -119,6 +119,7 @@ pub(crate) fn context(script: &Arc<Script>, bus: &Bus) -> HostContext {
         },
         connector: script.connector(),
         trust: crate::trust::Trust::everything(),
+        records: None,
     }
 }
 

@@ -113,6 +113,7 @@ impl Harness {
             base_env: BaseEnv::from_current(),
             secrets: Arc::new(MemoryStore::default()),
             stderr: self.stderr.clone(),
+            records: None,
         }
     }
 
@@ -139,6 +140,7 @@ pub fn host_context() -> HostContext {
         },
         connector: switchboard_core::servers::real_connector(),
         trust: switchboard_core::trust::Trust::everything(),
+        records: None,
     }
 }
 
