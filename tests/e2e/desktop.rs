@@ -134,6 +134,24 @@ impl Desktop {
             serde_json::to_string_pretty(&config).expect("json"),
         )
         .expect("write config");
+        // The person trusted these definitions before (the trust dialog itself is a scenario).
+        let cli = must_exist(
+            profile_dir.join("switchboard-cli"),
+            "build it with `cargo test --workspace` (or `cargo build -p switchboard-cli`)",
+        );
+        for server in ["fixture", "files", "tracker"] {
+            let trusted = std::process::Command::new(&cli)
+                .args(["trust", server, "--yes"])
+                .env("SWITCHBOARD_CONFIG", &config_file)
+                .env("SWITCHBOARD_DATA_DIR", &data_dir)
+                .output()
+                .expect("run switchboard-cli trust");
+            assert!(
+                trusted.status.success(),
+                "trust {server}: {}",
+                String::from_utf8_lossy(&trusted.stderr)
+            );
+        }
 
         let display = free_display();
         let xvfb = Command::new(xvfb_bin)
@@ -234,6 +252,59 @@ impl Desktop {
             .status()
             .expect("run ImageMagick import (scripts/setup-system.sh installs it)");
         assert!(status.success(), "import failed for {}", path.display());
+    }
+
+    /// Waits for the app's native dialog whose title contains `title` and answers it: Return on
+    /// its first button (`accept`) or Escape. The web view cannot reach this dialog; a person's
+    /// keyboard can, and so can xdotool on the test's display.
+    pub async fn answer_native_dialog(&self, title: &str, accept: bool) {
+        let display = format!(":{}", self.display);
+        let xdotool = |args: &[&str]| {
+            std::process::Command::new("xdotool")
+                .args(args)
+                .env("DISPLAY", &display)
+                .output()
+                .expect("run xdotool (scripts/setup-system.sh installs it)")
+        };
+        let mut window = String::new();
+        for _ in 0..200 {
+            let found = xdotool(&["search", "--onlyvisible", "--name", title]);
+            if let Some(id) = String::from_utf8_lossy(&found.stdout).lines().next() {
+                window = id.trim().to_owned();
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(
+            !window.is_empty(),
+            "no native dialog titled {title:?} appeared"
+        );
+        // Painted before it is looked at or answered.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        self.screenshot_screen("trust-dialog.png");
+        xdotool(&["windowfocus", "--sync", &window]);
+        let key = if accept { "Return" } else { "Escape" };
+        let sent = xdotool(&["key", "--clearmodifiers", key]);
+        assert!(sent.status.success(), "xdotool key {key} failed");
+        for _ in 0..100 {
+            let left = xdotool(&["search", "--onlyvisible", "--name", title]);
+            if left.stdout.is_empty() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the native dialog {title:?} did not close on {key}");
+    }
+
+    /// Saves a PNG of the whole screen (a native dialog sits outside the window).
+    fn screenshot_screen(&self, name: &str) {
+        std::fs::create_dir_all(&self.screenshots).expect("screenshot dir");
+        let status = std::process::Command::new("import")
+            .args(["-display", &format!(":{}", self.display), "-window", "root"])
+            .arg(self.screenshots.join(name))
+            .status()
+            .expect("run ImageMagick import");
+        assert!(status.success(), "import failed for {name}");
     }
 
     /// Ends the app as `kill` would (SIGTERM), waits until it has exited, and starts it again in

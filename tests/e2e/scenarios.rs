@@ -8,7 +8,8 @@ use std::time::Duration;
 use super::desktop::{self, Desktop};
 use super::{LONG, SHORT, add_provider, mark, replay_provider, row};
 
-/// Servers from the config come up; a server added through the form runs; a tool is called.
+/// Servers from the config come up; a server added through the form runs once its definition is
+/// trusted in the native dialog; a tool is called.
 pub async fn servers_and_tools(desktop: &Desktop) {
     let s = &desktop.session;
     // Servers from the config file come up on their own.
@@ -23,7 +24,17 @@ pub async fn servers_and_tools(desktop: &Desktop) {
     s.type_into("[data-testid=server-args]", "stdio").await;
     s.type_into("[data-testid=server-env]", &format!("E2E_MARK={}", mark()))
         .await;
+    // What it would run is shown in a native dialog, which the web view can neither draw nor
+    // click: declined, nothing is saved; trusted, it is saved and runs.
     s.click_css("[data-testid=server-save]").await;
+    desktop.answer_native_dialog("Trust server", false).await;
+    s.wait_text("[data-testid=error-banner]", SHORT, |t| {
+        t.contains("you did not trust its definition")
+    })
+    .await;
+    assert!(s.all(&row("everything", "running")).await.is_empty());
+    s.click_css("[data-testid=server-save]").await;
+    desktop.answer_native_dialog("Trust server", true).await;
     s.wait_for(&row("everything", "running"), LONG).await;
     s.click_css("[data-testid=server-row][data-name=\"everything\"]")
         .await;

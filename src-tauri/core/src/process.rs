@@ -413,12 +413,70 @@ async fn pump_stderr(server: String, stderr: impl AsyncRead + Unpin, ring: Stder
         }
         in_window += 1;
         if in_window <= 50 {
-            tracing::info!(target: "server_stderr", server, "{line}");
+            tracing::info!(target: "server_stderr", server, "{}", redact_tokens(&line));
         } else {
             suppressed += 1;
         }
         ring.push(line);
     }
+}
+
+/// `line` with every word that looks like a credential replaced by `[redacted]`, for the log: a
+/// server that prints its token on stderr must not put it in the host's log files. The stderr
+/// tab (in memory, the person's own) keeps the line as it was.
+pub fn redact_tokens(line: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::with_capacity(line.len());
+    let mut changed = false;
+    let mut previous_bearer = false;
+    for (i, word) in line.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        // `key=value` and `"key": "value"` forms: judge the value.
+        let cut = word.rfind(['=', ':']).map_or(0, |i| i + 1);
+        let (head, value) = word.split_at(cut);
+        let value_core = value.trim_matches(|c: char| "\"',;()[]{}<>".contains(c));
+        if previous_bearer || looks_like_token(value_core) {
+            out.push_str(head);
+            out.push_str(&value.replace(value_core, "[redacted]"));
+            changed = true;
+        } else {
+            out.push_str(word);
+        }
+        previous_bearer = word.eq_ignore_ascii_case("bearer") || word.eq_ignore_ascii_case("token");
+    }
+    if changed {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(line)
+    }
+}
+
+/// Known credential prefixes, JWTs, and long runs of key characters mixing letters and digits.
+fn looks_like_token(word: &str) -> bool {
+    const PREFIXES: [&str; 13] = [
+        "sk-",
+        "sk_",
+        "ghp_",
+        "gho_",
+        "ghs_",
+        "ghu_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "AKIA",
+        "AIza",
+        "eyJ",
+    ];
+    let keyish = |c: char| c.is_ascii_alphanumeric() || "-_+/=.".contains(c);
+    if word.len() < 16 || !word.chars().all(keyish) {
+        return false;
+    }
+    let mixed =
+        word.chars().any(|c| c.is_ascii_digit()) && word.chars().any(|c| c.is_ascii_alphabetic());
+    PREFIXES.iter().any(|p| word.starts_with(p))
+        || (word.len() >= 32 && mixed && !word.contains('/'))
 }
 
 /// Reads up to a newline, keeping at most `max` bytes of it (the rest of the line is skipped).
@@ -601,6 +659,40 @@ impl Drop for ProcessGroup {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn credentials_on_stderr_never_reach_the_log_verbatim() {
+        for (line, secret) in [
+            (
+                "using key sk-ant-api03-canary1234567890abcdef",
+                "sk-ant-api03-canary1234567890abcdef",
+            ),
+            (
+                "GITHUB_TOKEN=ghp_canary1234567890ABCDEFGHIJ",
+                "ghp_canary1234567890ABCDEFGHIJ",
+            ),
+            ("Authorization: Bearer abc.def", "abc.def"),
+            (
+                r#"{"access_token": "0123456789abcdef0123456789abcdef01"}"#,
+                "0123456789abcdef0123456789abcdef01",
+            ),
+            (
+                "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+            ),
+        ] {
+            let shown = super::redact_tokens(line);
+            assert!(!shown.contains(secret), "{line} → {shown}");
+            assert!(shown.contains("[redacted]"), "{shown}");
+        }
+        for plain in [
+            "Starting server on port 8080",
+            "loaded /usr/lib/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+            "request 42 took 12ms",
+        ] {
+            assert_eq!(super::redact_tokens(plain), plain);
+        }
+    }
+
     use super::*;
 
     #[tokio::test]
