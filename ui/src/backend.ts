@@ -60,7 +60,7 @@ export interface Backend {
   /** Reads a Claude Desktop or VS Code config and says what importing it would do (no secret values). */
   importPreview(path: string): Promise<ImportPlan>;
   /** Imports that file: secrets go to the keychain; `inputs` are values for the plan's inputs by id. */
-  importApply(path: string, inputs: Record<string, string>): Promise<ImportReport>;
+  importApply(path: string, inputs: Record<string, string>, sourceDigest: string): Promise<ImportReport>;
   setLogLevel(server: string, level: LogLevel): Promise<void>;
   configPath(): Promise<string>;
 

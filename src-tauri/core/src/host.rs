@@ -247,13 +247,24 @@ impl Host {
         Ok(plan)
     }
 
-    /// Imports a file: secrets into the keychain, servers into the config (started at once).
+    /// Imports a file as it was previewed (`previewed` is the preview's `source_digest`):
+    /// secrets into the keychain, servers into the config (each started once it is trusted).
     pub async fn import_apply(
         &self,
         path: &Path,
         inputs: &HashMap<String, String>,
+        previewed: &str,
     ) -> Result<ImportReport> {
         let plan = self.import_preview(path)?;
+        if plan.source_digest != previewed {
+            return Err(Error::new(
+                ErrorCode::ApprovalMismatch,
+                format!(
+                    "{} changed since you previewed it: nothing was imported; preview it again",
+                    path.display()
+                ),
+            ));
+        }
         let _in_order = self.changes.lock().await;
         let (secrets, inputs) = (self.secrets.clone(), inputs.clone());
         // The keychain may wait on an unlock prompt: off the runtime, and before the config lock

@@ -154,14 +154,23 @@ export class FakeBackend implements Backend {
     const here = this.servers.some((s) => s.name === "github");
     return {
       source: "claude-desktop",
-      servers: { github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"] } },
+      servers: {
+        github: {
+          command: "npx",
+          args: ["-y", "@modelcontextprotocol/server-github"],
+          cwd: "/home/me/work",
+          envFile: "/home/me/.env",
+          env: { GITHUB_TOKEN: "${secret:server/github/env/GITHUB_TOKEN}", NODE_OPTIONS: "--require\u200b/tmp/x.js" },
+        },
+      },
       changes: { github: here ? "unchanged" : "new" },
       secretNames: ["github.GITHUB_TOKEN"],
       inputs: [],
+      sourceDigest: "previewed",
     };
   }
-  async importApply(path: string, inputs: Record<string, string>) {
-    this.log("importApply", path, inputs);
+  async importApply(path: string, inputs: Record<string, string>, sourceDigest: string) {
+    this.log("importApply", path, inputs, sourceDigest);
     const here = this.servers.some((s) => s.name === "github");
     if (!here) this.addServer("github");
     return {

@@ -33,7 +33,7 @@ export const tauriBackend: Backend = {
   removeServer: async (server) => void (await call("remove_server", { server })),
   setServerEnabled: async (server, enabled) => void (await call("set_server_enabled", { server, enabled })),
   importPreview: (path) => call("import_preview", { path }),
-  importApply: (path, inputs) => call("import_apply", { path, inputs }),
+  importApply: (path, inputs, sourceDigest) => call("import_apply", { path, inputs, sourceDigest }),
   setLogLevel: async (server, level) => void (await call("set_log_level", { server, level })),
   configPath: () => call("config_path", none),
 

@@ -4,4 +4,8 @@ export type ImportApply = { path: string,
 /**
  * Values for the plan's inputs, by input id.
  */
-inputs: { [key in string]: string }, };
+inputs: { [key in string]: string }, 
+/**
+ * The previewed plan's `sourceDigest`: a file changed since the preview is not imported.
+ */
+sourceDigest: string, };

@@ -23,4 +23,8 @@ secretNames: Array<string>,
 /**
  * Inputs the user must supply (VS Code `inputs`).
  */
-inputs: Array<ImportInput>, };
+inputs: Array<ImportInput>, 
+/**
+ * SHA-256 of the file as previewed: applying refuses a file changed since.
+ */
+sourceDigest: string, };

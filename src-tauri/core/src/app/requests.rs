@@ -56,6 +56,8 @@ pub struct ImportApply {
     pub path: String,
     /// Values for the plan's inputs, by input id.
     pub inputs: HashMap<String, String>,
+    /// The previewed plan's `sourceDigest`: a file changed since the preview is not imported.
+    pub source_digest: String,
 }
 
 #[derive(Debug, Deserialize, TS)]

@@ -78,7 +78,10 @@ impl App {
     /// Imports a file: secrets into the keychain, servers into the config (started at once).
     pub async fn import_apply(&self, args: ImportApply) -> Result<ImportReport> {
         let path = PathBuf::from(args.path);
-        self.0.host.import_apply(&path, &args.inputs).await
+        self.0
+            .host
+            .import_apply(&path, &args.inputs, &args.source_digest)
+            .await
     }
 
     /// Sets the server's MCP log level.

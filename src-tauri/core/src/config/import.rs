@@ -64,6 +64,8 @@ pub struct ImportPlan {
     pub secret_names: Vec<String>,
     /// Inputs the user must supply (VS Code `inputs`).
     pub inputs: Vec<ImportInput>,
+    /// SHA-256 of the file as previewed: applying refuses a file changed since.
+    pub source_digest: String,
     #[serde(skip)]
     #[ts(skip)]
     secret_values: Vec<(String, String)>,
@@ -174,6 +176,7 @@ pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
         changes: IndexMap::new(),
         secret_names: Vec::new(),
         inputs,
+        source_digest: crate::pins::digest(&Value::String(text.to_owned())),
         secret_values: Vec::new(),
     };
     for (name, value) in servers {

@@ -15,6 +15,12 @@ describe("ImportPanel", () => {
     const b = new FakeBackend();
     const row = await previewAndImport(b);
     expect(row.dataset.change).toBe("new");
+    // Everything it would run with, hidden characters shown.
+    const runs = screen.getByTestId("import-runs").textContent ?? "";
+    expect(runs).toContain("cwd: /home/me/work");
+    expect(runs).toContain("envFile: /home/me/.env");
+    expect(runs).toContain("env GITHUB_TOKEN=${secret:server/github/env/GITHUB_TOKEN}");
+    expect(runs).toContain("env NODE_OPTIONS=--require⟨U+200B⟩/tmp/x.js");
     await act(async () => fireEvent.click(screen.getByTestId("import-apply")));
     expect((await screen.findByTestId("import-report")).textContent).toContain("Added github");
     expect(b.servers.map((s) => s.name)).toEqual(["github"]);

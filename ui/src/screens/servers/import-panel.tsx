@@ -7,6 +7,33 @@ import { errorMessage } from "../../backend";
 import type { ImportPlan } from "../../bindings/ImportPlan";
 import type { ImportChange } from "../../bindings/ImportChange";
 import type { ImportReport } from "../../bindings/ImportReport";
+import type { ServerConfig } from "../../bindings/ServerConfig";
+import { reveal } from "../../components/visible";
+
+/** Everything the server would run with, hidden characters revealed: the command or URL, the
+ * working directory, the environment file, and each environment variable and header. */
+function Runs(props: { server: ServerConfig }) {
+  const s = props.server;
+  const lines: string[] = [];
+  if (s.cwd) lines.push(`cwd: ${s.cwd}`);
+  if (s.envFile) lines.push(`envFile: ${s.envFile}`);
+  for (const [k, v] of Object.entries(s.env ?? {})) lines.push(`env ${k}=${v}`);
+  for (const [k, v] of Object.entries(s.headers ?? {})) lines.push(`header ${k}: ${v}`);
+  return (
+    <>
+      <code>{reveal(s.url ?? [s.command, ...(s.args ?? [])].join(" "))}</code>
+      {lines.length ? (
+        <ul className="import-runs" data-testid="import-runs">
+          {lines.map((l) => (
+            <li key={l}>
+              <code>{reveal(l)}</code>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
 
 const CHANGES: Record<ImportChange, string> = {
   new: "new",
@@ -81,7 +108,7 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
                 <tr key={n} data-testid="import-server" data-change={plan.changes[n] ?? "new"}>
                   <td>{n}</td>
                   <td>
-                    <code>{s.url ?? [s.command, ...(s.args ?? [])].join(" ")}</code>
+                    <Runs server={s} />
                   </td>
                   <td>{CHANGES[plan.changes[n] ?? "new"]}</td>
                 </tr>
@@ -114,7 +141,7 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
               className="primary"
               data-testid="import-apply"
               onClick={() =>
-                props.backend.importApply(path.trim(), inputs).then(setReport, (e: unknown) => setError(errorMessage(e)))
+                props.backend.importApply(path.trim(), inputs, plan.sourceDigest).then(setReport, (e: unknown) => setError(errorMessage(e)))
               }
             >
               Import
