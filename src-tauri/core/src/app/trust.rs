@@ -7,9 +7,9 @@ use futures::future::BoxFuture;
 use super::App;
 use super::requests::{SaveServer, ServerName};
 use crate::config::ServerConfig;
-use crate::config::import::looks_secret;
+use crate::config::import::take_plain_secret;
 use crate::error::{Error, ErrorCode, Result};
-use crate::secrets::{self, SecretStore};
+use crate::secrets::SecretStore;
 use crate::store::off_thread;
 use crate::trust::{LaunchReview, TrustVerdict, launch_digest};
 
@@ -148,10 +148,8 @@ fn secure_secrets(
             if let Some(old) = previous.filter(|p| *p != name) {
                 move_own_secrets(value, old, name, store)?;
             }
-            if looks_secret(key) && !value.is_empty() && !value.contains("${") {
-                let entry = format!("server/{name}/{section}/{key}");
-                store.set(&entry, value)?;
-                *value = secrets::reference(&entry);
+            if let Some((entry, secret)) = take_plain_secret(name, section, key, value) {
+                store.set(&entry, &secret)?;
             }
         }
     }

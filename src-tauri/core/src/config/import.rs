@@ -88,6 +88,23 @@ pub struct ImportReport {
     pub inputs_missing: Vec<String>,
 }
 
+/// When `value` of server `server`'s `section` (`env` or `header`) key `key` is a plain
+/// secret-looking value, replaces it with a reference to its keychain entry
+/// (`server/<server>/<section>/<key>`) and returns the entry's name and the secret, to be stored.
+pub fn take_plain_secret(
+    server: &str,
+    section: &str,
+    key: &str,
+    value: &mut String,
+) -> Option<(String, String)> {
+    if !looks_secret(key) || value.is_empty() || value.contains("${") {
+        return None;
+    }
+    let entry = format!("server/{server}/{section}/{key}");
+    let secret = std::mem::replace(value, secrets::reference(&entry));
+    Some((entry, secret))
+}
+
 /// Whether an env var or header name looks like it carries a secret.
 pub fn looks_secret(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
@@ -194,11 +211,8 @@ pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
         for (section, map) in [("env", &mut server.env), ("header", &mut server.headers)] {
             for (key, value) in map.iter_mut() {
                 rewrite_inputs(value);
-                if looks_secret(key) && !value.is_empty() && !value.contains("${") {
-                    let secret_name = format!("server/{name}/{section}/{key}");
-                    plan.secret_values
-                        .push((secret_name.clone(), std::mem::take(value)));
-                    *value = secrets::reference(&secret_name);
+                if let Some((secret_name, secret)) = take_plain_secret(&name, section, key, value) {
+                    plan.secret_values.push((secret_name.clone(), secret));
                     plan.secret_names.push(secret_name);
                 }
             }
