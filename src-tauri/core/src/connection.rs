@@ -1,8 +1,8 @@
 //! One live MCP connection: how it is opened (stdio child or HTTP, either protocol era through
 //! rmcp's auto lifecycle) and every request the host makes on it, each under the server's request
-//! timeout (restarted by progress, capped by a maximum total time) with `notifications/cancelled`
-//! sent when a request is abandoned. Lists follow every cursor, with guards against servers that
-//! never stop paging.
+//! timeout (restarted only by the request's own progress, capped by a maximum total time) with
+//! `notifications/cancelled` sent when a request is abandoned. Lists follow every cursor, with
+//! guards against servers that never stop paging.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -10,10 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientRequest, CompleteRequestParams, CompleteResult,
+    CallToolResult, ClientRequest, CompleteRequest, CompleteRequestParams, CompleteResult,
     DiscoverRequest, DiscoverRequestParams, GetPromptRequestParams, GetPromptResult,
     ListResourcesResult, PaginatedRequestParams, PingRequest, Prompt, ReadResourceRequestParams,
-    ReadResourceResult, Resource, ResourceTemplate, Root, Tool,
+    ReadResourceResult, Resource, ResourceTemplate, Root, ServerResult, SetLevelRequest,
+    SubscribeRequest, Tool, UnsubscribeRequest,
 };
 use rmcp::service::{PeerRequestOptions, RunningService};
 use rmcp::{RoleClient, ServiceError};
@@ -26,6 +27,7 @@ use crate::approvals::Approver;
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorCode, Result};
 mod connect;
+mod request;
 mod subscriptions;
 
 use crate::events::Bus;
@@ -110,7 +112,6 @@ struct Inner {
     summary: ServerSummary,
     timeout: Duration,
     max_total: Duration,
-    progress: watch::Receiver<u64>,
     close_reason: CloseReason,
     closed: CancellationToken,
     stderr: StderrRing,
@@ -174,32 +175,18 @@ impl Connection {
         }
     }
 
-    /// Runs one request under the timeout rules. Dropping `fut` on timeout makes rmcp send
-    /// `notifications/cancelled` for it.
-    async fn run<T>(&self, fut: impl Future<Output = Result<T, ServiceError>>) -> Result<T> {
+    /// Runs one list page under the request timeout (a list is no long-running work, so
+    /// progress does not extend it). Dropping `fut` makes rmcp send `notifications/cancelled`.
+    async fn page_within<T>(
+        &self,
+        fut: impl Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T> {
         let inner = &self.inner;
-        let mut progress = inner.progress.clone();
-        let idle = tokio::time::sleep(inner.timeout);
-        let total = tokio::time::sleep(inner.max_total);
-        tokio::pin!(fut, idle, total);
-        loop {
-            tokio::select! {
-                r = &mut fut => return r.map_err(|e| self.map_error(e)),
-                _ = &mut idle => return Err(Error::new(ErrorCode::Timeout, format!(
-                    "server {:?} did not answer within {}s; the request was cancelled",
-                    inner.server, inner.timeout.as_secs()))),
-                _ = &mut total => return Err(Error::new(ErrorCode::Timeout, format!(
-                    "server {:?} exceeded the maximum total time of {}s; the request was cancelled",
-                    inner.server, inner.max_total.as_secs()))),
-                changed = progress.changed() => {
-                    if changed.is_ok() {
-                        idle.as_mut().reset(tokio::time::Instant::now() + inner.timeout);
-                    } else {
-                        // The handler is gone: wait for the request itself to fail.
-                        return fut.await.map_err(|e| self.map_error(e));
-                    }
-                }
-            }
+        match tokio::time::timeout(inner.timeout, fut).await {
+            Ok(r) => r.map_err(|e| self.map_error(e)),
+            Err(_) => Err(self.request_error(ServiceError::Timeout {
+                timeout: inner.timeout,
+            })),
         }
     }
 
@@ -277,7 +264,7 @@ impl Connection {
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         for pages in 1..=MAX_PAGES {
-            let (mut batch, next) = self.run(fetch(page(cursor.take()))).await?;
+            let (mut batch, next) = self.page_within(fetch(page(cursor.take()))).await?;
             items.append(&mut batch);
             match next {
                 Some(next) if !next.is_empty() => {
@@ -332,7 +319,7 @@ impl Connection {
     /// `next_cursor` to get the next one.
     pub async fn list_resources_page(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
         self.require("resources")?;
-        self.run(self.inner.service.peer().list_resources(page(cursor)))
+        self.page_within(self.inner.service.peer().list_resources(page(cursor)))
             .await
     }
 
@@ -364,26 +351,14 @@ impl Connection {
 
     /// Calls a tool. Input requests of a 2026-07-28 server are answered through the handler.
     pub async fn call_tool(&self, name: &str, arguments: Option<Value>) -> Result<CallToolResult> {
-        self.require("tools")?;
-        let mut p = serde_json::json!({ "name": name });
-        if let Some(args) = arguments {
-            if !args.is_object() {
-                return Err(Error::new(
-                    ErrorCode::InvalidInput,
-                    "tool arguments must be a JSON object",
-                ));
-            }
-            p["arguments"] = args;
-        }
-        let p: CallToolRequestParams = params(p)?;
-        self.run(self.inner.service.call_tool(p)).await
+        self.call_tool_for(None, name, arguments).await
     }
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
         self.require("resources")?;
         let p: ReadResourceRequestParams = params(serde_json::json!({ "uri": uri }))?;
-        self.run(self.inner.service.read_resource(p)).await
+        self.read(p).await
     }
 
     /// Gets a prompt with arguments.
@@ -398,7 +373,7 @@ impl Connection {
             p["arguments"] = args;
         }
         let p: GetPromptRequestParams = params(p)?;
-        self.run(self.inner.service.get_prompt(p)).await
+        self.prompt(p).await
     }
 
     /// `completion/complete` for a prompt argument or a resource-template argument.
@@ -421,7 +396,16 @@ impl Connection {
             p["context"] = serde_json::json!({ "arguments": c });
         }
         let p: CompleteRequestParams = params(p)?;
-        self.run(self.inner.service.peer().complete(p)).await
+        match self
+            .request(
+                ClientRequest::CompleteRequest(CompleteRequest::new(p)),
+                None,
+            )
+            .await?
+        {
+            ServerResult::CompleteResult(r) => Ok(r),
+            _ => Err(self.unexpected("completion/complete")),
+        }
     }
 
     /// `ping`.
@@ -434,16 +418,18 @@ impl Connection {
         } else {
             ClientRequest::PingRequest(PingRequest::default())
         };
-        self.run(async {
-            let handle = peer
-                .send_request_with_option(
-                    request,
-                    PeerRequestOptions::with_timeout(self.inner.timeout),
-                )
-                .await?;
-            handle.await_response().await.map(|_| ())
-        })
-        .await
+        let handle = peer
+            .send_request_with_option(
+                request,
+                PeerRequestOptions::with_timeout(self.inner.timeout),
+            )
+            .await
+            .map_err(|e| self.map_error(e))?;
+        handle
+            .await_response()
+            .await
+            .map(|_| ())
+            .map_err(|e| self.request_error(e))
     }
 
     /// `logging/setLevel`.
@@ -451,7 +437,8 @@ impl Connection {
     pub async fn set_log_level(&self, level: &str) -> Result<()> {
         self.require("logging")?;
         let p = params(serde_json::json!({ "level": level }))?;
-        self.run(self.inner.service.peer().set_level(p)).await
+        let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(p));
+        self.request(request, None).await.map(|_| ())
     }
 
     /// Subscribes to updates of a resource: `resources/subscribe` up to 2025-11-25, the
@@ -466,7 +453,8 @@ impl Connection {
             return Ok(());
         }
         let p = params(serde_json::json!({ "uri": uri }))?;
-        self.run(self.inner.service.peer().subscribe(p)).await
+        let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(p));
+        self.request(request, None).await.map(|_| ())
     }
 
     /// Ends a resource subscription.
@@ -478,7 +466,8 @@ impl Connection {
             return Ok(());
         }
         let p = params(serde_json::json!({ "uri": uri }))?;
-        self.run(self.inner.service.peer().unsubscribe(p)).await
+        let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(p));
+        self.request(request, None).await.map(|_| ())
     }
 
     /// `notifications/roots/list_changed`.

@@ -4,14 +4,15 @@
 //! [`Approver`]; a per-server semaphore bounds how many are in flight so a flooding server cannot
 //! pile up work in the host.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ErrorCode as McpErrorCode, ErrorData as McpError,
     Implementation, ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ResourceUpdatedNotificationParam, Root,
+    ProgressToken, ResourceUpdatedNotificationParam, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::json;
@@ -26,15 +27,57 @@ pub const DEFAULT_MAX_INBOUND: usize = 16;
 /// The JSON-RPC error code for "too many concurrent requests" (implementation-defined range).
 pub const TOO_MANY_REQUESTS: i32 = -32000;
 
-/// Per-server client handler. Cheap to clone pieces are shared with the supervisor: the roots
-/// watch (the supervisor sends new roots) and the progress counter (timeouts read it).
+/// Per-server client handler. The supervisor sends new roots through the roots watch; the
+/// connection opens a progress route for each request it sends.
 pub struct HostHandler {
     server: String,
     approver: Arc<dyn Approver>,
     roots: watch::Receiver<Vec<Root>>,
     inbound: Semaphore,
     events: Bus,
-    progress: watch::Sender<u64>,
+    progress: ProgressRoutes,
+}
+
+/// The progress tokens of the host's requests in flight, each with the call it belongs to.
+/// Progress naming any other token (another server's, a finished request's, a made-up one) is
+/// dropped: it neither reaches the window nor keeps anything alive.
+#[derive(Default)]
+pub struct ProgressRoutes {
+    // A plain lock: held only for a map operation, never across an await.
+    open: Mutex<HashMap<ProgressToken, Option<String>>>,
+}
+
+impl ProgressRoutes {
+    /// Routes `token`'s progress, labelled with `call` (the window's call id), until the
+    /// returned guard drops.
+    pub fn open(&self, token: ProgressToken, call: Option<&str>) -> ProgressRoute<'_> {
+        self.lock().insert(token.clone(), call.map(str::to_owned));
+        ProgressRoute {
+            routes: self,
+            token,
+        }
+    }
+
+    /// The call a token belongs to, or `None` when no request in flight has it.
+    fn route(&self, token: &ProgressToken) -> Option<Option<String>> {
+        self.lock().get(token).cloned()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, Option<String>>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// An open progress route; closes when dropped.
+pub struct ProgressRoute<'a> {
+    routes: &'a ProgressRoutes,
+    token: ProgressToken,
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        self.routes.lock().remove(&self.token);
+    }
 }
 
 impl HostHandler {
@@ -52,13 +95,13 @@ impl HostHandler {
             roots,
             inbound: Semaphore::new(max_inbound),
             events,
-            progress: watch::channel(0).0,
+            progress: ProgressRoutes::default(),
         }
     }
 
-    /// Bumped on every progress notification; request timeouts restart when it changes.
-    pub fn progress_watch(&self) -> watch::Receiver<u64> {
-        self.progress.subscribe()
+    /// Where the connection registers the progress tokens of its requests.
+    pub fn progress_routes(&self) -> &ProgressRoutes {
+        &self.progress
     }
 
     fn origin(&self) -> Origin {
@@ -143,9 +186,14 @@ impl ClientHandler for HostHandler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.progress.send_modify(|n| *n = n.wrapping_add(1));
+        // rmcp restarts the idle timer of the request that owns the token; this only reports it.
+        let Some(call_id) = self.progress.route(&params.progress_token) else {
+            tracing::trace!(server = %self.server, "dropped progress for no request in flight");
+            return;
+        };
         self.emit(ServerEvent::Progress {
             server: self.server.clone(),
+            call_id,
             progress_token: serde_json::to_value(&params.progress_token).unwrap_or_default(),
             progress: params.progress,
             total: params.total,

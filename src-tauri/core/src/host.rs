@@ -311,8 +311,12 @@ impl Host {
         call_id: &str,
     ) -> Result<CallToolResult> {
         let connection = self.servers.get(server)?.connection()?;
-        let tool = tool.to_owned();
-        let task = tokio::spawn(async move { connection.call_tool(&tool, arguments).await });
+        let (tool, call) = (tool.to_owned(), call_id.to_owned());
+        let task = tokio::spawn(async move {
+            connection
+                .call_tool_for(Some(&call), &tool, arguments)
+                .await
+        });
         self.lock_calls()?
             .insert(call_id.to_owned(), task.abort_handle());
         let result = task.await;

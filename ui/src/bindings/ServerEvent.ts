@@ -5,4 +5,8 @@ import type { ServerStatus } from "./ServerStatus";
 /**
  * Something that happened on a server.
  */
-export type ServerEvent = { "type": "status", server: string, status: ServerStatus, } | { "type": "log", server: string, level: string, logger: string | null, data: unknown, } | { "type": "listChanged", server: string, list: ListKind, } | { "type": "progress", server: string, progressToken: string | number, progress: number, total: number | null, message: string | null, } | { "type": "resourceUpdated", server: string, uri: string, } | { "type": "catalogUpdated", server: string, list: ListKind | null, revision: number, };
+export type ServerEvent = { "type": "status", server: string, status: ServerStatus, } | { "type": "log", server: string, level: string, logger: string | null, data: unknown, } | { "type": "listChanged", server: string, list: ListKind, } | { "type": "progress", server: string, 
+/**
+ * The window's id of the call it belongs to, if the call was given one.
+ */
+callId: string | null, progressToken: string | number, progress: number, total: number | null, message: string | null, } | { "type": "resourceUpdated", server: string, uri: string, } | { "type": "catalogUpdated", server: string, list: ListKind | null, revision: number, };

@@ -108,7 +108,7 @@ describe("Chat screen", () => {
     fireEvent.click(screen.getByTestId("chat-send"));
     await screen.findByTestId("chat-message");
     await act(async () =>
-      b.emit({ type: "progress", server: "everything", progressToken: 1, progress: 2, total: 5, message: "step 2" }),
+      b.emit({ type: "progress", server: "everything", callId: "c1", progressToken: 1, progress: 2, total: 5, message: "step 2" }),
     );
     expect(screen.getByTestId("chat-progress").textContent).toContain("everything: step 2");
     await waitFor(() => expect(screen.queryByTestId("chat-progress")).toBeNull());

@@ -118,7 +118,7 @@ impl App {
         };
         // Subscribed before the call goes out, so its first progress is not missed.
         let streams = self.0.events.streams();
-        let forward = tokio::spawn(forward_progress(streams, args.server.clone(), on_progress));
+        let forward = tokio::spawn(forward_progress(streams, args.call_id.clone(), on_progress));
         let door = &self.0.door;
         let flow = door
             .user_tool_call(&args.server, &args.name, arguments.as_ref())
@@ -220,21 +220,21 @@ impl App {
     }
 }
 
-/// Hands the server's progress notifications to `on_progress` until it returns false.
+/// Hands the progress of call `call_id` to `on_progress` until it returns false.
 async fn forward_progress(
     mut streams: Listener,
-    server: String,
+    call_id: String,
     on_progress: impl Fn(CallProgress) -> bool + Send + 'static,
 ) {
     while let Some(event) = streams.recv().await {
         if let HostEvent::Server(ServerEvent::Progress {
-            server: from,
+            call_id: Some(of),
             progress,
             total,
             message,
             ..
         }) = event
-            && from == server
+            && of == call_id
             && !on_progress(CallProgress {
                 progress,
                 total,

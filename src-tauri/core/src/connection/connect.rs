@@ -169,7 +169,6 @@ async fn connect_with(
         events.clone(),
         DEFAULT_MAX_INBOUND,
     );
-    let mut progress = handler.progress_watch();
     let close_reason = CloseReason::default();
     let closed = CancellationToken::new();
 
@@ -257,8 +256,7 @@ async fn connect_with(
                     .custom_headers(headers.clone());
                 http.max_sse_event_size = max_message;
                 let handler = fresh_handler();
-                let progress = handler.progress_watch();
-                let service = match &authorized {
+                match &authorized {
                     Some(signed_in) => {
                         let transport = Http::with_client(signed_in.transport_client(), http);
                         let transport = Monitored::new(transport, closed.clone());
@@ -272,8 +270,7 @@ async fn connect_with(
                             serve_client_with_lifecycle(handler, transport, lifecycle.clone());
                         handshake(&server, &url, startup, &lifecycle, serving).await
                     }
-                };
-                service.map(|s| (s, progress))
+                }
             };
             let legacy = async || {
                 let header_map = headers
@@ -290,7 +287,6 @@ async fn connect_with(
                 .await
                 .map_err(Failure::Error)?;
                 let handler = fresh_handler();
-                let progress = handler.progress_watch();
                 let transport = Monitored::new(sse, closed.clone());
                 // The 2024-11-05 transport implies the initialize era.
                 let initialize = ClientLifecycleMode::Initialize;
@@ -302,9 +298,8 @@ async fn connect_with(
                     serve_client_with_lifecycle(handler, transport, initialize.clone()),
                 )
                 .await
-                .map(|s| (s, progress))
             };
-            let (service, remote_progress) = match transport {
+            let service = match transport {
                 RemoteTransport::StreamableHttp => streamable().await?,
                 RemoteTransport::Sse => legacy().await?,
                 // The spec's backwards-compatible fallback: a server that rejects the
@@ -337,20 +332,19 @@ async fn connect_with(
                     }
                 },
             };
-            progress = remote_progress;
             (service, None, authorized.is_some())
         }
     };
 
+    let started = Started {
+        service,
+        process,
+        close_reason,
+        closed,
+        signed_in,
+    };
     Ok(go_live(
-        Started {
-            service,
-            process,
-            progress,
-            close_reason,
-            closed,
-            signed_in,
-        },
+        speaks_known_version(&server, started).await?,
         server,
         &config,
         timeout,
@@ -359,11 +353,39 @@ async fn connect_with(
     ))
 }
 
+/// Disconnects from a server that answered with a protocol version Switchboard does not speak,
+/// as the spec says a client should (rmcp would carry on with it).
+async fn speaks_known_version(server: &str, started: Started) -> Result<Started> {
+    let version = started
+        .service
+        .peer()
+        .peer_info()
+        .map(|i| i.protocol_version.clone());
+    let Some(version) = version.filter(|v| !ProtocolVersion::KNOWN_VERSIONS.contains(v)) else {
+        return Ok(started);
+    };
+    started.service.cancellation_token().cancel();
+    if let Some(mut group) = started.process {
+        group.shutdown(Duration::from_millis(500)).await;
+    }
+    let known: Vec<String> = ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    Err(Error::new(
+        ErrorCode::ConnectFailed,
+        format!(
+            "server {server:?} answered with protocol version {version}, which Switchboard does \
+             not speak (it speaks {}); disconnected",
+            known.join(", ")
+        ),
+    ))
+}
+
 /// A finished handshake and what it must be torn down with.
 struct Started {
     service: RunningService<RoleClient, HostHandler>,
     process: Option<ProcessGroup>,
-    progress: watch::Receiver<u64>,
     close_reason: CloseReason,
     closed: CancellationToken,
     /// Whether requests carry the tokens of a sign-in.
@@ -383,7 +405,6 @@ fn go_live(
     let Started {
         service,
         process,
-        progress,
         close_reason,
         closed,
         signed_in,
@@ -410,7 +431,6 @@ fn go_live(
                 summary,
                 timeout,
                 max_total: config.max_total().max(timeout),
-                progress,
                 close_reason,
                 closed: closed.clone(),
                 stderr,
@@ -438,7 +458,6 @@ where
         opts.events.clone(),
         DEFAULT_MAX_INBOUND,
     );
-    let progress = handler.progress_watch();
     let closed = CancellationToken::new();
     let timeout = opts
         .timeout
@@ -458,13 +477,12 @@ where
     let started = Started {
         service,
         process: None,
-        progress,
         close_reason: CloseReason::default(),
         closed,
         signed_in: false,
     };
     Ok(go_live(
-        started,
+        speaks_known_version(&opts.server, started).await?,
         opts.server,
         &opts.config,
         timeout,

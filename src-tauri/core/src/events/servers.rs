@@ -90,6 +90,8 @@ pub enum ServerEvent {
     /// `notifications/progress` for a request in flight (a stream).
     Progress {
         server: String,
+        /// The window's id of the call it belongs to, if the call was given one.
+        call_id: Option<String>,
         #[ts(type = "string | number")]
         progress_token: Value,
         progress: f64,

@@ -1,8 +1,10 @@
 //! Newline-delimited JSON-RPC over a child's stdin/stdout. Unlike rmcp's reader this one closes
 //! the connection with [`ErrorCode::MessageTooLarge`] as soon as a line passes the cap (a pending
 //! request then fails at once instead of waiting for its timeout), and it skips lines that are not
-//! JSON-RPC with a rate-limited warning, since servers that print to stdout are common.
+//! JSON-RPC with a rate-limited warning, since servers that print to stdout are common. A line
+//! holding a JSON-RPC batch (an array, which 2025-03-26 servers may send) is read as its messages.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -24,6 +26,8 @@ pub struct StdioTransport<R, W> {
     writer: Arc<Mutex<Option<W>>>,
     close_reason: CloseReason,
     garbage: GarbageLog,
+    /// The rest of a batch whose first message was handed out.
+    batch: VecDeque<RxJsonRpcMessage<RoleClient>>,
 }
 
 impl<R, W> StdioTransport<R, W>
@@ -48,6 +52,7 @@ where
             writer: Arc::new(Mutex::new(Some(writer))),
             close_reason,
             garbage: GarbageLog::default(),
+            batch: VecDeque::new(),
         }
     }
 
@@ -109,6 +114,9 @@ where
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        if let Some(message) = self.batch.pop_front() {
+            return Some(message);
+        }
         loop {
             match self.read_line().await {
                 Ok(true) => {}
@@ -125,11 +133,15 @@ where
                 self.line.clear();
                 continue;
             }
-            let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text);
+            let parsed = parse(text);
             match parsed {
-                Ok(message) => {
+                Ok(mut messages) => {
                     self.line.clear();
-                    return Some(message);
+                    let first = messages.pop_front();
+                    self.batch = messages;
+                    if first.is_some() {
+                        return first;
+                    }
                 }
                 Err(e) => {
                     self.garbage.record(&self.server, text, &e);
@@ -145,6 +157,15 @@ where
             let _ = w.shutdown().await;
         }
         Ok(())
+    }
+}
+
+/// One message, or every message of a batch (an empty batch is no message at all).
+fn parse(text: &[u8]) -> serde_json::Result<VecDeque<RxJsonRpcMessage<RoleClient>>> {
+    if text.first() == Some(&b'[') {
+        serde_json::from_slice(text)
+    } else {
+        serde_json::from_slice(text).map(|m| VecDeque::from([m]))
     }
 }
 
@@ -228,6 +249,22 @@ mod tests {
         let mut buf = vec![0u8; 256];
         let n = server_end.read(&mut buf).await.unwrap();
         assert!(String::from_utf8_lossy(&buf[..n]).contains("notifications/initialized"));
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_read_as_its_messages_in_order() {
+        let note = |n: u32| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":1,"progress":{n}}}}}"#
+            )
+        };
+        let stdout = format!("[{},{}]\n[]\n{}\n", note(1), note(2), note(3));
+        let got = messages(transport(vec![stdout.into_bytes()], 4096)).await;
+        let progress: Vec<_> = got
+            .iter()
+            .map(|m| m["params"]["progress"].clone())
+            .collect();
+        assert_eq!(progress, [1.0, 2.0, 3.0], "{got:?}");
     }
 
     /// A reader that hands out `chunks` one read at a time.

@@ -330,3 +330,113 @@ async fn a_server_cancelling_its_request_withdraws_the_approval_and_gets_no_answ
     assert_eq!(seen["responses"], json!(0), "{seen}");
     live.shutdown().await;
 }
+
+/// The progress events the bus carried for `server` so far.
+fn progress_seen(
+    streams: &mut switchboard_core::events::Listener,
+    server: &str,
+) -> Vec<serde_json::Value> {
+    let mut seen = Vec::new();
+    while let Some(event) = streams.try_recv() {
+        if let switchboard_core::events::HostEvent::Server(
+            switchboard_core::events::ServerEvent::Progress {
+                server: from,
+                progress_token,
+                ..
+            },
+        ) = event
+            && from == server
+        {
+            seen.push(progress_token);
+        }
+    }
+    seen
+}
+
+#[tokio::test]
+async fn progress_restarts_only_its_own_requests_timer() {
+    let h = Harness::new();
+    let mut streams = h.events.streams();
+    let mut opts = h.options("progressive", faulty("ok"));
+    opts.timeout = Some(Duration::from_millis(800));
+    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let c = &live.connection;
+    // `own` keeps itself alive with its own progress for 2.5 s. `foreign`, sent next, hears
+    // progress every 0.2 s too, but under a made-up token and under `own`'s token: neither is
+    // its own, so it must time out after 0.8 s of silence all the same.
+    let own = c.call_tool("progress_own", Some(json!({"seconds": 2.5})));
+    let foreign = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = std::time::Instant::now();
+        let r = c
+            .call_tool("progress_foreign", Some(json!({"seconds": 4})))
+            .await;
+        (r, started.elapsed())
+    };
+    let (own, (foreign, waited)) = tokio::join!(own, foreign);
+    assert_eq!(first_text(&own.unwrap()), "done");
+    assert_eq!(foreign.unwrap_err().code, ErrorCode::Timeout);
+    assert!(waited < Duration::from_millis(1800), "waited {waited:?}");
+    let tokens = progress_seen(&mut streams, "progressive");
+    assert!(!tokens.is_empty(), "the call's own progress is shown");
+    assert!(
+        !tokens.contains(&json!("not-a-token-of-yours")),
+        "progress under a token of no request reached the window: {tokens:?}"
+    );
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_late_response_and_its_progress_are_dropped_and_the_connection_carries_on() {
+    let h = Harness::new();
+    let mut streams = h.events.streams();
+    let mut opts = h.options("tardy", faulty("ok"));
+    opts.timeout = Some(Duration::from_millis(600));
+    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let c = &live.connection;
+    let e = c
+        .call_tool("late", Some(json!({"seconds": 1.2})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    let _ = progress_seen(&mut streams, "tardy");
+    // The answer and then a progress notification arrive for the abandoned request.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let r = c
+        .call_tool("echo", Some(json!({"text": "next"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "next");
+    let late = progress_seen(&mut streams, "tardy");
+    assert!(
+        late.is_empty(),
+        "late progress reached the window: {late:?}"
+    );
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_unsupported_protocol_version_is_refused_with_a_clear_error() {
+    let h = Harness::new();
+    let e = switchboard_core::connection::connect(h.options("ancient", faulty("bad-version")))
+        .await
+        .err()
+        .expect("connect must fail");
+    assert_eq!(e.code, ErrorCode::ConnectFailed, "{e}");
+    assert!(e.message.contains("1999-01-01"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn a_batch_from_the_server_is_read_as_its_messages() {
+    let h = Harness::new();
+    let live = h.connect("batching", faulty("batch")).await;
+    for text in ["one", "two"] {
+        let r = live
+            .connection
+            .call_tool("echo", Some(json!({"text": text})))
+            .await
+            .unwrap();
+        assert_eq!(first_text(&r), text);
+    }
+    live.shutdown().await;
+}

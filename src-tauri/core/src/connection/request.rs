@@ -1,0 +1,296 @@
+//! One request to a server under Switchboard's timeout rules, through rmcp's per-request
+//! options: the idle timeout restarts only on progress that carries this request's own token, a
+//! total cap holds however steady that progress is, and a request its caller stops waiting for
+//! is cancelled on the server. Also the 2026-07-28 multi round-trip loop of `tools/call`,
+//! `prompts/get` and `resources/read`, whose input requests go to the host's handler (and so
+//! through the approval door) like any other server→client request.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, DEFAULT_MRTR_MAX_ROUNDS,
+    GetPromptRequest, GetPromptRequestParams, GetPromptResult, InputRequest, InputRequiredResult,
+    InputResponses, NumberOrString, ReadResourceRequest, ReadResourceRequestParams,
+    ReadResourceResult, RequestId, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
+use rmcp::{ClientHandler, RoleClient, ServiceError};
+
+use super::{Connection, params};
+use crate::error::{Error, ErrorCode, Result};
+
+impl Connection {
+    /// Sends `request` and waits for its result under the timeout rules. `call` labels its
+    /// progress for the window (the call id the window gave it).
+    pub(super) async fn request(
+        &self,
+        request: ClientRequest,
+        call: Option<&str>,
+    ) -> Result<ServerResult> {
+        let inner = &self.inner;
+        let peer = inner.service.peer();
+        let options = PeerRequestOptions::with_timeout(inner.timeout)
+            .reset_timeout_on_progress()
+            .with_max_total_timeout(inner.max_total);
+        let handle = peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|e| self.map_error(e))?;
+        // Opened after sending: progress the server sends before its request was even handed
+        // to the transport would be dropped here, though rmcp's timer still counts it.
+        let _route = inner
+            .service
+            .service()
+            .progress_routes()
+            .open(handle.progress_token.clone(), call);
+        let mut abandoned = Abandoned::new(peer, handle.id.clone());
+        // On a timeout rmcp itself tells the server the request is cancelled.
+        let result = handle.await_response().await;
+        abandoned.disarm();
+        result.map_err(|e| self.request_error(e))
+    }
+
+    pub(super) fn request_error(&self, e: ServiceError) -> Error {
+        let ServiceError::Timeout { timeout } = e else {
+            return self.map_error(e);
+        };
+        let inner = &self.inner;
+        let message = if timeout == inner.max_total && timeout != inner.timeout {
+            format!(
+                "server {:?} exceeded the maximum total time of {}s; the request was cancelled",
+                inner.server,
+                timeout.as_secs()
+            )
+        } else {
+            format!(
+                "server {:?} did not answer within {}s; the request was cancelled",
+                inner.server,
+                timeout.as_secs()
+            )
+        };
+        Error::new(ErrorCode::Timeout, message)
+    }
+
+    /// An answer of the wrong kind to `method`.
+    pub(super) fn unexpected(&self, method: &str) -> Error {
+        Error::new(
+            ErrorCode::ServerError,
+            format!(
+                "server {:?} answered {method} with a result of another kind",
+                self.inner.server
+            ),
+        )
+    }
+
+    /// Calls a tool whose progress the window follows as `call_id`.
+    pub async fn call_tool_for(
+        &self,
+        call_id: Option<&str>,
+        name: &str,
+        arguments: Option<serde_json::Value>,
+    ) -> Result<CallToolResult> {
+        self.require("tools")?;
+        let mut p: CallToolRequestParams = tool_params(name, arguments)?;
+        let mut rounds = Rounds::default();
+        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(p.clone()));
+            match self.request(request, call_id).await? {
+                ServerResult::CallToolResult(r) => return Ok(r),
+                ServerResult::InputRequiredResult(r) => {
+                    (p.input_responses, p.request_state) = self.answer_round(r, &mut rounds).await?
+                }
+                _ => return Err(self.unexpected("tools/call")),
+            }
+        }
+        Err(self.too_many_rounds("tools/call"))
+    }
+
+    /// `prompts/get`, answering the server's input requests on 2026-07-28.
+    pub(super) async fn prompt(&self, mut p: GetPromptRequestParams) -> Result<GetPromptResult> {
+        let mut rounds = Rounds::default();
+        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+            let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(p.clone()));
+            match self.request(request, None).await? {
+                ServerResult::GetPromptResult(r) => return Ok(r),
+                ServerResult::InputRequiredResult(r) => {
+                    (p.input_responses, p.request_state) = self.answer_round(r, &mut rounds).await?
+                }
+                _ => return Err(self.unexpected("prompts/get")),
+            }
+        }
+        Err(self.too_many_rounds("prompts/get"))
+    }
+
+    /// `resources/read`, answering the server's input requests on 2026-07-28.
+    pub(super) async fn read(
+        &self,
+        mut p: ReadResourceRequestParams,
+    ) -> Result<ReadResourceResult> {
+        let mut rounds = Rounds::default();
+        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+            let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(p.clone()));
+            match self.request(request, None).await? {
+                ServerResult::ReadResourceResult(r) => return Ok(r),
+                ServerResult::InputRequiredResult(r) => {
+                    (p.input_responses, p.request_state) = self.answer_round(r, &mut rounds).await?
+                }
+                _ => return Err(self.unexpected("resources/read")),
+            }
+        }
+        Err(self.too_many_rounds("resources/read"))
+    }
+
+    fn too_many_rounds(&self, method: &str) -> Error {
+        Error::new(
+            ErrorCode::ServerError,
+            format!(
+                "server {:?} asked for input more than {DEFAULT_MRTR_MAX_ROUNDS} times in one {method}",
+                self.inner.server
+            ),
+        )
+    }
+
+    /// Answers one `input_required` result: every input request through the handler (so through
+    /// the approval door), or, for a round that only carries state, a short backoff.
+    async fn answer_round(
+        &self,
+        result: InputRequiredResult,
+        rounds: &mut Rounds,
+    ) -> Result<(Option<InputResponses>, Option<String>)> {
+        let requests = result.input_requests.unwrap_or_default();
+        if requests.is_empty() {
+            if result.request_state.is_none() {
+                return Err(Error::new(
+                    ErrorCode::ServerError,
+                    format!(
+                        "server {:?} asked for input without saying what",
+                        self.inner.server
+                    ),
+                ));
+            }
+            tokio::time::sleep(rounds.state_only_backoff()).await;
+        } else {
+            rounds.state_only = 0;
+        }
+        let answers = futures::future::try_join_all(
+            requests
+                .into_iter()
+                .map(|(key, request)| self.answer_input(key, request)),
+        )
+        .await?;
+        let answers: InputResponses = answers.into_iter().collect();
+        Ok((
+            (!answers.is_empty()).then_some(answers),
+            result.request_state,
+        ))
+    }
+
+    async fn answer_input(
+        &self,
+        key: String,
+        request: InputRequest,
+    ) -> Result<(String, serde_json::Value)> {
+        let handler = self.inner.service.service();
+        let context = RequestContext::new(
+            NumberOrString::String(key.clone().into()),
+            self.inner.service.peer().clone(),
+        );
+        let answer = match request {
+            InputRequest::CreateMessage(r) => handler
+                .create_message(r.params, context)
+                .await
+                .and_then(|r| to_value(&r)),
+            InputRequest::Elicitation(r) => handler
+                .create_elicitation(r.params, context)
+                .await
+                .and_then(|r| to_value(&r)),
+            InputRequest::ListRoots(_) => {
+                handler.list_roots(context).await.and_then(|r| to_value(&r))
+            }
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::ServerError,
+                    format!(
+                        "server {:?} asked for input of an unknown kind",
+                        self.inner.server
+                    ),
+                ));
+            }
+        };
+        // As rmcp's own loop does: a refused input request ends the whole request.
+        let answer = answer.map_err(|e| self.map_error(ServiceError::McpError(e)))?;
+        Ok((key, answer))
+    }
+}
+
+fn to_value<T: serde::Serialize>(
+    value: &T,
+) -> std::result::Result<serde_json::Value, rmcp::ErrorData> {
+    serde_json::to_value(value).map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))
+}
+
+fn tool_params(name: &str, arguments: Option<serde_json::Value>) -> Result<CallToolRequestParams> {
+    let mut p = serde_json::json!({ "name": name });
+    if let Some(args) = arguments {
+        if !args.is_object() {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                "tool arguments must be a JSON object",
+            ));
+        }
+        p["arguments"] = args;
+    }
+    params(p)
+}
+
+/// Counts the rounds of one multi round-trip request that carried only state.
+#[derive(Default)]
+struct Rounds {
+    state_only: u32,
+}
+
+impl Rounds {
+    /// 50 ms, doubling, at most 250 ms: a server polling through state gets no busy loop.
+    fn state_only_backoff(&mut self) -> Duration {
+        let millis = (50u64 << self.state_only.min(3)).min(250);
+        self.state_only += 1;
+        Duration::from_millis(millis)
+    }
+}
+
+/// Tells the server about a request whose caller stopped waiting (a cancelled call, a window
+/// that went away) unless disarmed once the answer came.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Abandoned {
+    fn new(peer: &Peer<RoleClient>, id: RequestId) -> Self {
+        Self {
+            peer: peer.clone(),
+            id: Some(id),
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let cancelled =
+                serde_json::json!({ "requestId": id, "reason": "the caller stopped waiting" });
+            if let Ok(p) = serde_json::from_value(cancelled) {
+                let _ = peer.notify_cancelled(p).await;
+            }
+        });
+    }
+}
