@@ -1,6 +1,8 @@
 //! A test and benchmark fixture: an MCP server on rmcp's server side over stdio. rmcp answers both
 //! `server/discover` (2026-07-28) and `initialize`, so this proves the second era end to end.
-//! Tools: `echo {text}`, `blob {bytes}`, `add {a,b}`; `FIXTURE_RESOURCES=N` serves N resources in
+//! Tools: `echo {text}`, `blob {bytes}`, `add {a,b}`, and `greet`, which on 2026-07-28 asks the
+//! client for a name (an elicitation input request) and a second time for nothing but its state
+//! before it answers "Hello, <name>"; `FIXTURE_RESOURCES=N` serves N resources in
 //! pages of 100 (default 1000): `fixture://image.png` (a PNG) first, then `fixture://r/<i>` (text).
 
 #![allow(deprecated)]
@@ -47,7 +49,8 @@ impl ServerHandler for Fixture {
         from(json!({"tools": [
             {"name": "echo", "description": "Echoes text", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
             {"name": "blob", "description": "Returns `bytes` characters", "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}, "required": ["bytes"]}},
-            {"name": "add", "description": "Adds two numbers", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}
+            {"name": "add", "description": "Adds two numbers", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
+            {"name": "greet", "description": "Asks for a name, then greets it", "inputSchema": {"type": "object"}}
         ]}))
     }
 
@@ -56,6 +59,9 @@ impl ServerHandler for Fixture {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if request.name == "greet" {
+            return greet(&request);
+        }
         let args = request.arguments.unwrap_or_default();
         let text = match request.name.as_ref() {
             "echo" => args
@@ -120,6 +126,31 @@ impl ServerHandler for Fixture {
         let result: ReadResourceResult = from(json!({ "contents": [contents] }))?;
         Ok(ReadResourceResponse::Complete(result))
     }
+}
+
+/// `greet`'s rounds: ask for a name; carry it in the state for one state-only round; answer.
+fn greet(request: &CallToolRequestParams) -> Result<CallToolResponse, McpError> {
+    let name = request
+        .input_responses
+        .as_ref()
+        .and_then(|r| r.get("name"))
+        .and_then(|r| r["content"]["name"].as_str());
+    let ask = json!({"name": {"method": "elicitation/create", "params": {
+        "mode": "form", "message": "Your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}}
+    }}});
+    let round: Value = match (name, request.request_state.as_deref()) {
+        (Some(name), _) => {
+            json!({"resultType": "input_required", "requestState": format!("named:{name}")})
+        }
+        (None, Some(state)) if state.starts_with("named:") => {
+            let text = format!("Hello, {}", &state["named:".len()..]);
+            let result = from(json!({"content": [{"type": "text", "text": text}]}))?;
+            return Ok(CallToolResponse::Complete(result));
+        }
+        _ => json!({"resultType": "input_required", "inputRequests": ask, "requestState": "asked"}),
+    };
+    Ok(CallToolResponse::InputRequired(from(round)?))
 }
 
 #[tokio::main]

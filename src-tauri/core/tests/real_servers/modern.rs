@@ -27,3 +27,13 @@ async fn discover_era_end_to_end() {
     assert_eq!(pages, 3);
     live.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_multi_round_trip_call_asks_through_the_handler_and_carries_the_state() {
+    let h = Harness::new();
+    let live = h.connect("modern", stdio(&rmcp_fixture(), &[])).await;
+    // Round 1 asks for a name (answered with the form's default), round 2 carries only state.
+    let r = live.connection.call_tool("greet", None).await.unwrap();
+    assert_eq!(first_text(&r), "Hello, Ada");
+    live.shutdown().await;
+}
