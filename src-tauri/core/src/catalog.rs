@@ -26,7 +26,8 @@ pub struct Catalog {
 
 /// Keeps the catalog of `connection` current until the connection closes, handing every fetch
 /// to `store`. `events` must have been subscribed before the connection was announced, so no
-/// `list_changed` is missed.
+/// `list_changed` is missed. Changes are coalesced: one refresh runs at a time, and everything
+/// said while it ran makes one more (a server flooding `list_changed` costs at most two).
 pub(crate) async fn keep(
     connection: Connection,
     mut events: Listener,
@@ -34,29 +35,48 @@ pub(crate) async fn keep(
     store: impl Fn(Arc<Catalog>) + Send + 'static,
 ) {
     let mut catalog = Catalog::default();
-    let all = [ListKind::Tools, ListKind::Prompts, ListKind::Resources];
-    refresh(&connection, &mut catalog, &all).await;
+    refresh(
+        &connection,
+        &mut catalog,
+        &[ListKind::Tools, ListKind::Prompts, ListKind::Resources],
+    )
+    .await;
     announce(&connection, &catalog, &store, &publish, None);
-    loop {
-        let list = match events.recv().await {
-            Some(HostEvent::Server(ServerEvent::ListChanged { server, list }))
-                if server == connection.server() =>
-            {
-                Some(list)
-            }
-            Some(HostEvent::Resync(_)) => None,
-            Some(_) => continue,
-            None => return,
+    while let Some(first) = events.recv().await {
+        let Some(mut lists) = changed(&connection, first) else {
+            continue;
         };
+        while let Some(more) = events.try_recv() {
+            for list in changed(&connection, more).unwrap_or_default() {
+                if !lists.contains(&list) {
+                    lists.push(list);
+                }
+            }
+        }
         if connection.is_closed() {
             return;
         }
-        match list {
-            Some(list) => refresh(&connection, &mut catalog, &[list]).await,
-            // Events were dropped: one of them may have been a list change.
-            None => refresh(&connection, &mut catalog, &all).await,
+        refresh(&connection, &mut catalog, &lists).await;
+        let one = (lists.len() == 1).then(|| lists[0]);
+        announce(&connection, &catalog, &store, &publish, one);
+    }
+}
+
+/// The lists an event says changed on this connection: all of them after a resync (events were
+/// dropped, one may have been a list change), none for anything else.
+fn changed(connection: &Connection, event: HostEvent) -> Option<Vec<ListKind>> {
+    match event {
+        HostEvent::Server(ServerEvent::ListChanged { server, list })
+            if server == connection.server() =>
+        {
+            Some(vec![list])
         }
-        announce(&connection, &catalog, &store, &publish, list);
+        HostEvent::Resync(_) => Some(vec![
+            ListKind::Tools,
+            ListKind::Prompts,
+            ListKind::Resources,
+        ]),
+        _ => None,
     }
 }
 

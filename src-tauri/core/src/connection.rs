@@ -44,6 +44,12 @@ pub const MIN_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most pages a list may have before the host stops following cursors.
 pub const MAX_PAGES: usize = 10_000;
 
+/// The most items a list may have, across all its pages.
+pub const MAX_LIST_ITEMS: usize = 200_000;
+
+/// The most bytes (as JSON) a list may have, across all its pages.
+pub const MAX_LIST_BYTES: usize = 64 * 1024 * 1024;
+
 /// Everything needed to open a connection to one server.
 #[derive(Clone)]
 pub struct ConnectOptions {
@@ -129,6 +135,23 @@ struct Inner {
 pub fn params<T: DeserializeOwned>(value: Value) -> Result<T> {
     serde_json::from_value(value)
         .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("invalid parameters: {e}")))
+}
+
+/// How many bytes `value` takes as JSON, without writing it anywhere.
+fn json_len<T: serde::Serialize>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 fn page(cursor: Option<String>) -> Option<PaginatedRequestParams> {
@@ -257,38 +280,45 @@ impl Connection {
 
     async fn all_pages<T, F, Fut>(&self, mut fetch: F) -> Result<(Vec<T>, usize)>
     where
+        T: serde::Serialize,
         F: FnMut(Option<PaginatedRequestParams>) -> Fut,
         Fut: Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
     {
         let mut items = Vec::new();
+        let mut bytes = 0;
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         for pages in 1..=MAX_PAGES {
             let (mut batch, next) = self.page_within(fetch(page(cursor.take()))).await?;
+            bytes += json_len(&batch);
             items.append(&mut batch);
+            if items.len() > MAX_LIST_ITEMS || bytes > MAX_LIST_BYTES {
+                return Err(self.list_too_long(format!(
+                    "more than {MAX_LIST_ITEMS} items or {} MiB",
+                    MAX_LIST_BYTES >> 20
+                )));
+            }
             match next {
                 Some(next) if !next.is_empty() => {
                     if !seen.insert(next.clone()) {
-                        return Err(Error::new(
-                            ErrorCode::ServerError,
-                            format!(
-                                "server {:?} repeated the cursor {next:?}",
-                                self.inner.server
-                            ),
-                        ));
+                        return Err(self.list_too_long(format!("the cursor {next:?} twice")));
                     }
                     cursor = Some(next);
                 }
                 _ => return Ok((items, pages)),
             }
         }
-        Err(Error::new(
+        Err(self.list_too_long(format!("more than {MAX_PAGES} pages")))
+    }
+
+    fn list_too_long(&self, what: String) -> Error {
+        Error::new(
             ErrorCode::ServerError,
             format!(
-                "server {:?} returned more than {MAX_PAGES} pages",
+                "server {:?} sent a list with {what}; Switchboard stopped reading it",
                 self.inner.server
             ),
-        ))
+        )
     }
 
     /// Every tool, following every cursor.

@@ -4,15 +4,14 @@
 //! [`Approver`]; a per-server semaphore bounds how many are in flight so a flooding server cannot
 //! pile up work in the host.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ErrorCode as McpErrorCode, ErrorData as McpError,
     Implementation, ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProgressToken, ResourceUpdatedNotificationParam, Root,
+    ResourceUpdatedNotificationParam, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::json;
@@ -20,6 +19,13 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::approvals::{Approver, Origin};
 use crate::events::{Bus, ListKind, ServerEvent};
+
+mod limits;
+mod progress;
+
+pub use limits::{LOGS_PER_SECOND, MAX_LOG_BYTES, MAX_PROGRESS_MESSAGE};
+use limits::{LogAdmission, LogBudget, bounded_log_data, bounded_text};
+pub use progress::{ProgressRoute, ProgressRoutes};
 
 /// Default bound on concurrent server→client requests per server.
 pub const DEFAULT_MAX_INBOUND: usize = 16;
@@ -36,48 +42,8 @@ pub struct HostHandler {
     inbound: Semaphore,
     events: Bus,
     progress: ProgressRoutes,
-}
-
-/// The progress tokens of the host's requests in flight, each with the call it belongs to.
-/// Progress naming any other token (another server's, a finished request's, a made-up one) is
-/// dropped: it neither reaches the window nor keeps anything alive.
-#[derive(Default)]
-pub struct ProgressRoutes {
-    // A plain lock: held only for a map operation, never across an await.
-    open: Mutex<HashMap<ProgressToken, Option<String>>>,
-}
-
-impl ProgressRoutes {
-    /// Routes `token`'s progress, labelled with `call` (the window's call id), until the
-    /// returned guard drops.
-    pub fn open(&self, token: ProgressToken, call: Option<&str>) -> ProgressRoute<'_> {
-        self.lock().insert(token.clone(), call.map(str::to_owned));
-        ProgressRoute {
-            routes: self,
-            token,
-        }
-    }
-
-    /// The call a token belongs to, or `None` when no request in flight has it.
-    fn route(&self, token: &ProgressToken) -> Option<Option<String>> {
-        self.lock().get(token).cloned()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, Option<String>>> {
-        self.open.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// An open progress route; closes when dropped.
-pub struct ProgressRoute<'a> {
-    routes: &'a ProgressRoutes,
-    token: ProgressToken,
-}
-
-impl Drop for ProgressRoute<'_> {
-    fn drop(&mut self) {
-        self.routes.lock().remove(&self.token);
-    }
+    // A plain lock: held for one arithmetic step, never across an await.
+    logs: std::sync::Mutex<LogBudget>,
 }
 
 impl HostHandler {
@@ -96,6 +62,7 @@ impl HostHandler {
             inbound: Semaphore::new(max_inbound),
             events,
             progress: ProgressRoutes::default(),
+            logs: Default::default(),
         }
     }
 
@@ -197,7 +164,9 @@ impl ClientHandler for HostHandler {
             progress_token: serde_json::to_value(&params.progress_token).unwrap_or_default(),
             progress: params.progress,
             total: params.total,
-            message: params.message,
+            message: params
+                .message
+                .map(|m| bounded_text(m, MAX_PROGRESS_MESSAGE)),
         });
     }
 
@@ -206,6 +175,25 @@ impl ClientHandler for HostHandler {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        let admission = self
+            .logs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .admit(std::time::Instant::now());
+        let LogAdmission::Pass { dropped } = admission else {
+            return;
+        };
+        if dropped > 0 {
+            tracing::warn!(server = %self.server, dropped, "dropped server log messages over the budget");
+            self.emit(ServerEvent::Log {
+                server: self.server.clone(),
+                level: "warning".into(),
+                logger: Some("switchboard".into()),
+                data: json!(format!(
+                    "dropped {dropped} log messages from this server (more than {LOGS_PER_SECOND} a second)"
+                )),
+            });
+        }
         let level = serde_json::to_value(params.level)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
@@ -214,8 +202,8 @@ impl ClientHandler for HostHandler {
         self.emit(ServerEvent::Log {
             server: self.server.clone(),
             level,
-            logger: params.logger,
-            data: params.data,
+            logger: params.logger.map(|l| bounded_text(l, MAX_PROGRESS_MESSAGE)),
+            data: bounded_log_data(params.data),
         });
     }
 

@@ -440,3 +440,69 @@ async fn a_batch_from_the_server_is_read_as_its_messages() {
     }
     live.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_list_changed_flood_costs_at_most_two_refreshes() {
+    let ctx = host_context();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut config = faulty("ok");
+    config.env.insert(
+        "FAULTY_LOG".into(),
+        log.path().to_string_lossy().into_owned(),
+    );
+    let handle = ServerHandle::spawn("changeable", config, vec![], &ctx);
+    let c = handle.wait_running(Duration::from_secs(20)).await.unwrap();
+    wait_until("the first catalog", || handle.catalog().is_some()).await;
+    let lists = || {
+        std::fs::read_to_string(log.path())
+            .unwrap_or_default()
+            .matches("\"tools/list\"")
+            .count()
+    };
+    let before = lists();
+    let r = c
+        .call_tool("changed", Some(json!({"count": 1000})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "changed");
+    wait_until("a refresh after the flood", || lists() > before).await;
+    // Whatever is still coming arrives well within this.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let refreshes = lists() - before;
+    assert!(
+        refreshes <= 2,
+        "1000 list_changed cost {refreshes} tools/list"
+    );
+    handle.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_endless_list_stops_with_a_clear_error() {
+    let h = Harness::new();
+    let live = h.connect("endless", faulty("endless-pages")).await;
+    let e = live.connection.list_tools().await.unwrap_err();
+    assert!(e.message.contains("more than 10000 pages"), "{}", e.message);
+    live.shutdown().await;
+    let live = h.connect("fat", faulty("fat-pages")).await;
+    let before = rss_kb();
+    let e = live.connection.list_tools().await.unwrap_err();
+    assert!(e.message.contains("64 MiB"), "{}", e.message);
+    let grown = rss_kb().saturating_sub(before);
+    assert!(grown < 200 * 1024, "RSS grew by {grown} kB");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_log_flood_during_a_hung_list_keeps_memory_bounded() {
+    let h = Harness::new();
+    // A window that reads nothing: the bus keeps what it can for it.
+    let _lagging = h.events.streams();
+    let live = h.connect("chatty", faulty("log-flood")).await;
+    let before = rss_kb();
+    // tools/list is answered only after 1500 log messages of 256 KiB (375 MiB in all).
+    let tools = live.connection.list_tools().await.unwrap();
+    assert!(!tools.is_empty());
+    let grown = rss_kb().saturating_sub(before);
+    assert!(grown < 120 * 1024, "RSS grew by {grown} kB");
+    live.shutdown().await;
+}
