@@ -695,6 +695,23 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn a_spawn_spec_prints_env_names_never_values() {
+        let env = BTreeMap::from([("API_TOKEN".to_owned(), "canary-value-123".to_owned())]);
+        let args = vec!["--flag".to_owned()];
+        let spec = SpawnSpec {
+            server: "s",
+            command: "server",
+            args: &args,
+            cwd: None,
+            env: &env,
+            records: None,
+        };
+        let printed = format!("{spec:?}");
+        assert!(printed.contains("API_TOKEN=[redacted]"), "{printed}");
+        assert!(!printed.contains("canary-value-123"), "{printed}");
+    }
+
     #[tokio::test]
     async fn base_env_is_allow_listed() {
         // SAFETY of the test: unique names no other test reads.
