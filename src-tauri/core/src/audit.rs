@@ -26,7 +26,7 @@ pub const MAX_DETAIL_BYTES: usize = 64 * 1024;
 const MAX_SUBJECT_BYTES: usize = 1024;
 
 /// What a flow is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum FlowKind {
@@ -104,7 +104,8 @@ pub struct AuditEntry {
     /// Who acted: `server`, `model`, `user`, `policy`, `timeout`, `provider`, `host`, or the CLI's
     /// `cli_allow` / `cli_deny`.
     pub actor: String,
-    /// For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`.
+    /// For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`. For a
+    /// `failed` row that counts a server's requests refused before admission: `refused`.
     pub decision: Option<String>,
     /// The content of the step.
     #[ts(type = "unknown")]
@@ -347,7 +348,7 @@ impl Row {
             kind: r.flow.kind.as_str(),
             step: r.step.as_str(),
             server: r.flow.server.clone(),
-            subject: r.flow.subject.as_deref().map(capped_subject),
+            subject: r.flow.subject.as_deref().map(|s| cut(s, MAX_SUBJECT_BYTES)),
             actor: r.actor.to_owned(),
             decision: r.decision.map(str::to_owned),
             detail: capped_detail(detail),
@@ -407,16 +408,16 @@ fn escaped_prefix(text: &str, budget: usize) -> &str {
     text
 }
 
-/// `subject` cut to [`MAX_SUBJECT_BYTES`] (on a character boundary), marked with `…` when cut.
-fn capped_subject(subject: &str) -> String {
-    if subject.len() <= MAX_SUBJECT_BYTES {
-        return subject.to_owned();
+/// `text` cut to at most `max` bytes (on a character boundary), marked with `…` when cut.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
     }
-    let mut end = MAX_SUBJECT_BYTES;
-    while !subject.is_char_boundary(end) {
+    let mut end = max;
+    while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &subject[..end])
+    format!("{}…", &text[..end])
 }
 
 fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {

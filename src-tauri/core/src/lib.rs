@@ -27,6 +27,7 @@ pub mod paths;
 pub mod pins;
 pub mod process;
 pub mod providers;
+pub mod rate;
 pub mod sampling;
 pub mod secrets;
 pub mod servers;

@@ -4,9 +4,7 @@
 //! and sent to that provider. The approval door wraps this with the
 //! two reviews: the request before it is sent, the completion before it goes back.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, RwLock};
 
 use rmcp::model::{CreateMessageRequestParams, ErrorCode as McpErrorCode, ErrorData as McpError};
 use rusqlite::params;
@@ -16,6 +14,7 @@ pub use crate::config::SamplingLimits;
 use crate::error::{Error, ErrorCode, Result};
 pub use crate::providers::Models;
 use crate::providers::{Provider, ProviderKind, Usage};
+use crate::rate::PerMinute;
 use crate::store::{Store, now_ms};
 
 /// Limits looked up per server (the configuration can change while running).
@@ -27,7 +26,7 @@ pub struct Sampling {
     models: RwLock<Models>,
     limits: LimitsFor,
     store: Arc<Store>,
-    recent: Mutex<HashMap<String, VecDeque<Instant>>>,
+    recent: PerMinute,
 }
 
 impl std::fmt::Debug for Sampling {
@@ -65,7 +64,7 @@ impl Sampling {
             models: RwLock::new(models),
             limits,
             store,
-            recent: Mutex::default(),
+            recent: PerMinute::default(),
         }
     }
 
@@ -94,25 +93,12 @@ impl Sampling {
                 limits.tokens_per_day
             )));
         }
-        let mut recent = self
-            .recent
-            .lock()
-            .map_err(|_| limit_error("internal error: rate lock poisoned".into()))?;
-        let window = recent.entry(server.to_owned()).or_default();
-        let now = Instant::now();
-        while window
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
-        {
-            window.pop_front();
-        }
-        if window.len() >= limits.requests_per_minute as usize {
+        if !self.recent.admit(server, limits.requests_per_minute) {
             return Err(limit_error(format!(
                 "too many sampling requests: this server may send {} per minute",
                 limits.requests_per_minute
             )));
         }
-        window.push_back(now);
         Ok(())
     }
 
