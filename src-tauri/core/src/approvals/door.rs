@@ -188,6 +188,24 @@ fn value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
 }
 
+/// What the audit log keeps of a review: what was shown, except the values of an elicitation
+/// form's secret fields, and its digest unless that hashes such a value (a short password could
+/// be guessed back from it).
+fn audited_review(review: &Review) -> Value {
+    let mut content = review.content.clone();
+    let mut digest = Value::String(review.digest.clone());
+    if review.kind == ReviewKind::Elicitation
+        && let Some(values) = content.get("values")
+    {
+        let hidden = elicitation::redacted(&content["requestedSchema"], values);
+        if hidden != *values {
+            content["values"] = hidden;
+            digest = Value::Null;
+        }
+    }
+    json!({"review": review.kind, "content": content, "context": review.context, "digest": digest})
+}
+
 /// A sampling request as JSON, with its temperature as the server wrote it (not as an `f32`).
 fn request_json(params: &CreateMessageRequestParams) -> Value {
     let mut request = value(params);
@@ -352,13 +370,8 @@ impl Door {
         context: Value,
     ) -> Verdict {
         let review = Review::new(flow, kind, content, context);
-        self.note(
-            flow,
-            Step::Shown,
-            "host",
-            None,
-            json!({"review": review.kind, "content": review.content, "context": review.context, "digest": review.digest}),
-        ).await;
+        self.note(flow, Step::Shown, "host", None, audited_review(&review))
+            .await;
         let answer = self.0.reviewer.review(review);
         let Some(limit) = limit else {
             return answer.await;
@@ -680,7 +693,11 @@ impl Door {
         if let Some(c) = content {
             r = r.with_content(c);
         }
-        self.note(&flow, Step::Returned, actor, None, value(&r))
+        let mut returned = value(&r);
+        if let Some(c) = returned.get_mut("content") {
+            *c = elicitation::redacted(&request["requestedSchema"], c);
+        }
+        self.note(&flow, Step::Returned, actor, None, returned)
             .await;
         Ok(r)
     }
@@ -710,14 +727,9 @@ impl Door {
         let message = request.get("message").cloned().unwrap_or(Value::Null);
         if url.is_none() && rule.allows() && elicitation::defaults_cover_required(&schema) {
             let values = Value::Object(elicitation::defaults(&schema));
-            self.note(
-                flow,
-                Step::Decided,
-                "policy",
-                Some("approved"),
-                values.clone(),
-            )
-            .await;
+            let audited = elicitation::redacted(&schema, &values);
+            self.note(flow, Step::Decided, "policy", Some("approved"), audited)
+                .await;
             return (ElicitationAction::Accept, Some(values), "policy");
         }
         let mut values = Value::Object(elicitation::defaults(&schema));
@@ -753,7 +765,7 @@ impl Door {
                                 Step::Decided,
                                 self.0.reviewer.actor(),
                                 Some("approved"),
-                                values.clone(),
+                                elicitation::redacted(&schema, &values),
                             )
                             .await;
                             self.remember(server, PolicyKind::Elicitation, None, remember)
@@ -770,7 +782,7 @@ impl Door {
                                 Step::Decided,
                                 self.0.reviewer.actor(),
                                 Some("invalid"),
-                                json!({"values": values, "error": problem}),
+                                json!({"values": elicitation::redacted(&schema, &values), "error": problem}),
                             )
                             .await;
                             error = problem.into();

@@ -554,6 +554,76 @@ async fn invalid_form_values_are_shown_again_with_the_error() {
 }
 
 #[tokio::test]
+async fn a_password_typed_into_a_form_reaches_the_server_but_not_the_audit() {
+    const CANARY: &str = "canary-5ecret-typed";
+    let script = Arc::new(Script::default());
+    let door = door(&script);
+    let params: ElicitRequestParams = serde_json::from_value(json!({
+        "mode": "form",
+        "message": "Sign in to the archive",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "user": {"type": "string", "default": "ada"},
+                "password": {"type": "string", "minLength": 1},
+                "apiToken": {"type": "string"},
+                "age": {"type": "integer", "minimum": 0}
+            },
+            "required": ["user", "password"]
+        }
+    }))
+    .unwrap();
+    let typed = |age: i64| json!({"user": "ada", "password": format!("{CANARY}-pw"), "apiToken": format!("{CANARY}-tok"), "age": age});
+    // Filled in wrongly first, so the form (with the password in it) is shown again.
+    script.then(move |r| {
+        let mut c = r.content.clone();
+        c["values"] = typed(-3);
+        approve(c)
+    });
+    script.then(move |r| {
+        assert_eq!(r.content["values"]["password"], format!("{CANARY}-pw"));
+        let mut c = r.content.clone();
+        c["values"] = typed(36);
+        approve(c)
+    });
+    let r = serde_json::to_value(door.elicitation(origin(), params).await.unwrap()).unwrap();
+    assert_eq!(r["action"], "accept");
+    assert_eq!(r["content"], typed(36), "the server gets what was typed");
+
+    let rows = entries(&door);
+    for row in &rows {
+        let text = serde_json::to_string(row).unwrap();
+        assert!(
+            !text.contains(CANARY),
+            "a secret reached the audit log: {text}"
+        );
+    }
+    let returned = rows.iter().find(|e| e.step == Step::Returned).unwrap();
+    assert_eq!(
+        returned.detail["content"],
+        json!({"user": "ada", "password": "[redacted]", "apiToken": "[redacted]", "age": 36})
+    );
+    let shown: Vec<&AuditEntry> = rows.iter().filter(|e| e.step == Step::Shown).collect();
+    assert_eq!(shown.len(), 2);
+    assert!(shown[0].detail["digest"].is_string(), "no secret in it yet");
+    assert_eq!(
+        shown[1].detail["content"]["values"]["password"],
+        "[redacted]"
+    );
+    assert!(
+        shown[1].detail["digest"].is_null(),
+        "no hash to guess the password back from"
+    );
+    let decided: Vec<&Value> = rows
+        .iter()
+        .filter(|e| e.step == Step::Decided)
+        .map(|e| &e.detail)
+        .collect();
+    assert_eq!(decided[0]["values"]["apiToken"], "[redacted]");
+    assert_eq!(decided[1]["user"], "ada");
+}
+
+#[tokio::test]
 async fn elicitation_decline_cancel_and_url_mode() {
     let script = Arc::new(Script::default());
     let door = door(&script);
