@@ -6,6 +6,11 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use rmcp::model::{ErrorCode, ErrorData as McpError};
+
+/// The JSON-RPC error code of a request refused for being over a limit.
+pub const OVER_LIMIT: i32 = -32000;
+
 /// The span a limit counts over.
 const WINDOW: Duration = Duration::from_secs(60);
 
@@ -33,6 +38,11 @@ impl PerMinute {
         window.push_back(now);
         true
     }
+}
+
+/// The error for a server's request over one of its limits, saying which.
+pub fn over_limit(message: String) -> McpError {
+    McpError::new(ErrorCode(OVER_LIMIT), message, None)
 }
 
 #[cfg(test)]

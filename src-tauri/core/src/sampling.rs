@@ -14,7 +14,7 @@ pub use crate::config::SamplingLimits;
 use crate::error::{Error, ErrorCode, Result};
 pub use crate::providers::Models;
 use crate::providers::{Provider, ProviderKind, Usage};
-use crate::rate::PerMinute;
+use crate::rate::{PerMinute, over_limit};
 use crate::store::{Store, now_ms};
 
 /// Limits looked up per server (the configuration can change while running).
@@ -53,10 +53,6 @@ pub fn validate(params: &CreateMessageRequestParams) -> Result<(), McpError> {
     Ok(())
 }
 
-fn limit_error(message: String) -> McpError {
-    McpError::new(McpErrorCode(-32000), message, None)
-}
-
 impl Sampling {
     /// Sampling through `models`, with limits from `limits` and usage kept in `store`.
     pub fn new(models: Models, limits: LimitsFor, store: Arc<Store>) -> Self {
@@ -79,22 +75,20 @@ impl Sampling {
         validate(params)?;
         let limits = self.limits(server);
         if params.max_tokens > limits.max_tokens {
-            return Err(limit_error(format!(
+            return Err(over_limit(format!(
                 "maxTokens {} is over this server's limit of {} tokens per request",
                 params.max_tokens, limits.max_tokens
             )));
         }
-        let used = self
-            .used_today(server)
-            .map_err(|e| limit_error(e.message))?;
+        let used = self.used_today(server).map_err(|e| over_limit(e.message))?;
         if used >= limits.tokens_per_day {
-            return Err(limit_error(format!(
+            return Err(over_limit(format!(
                 "this server has used its sampling budget for today ({used} of {} tokens)",
                 limits.tokens_per_day
             )));
         }
         if !self.recent.admit(server, limits.requests_per_minute) {
-            return Err(limit_error(format!(
+            return Err(over_limit(format!(
                 "too many sampling requests: this server may send {} per minute",
                 limits.requests_per_minute
             )));

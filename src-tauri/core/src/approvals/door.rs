@@ -674,13 +674,9 @@ impl Door {
     ) -> Result<ElicitResult, McpError> {
         let server = origin.server.as_str();
         if !self.0.elicitations.admit(server, ELICITATIONS_PER_MINUTE) {
-            let e = McpError::new(
-                rmcp::model::ErrorCode(crate::handler::TOO_MANY_REQUESTS),
-                format!(
-                    "too many elicitation requests: this server may send {ELICITATIONS_PER_MINUTE} per minute"
-                ),
-                None,
-            );
+            let e = crate::rate::over_limit(format!(
+                "too many elicitation requests: this server may send {ELICITATIONS_PER_MINUTE} per minute"
+            ));
             self.refusal(FlowKind::Elicitation, server, &e).await;
             return Err(e);
         }
