@@ -23,6 +23,7 @@ pub mod events;
 mod fuzz;
 pub mod handler;
 pub mod host;
+pub mod logging;
 pub mod paths;
 pub mod pins;
 pub mod process;
