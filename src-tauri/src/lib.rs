@@ -15,12 +15,13 @@ pub const HOST_STREAM: &str = "host-stream";
 
 /// Starts the desktop app.
 pub fn run() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
-        )
-        .init();
+    // Through the core's filter: no level puts message contents (typed passwords) in the log.
+    let filter = std::env::var("SWITCHBOARD_LOG")
+        .ok()
+        .and_then(|spec| switchboard_core::logging::filter(&spec))
+        .or_else(|| switchboard_core::logging::filter("info,rmcp=warn"))
+        .unwrap_or_default();
+    tracing_subscriber::fmt().with_env_filter(filter).init();
     let result = tauri::Builder::default()
         // First: a second launch focuses the running window instead of starting another host
         // that would spawn every server twice.

@@ -274,15 +274,18 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
-        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
-        .unwrap_or_else(|_| {
-            tracing_subscriber::EnvFilter::new(match cli.verbose {
+    // Through the core's filter: no level puts message contents (typed passwords) in the log.
+    let filter = ["SWITCHBOARD_LOG", "RUST_LOG"]
+        .iter()
+        .find_map(|var| switchboard_core::logging::filter(&std::env::var(var).ok()?))
+        .or_else(|| {
+            switchboard_core::logging::filter(match cli.verbose {
                 0 => "off",
                 1 => "info,rmcp=warn",
                 _ => "debug",
             })
-        });
+        })
+        .unwrap_or_default();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())

@@ -2,21 +2,31 @@
 //! decision, step by step — who asked, what was shown, what was decided, what was sent back, and
 //! how long it took. Each step is its own committed row, written *before* the flow moves on, so
 //! killing the app mid-flow loses nothing that already happened. Searchable and exportable as
-//! JSON Lines.
+//! JSON Lines. A row's detail is capped at [`MAX_DETAIL_BYTES`]: a longer one is kept as its
+//! beginning, its length and the SHA-256 of the whole, so no server can fill the disk through it.
 
 use std::io::Write;
 use std::sync::Arc;
 
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Store, now_ms, off_thread};
 
+/// The most a row's detail (its JSON text) takes in the database. A longer detail is stored as
+/// `{"truncated": true, "bytes": N, "sha256": "…", "head": "…"}`: the byte length and SHA-256
+/// (hex) of the whole JSON text, and as much of its beginning as fits.
+pub const MAX_DETAIL_BYTES: usize = 64 * 1024;
+
+/// The most a row's subject (a tool or model name, as a server or model gave it) takes.
+const MAX_SUBJECT_BYTES: usize = 1024;
+
 /// What a flow is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum FlowKind {
@@ -94,7 +104,8 @@ pub struct AuditEntry {
     /// Who acted: `server`, `model`, `user`, `policy`, `timeout`, `provider`, `host`, or the CLI's
     /// `cli_allow` / `cli_deny`.
     pub actor: String,
-    /// For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`.
+    /// For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`. For a
+    /// `failed` row that counts a server's requests refused before admission: `refused`.
     pub decision: Option<String>,
     /// The content of the step.
     #[ts(type = "unknown")]
@@ -337,10 +348,10 @@ impl Row {
             kind: r.flow.kind.as_str(),
             step: r.step.as_str(),
             server: r.flow.server.clone(),
-            subject: r.flow.subject.clone(),
+            subject: r.flow.subject.as_deref().map(|s| cut(s, MAX_SUBJECT_BYTES)),
             actor: r.actor.to_owned(),
             decision: r.decision.map(str::to_owned),
-            detail,
+            detail: capped_detail(detail),
             duration_ms: r.flow.started.elapsed().as_millis() as i64,
         })
     }
@@ -364,6 +375,49 @@ impl Row {
         )?;
         Ok(c.last_insert_rowid())
     }
+}
+
+/// `detail` as stored: itself when it fits in [`MAX_DETAIL_BYTES`], else its beginning with the
+/// length and SHA-256 of the whole.
+fn capped_detail(detail: String) -> String {
+    if detail.len() <= MAX_DETAIL_BYTES {
+        return detail;
+    }
+    let sha256: String = Sha256::digest(detail.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    // Room for the keys, the length and the hash around the head.
+    let head = escaped_prefix(&detail, MAX_DETAIL_BYTES - 256);
+    json!({"truncated": true, "bytes": detail.len(), "sha256": sha256, "head": head}).to_string()
+}
+
+/// The longest beginning of `text` whose JSON string escape takes at most `budget` bytes.
+fn escaped_prefix(text: &str, budget: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in text.char_indices() {
+        used += match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if u32::from(c) < 0x20 => 6,
+            c => c.len_utf8(),
+        };
+        if used > budget {
+            return &text[..i];
+        }
+    }
+    text
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary), marked with `…` when cut.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {
@@ -519,6 +573,66 @@ mod tests {
         assert_eq!(a.prune(std::time::Duration::from_secs(86_400)).unwrap(), 1);
         assert_eq!(hits("alpha"), 0, "pruned rows leave the index");
         assert_eq!(hits("beta"), 1);
+    }
+
+    #[test]
+    fn a_long_detail_is_kept_as_its_head_length_and_hash() {
+        let a = audit();
+        let flow = Flow::new(FlowKind::Sampling, "s", Some("m".repeat(100_000)));
+        // Quotes double when escaped, control characters take six bytes: the worst cases.
+        for text in [
+            "x".repeat(1 << 20),
+            "\"".repeat(200_000),
+            "\u{1}".repeat(100_000),
+        ] {
+            let detail = json!({"text": text});
+            let full = serde_json::to_string(&detail).unwrap();
+            a.record(Record {
+                flow: &flow,
+                step: Step::Requested,
+                actor: "server",
+                decision: None,
+                detail,
+            })
+            .unwrap();
+            let stored: String = a
+                .store
+                .with(|c| {
+                    c.query_row("SELECT detail FROM audit ORDER BY id DESC", [], |r| {
+                        r.get(0)
+                    })
+                })
+                .unwrap();
+            assert!(stored.len() <= MAX_DETAIL_BYTES, "{} bytes", stored.len());
+            let row = a.search(&AuditQuery::default()).unwrap().remove(0);
+            assert_eq!(row.detail["truncated"], true);
+            assert_eq!(row.detail["bytes"], full.len());
+            let sha: String = Sha256::digest(full.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(row.detail["sha256"], sha);
+            let head = row.detail["head"].as_str().unwrap();
+            assert!(full.starts_with(head) && head.len() > MAX_DETAIL_BYTES / 8);
+            assert!(row.subject.unwrap().len() <= MAX_SUBJECT_BYTES + '…'.len_utf8());
+        }
+        let mut out = Vec::new();
+        assert_eq!(a.export_jsonl(&mut out).unwrap(), 3);
+        for line in String::from_utf8(out).unwrap().lines() {
+            let entry: AuditEntry = serde_json::from_str(line).unwrap();
+            assert_eq!(entry.detail["truncated"], true);
+        }
+        // A detail that fits is kept as it is.
+        a.record(Record {
+            flow: &flow,
+            step: Step::Returned,
+            actor: "host",
+            decision: None,
+            detail: json!({"text": "short"}),
+        })
+        .unwrap();
+        let row = a.search(&AuditQuery::default()).unwrap().remove(0);
+        assert_eq!(row.detail, json!({"text": "short"}));
     }
 
     #[test]

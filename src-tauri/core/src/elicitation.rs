@@ -1,8 +1,69 @@
 //! Elicitation forms: the flat JSON Schema a server sends (strings with formats and lengths,
 //! numbers and integers with bounds, booleans, single-select enums — plain or titled — and
-//! multi-select arrays of enums), its defaults, and validation of what the user filled in.
+//! multi-select arrays of enums), its defaults, validation of what the user filled in, and which
+//! of its fields hold secrets the audit log must not keep.
 
 use serde_json::{Map, Value};
+
+/// What the audit log keeps of a secret field's value.
+pub const REDACTED: &str = "[redacted]";
+
+/// Words that make a field's name a secret's, compared lowercased and without `-`, `_`, `.` or
+/// spaces (so `API_KEY`, `api-key` and `apiKey` are all `apikey`). `token` also catches
+/// `maxTokens`: a number kept out of the audit log costs less than a token kept in it.
+const SECRET_NAMES: [&str; 9] = [
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "credential",
+];
+
+/// Whether the form field `name` with schema `prop` holds a secret: its schema says so
+/// (`format: "password"` or `writeOnly: true`) or its name does ([`SECRET_NAMES`]). rmcp 3.9
+/// refuses a string `format` other than email, uri, date and date-time, so in practice the
+/// name decides.
+pub fn is_secret_field(name: &str, prop: &Value) -> bool {
+    let said = prop.get("format").and_then(Value::as_str) == Some("password")
+        || prop.get("writeOnly").and_then(Value::as_bool) == Some(true);
+    let plain: String = name
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect();
+    said || SECRET_NAMES.iter().any(|w| plain.contains(w))
+}
+
+/// `values` for the audit log: the value of every secret field ([`is_secret_field`]) of
+/// `schema`'s form, and of any field the form does not have whose name looks secret, is
+/// [`REDACTED`]. Anything but an object is returned as it is.
+pub fn redacted(schema: &Value, values: &Value) -> Value {
+    let Some(values) = values.as_object() else {
+        return values.clone();
+    };
+    let props = schema.get("properties").and_then(Value::as_object);
+    let secret = |name: &str| {
+        let prop = props.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+        is_secret_field(name, prop)
+    };
+    Value::Object(
+        values
+            .iter()
+            .map(|(k, v)| {
+                let shown = if secret(k) && !v.is_null() {
+                    Value::String(REDACTED.to_owned())
+                } else {
+                    v.clone()
+                };
+                (k.clone(), shown)
+            })
+            .collect(),
+    )
+}
 
 /// The `default` of every property of a flat elicitation schema that has one.
 pub fn defaults(schema: &Value) -> Map<String, Value> {
@@ -168,6 +229,36 @@ fn title(props: &Map<String, Value>, key: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn secret_fields_are_redacted_by_schema_or_name_and_the_rest_kept() {
+        let schema = json!({"type": "object", "properties": {
+            "user": {"type": "string"},
+            "pw": {"type": "string", "format": "password"},
+            "pin": {"type": "string", "writeOnly": true},
+            "API_KEY": {"type": "string"},
+            "accessToken": {"type": "string"},
+            "Pass-Phrase": {"type": "string"},
+            "clientSecret": {"type": "string"},
+            "keyboard": {"type": "string"},
+            "remember": {"type": "boolean"}
+        }});
+        let values = json!({
+            "user": "ada", "pw": "p1", "pin": "1234", "API_KEY": "k", "accessToken": "t",
+            "Pass-Phrase": "pp", "clientSecret": "cs", "keyboard": "qwerty", "remember": true,
+            "password": "not in the form", "api_token": null
+        });
+        let audited = redacted(&schema, &values);
+        assert_eq!(
+            audited,
+            json!({
+                "user": "ada", "pw": REDACTED, "pin": REDACTED, "API_KEY": REDACTED,
+                "accessToken": REDACTED, "Pass-Phrase": REDACTED, "clientSecret": REDACTED,
+                "keyboard": "qwerty", "remember": true, "password": REDACTED, "api_token": null
+            })
+        );
+        assert_eq!(redacted(&schema, &json!("text")), json!("text"));
+    }
 
     fn schema() -> Value {
         json!({"type": "object", "required": ["name", "size"], "properties": {

@@ -4,9 +4,7 @@
 //! and sent to that provider. The approval door wraps this with the
 //! two reviews: the request before it is sent, the completion before it goes back.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, RwLock};
 
 use rmcp::model::{CreateMessageRequestParams, ErrorCode as McpErrorCode, ErrorData as McpError};
 use rusqlite::params;
@@ -16,6 +14,7 @@ pub use crate::config::SamplingLimits;
 use crate::error::{Error, ErrorCode, Result};
 pub use crate::providers::Models;
 use crate::providers::{Provider, ProviderKind, Usage};
+use crate::rate::{PerMinute, over_limit};
 use crate::store::{Store, now_ms};
 
 /// Limits looked up per server (the configuration can change while running).
@@ -27,7 +26,7 @@ pub struct Sampling {
     models: RwLock<Models>,
     limits: LimitsFor,
     store: Arc<Store>,
-    recent: Mutex<HashMap<String, VecDeque<Instant>>>,
+    recent: PerMinute,
 }
 
 impl std::fmt::Debug for Sampling {
@@ -54,10 +53,6 @@ pub fn validate(params: &CreateMessageRequestParams) -> Result<(), McpError> {
     Ok(())
 }
 
-fn limit_error(message: String) -> McpError {
-    McpError::new(McpErrorCode(-32000), message, None)
-}
-
 impl Sampling {
     /// Sampling through `models`, with limits from `limits` and usage kept in `store`.
     pub fn new(models: Models, limits: LimitsFor, store: Arc<Store>) -> Self {
@@ -65,7 +60,7 @@ impl Sampling {
             models: RwLock::new(models),
             limits,
             store,
-            recent: Mutex::default(),
+            recent: PerMinute::default(),
         }
     }
 
@@ -80,39 +75,24 @@ impl Sampling {
         validate(params)?;
         let limits = self.limits(server);
         if params.max_tokens > limits.max_tokens {
-            return Err(limit_error(format!(
+            return Err(over_limit(format!(
                 "maxTokens {} is over this server's limit of {} tokens per request",
                 params.max_tokens, limits.max_tokens
             )));
         }
-        let used = self
-            .used_today(server)
-            .map_err(|e| limit_error(e.message))?;
+        let used = self.used_today(server).map_err(|e| over_limit(e.message))?;
         if used >= limits.tokens_per_day {
-            return Err(limit_error(format!(
+            return Err(over_limit(format!(
                 "this server has used its sampling budget for today ({used} of {} tokens)",
                 limits.tokens_per_day
             )));
         }
-        let mut recent = self
-            .recent
-            .lock()
-            .map_err(|_| limit_error("internal error: rate lock poisoned".into()))?;
-        let window = recent.entry(server.to_owned()).or_default();
-        let now = Instant::now();
-        while window
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
-        {
-            window.pop_front();
-        }
-        if window.len() >= limits.requests_per_minute as usize {
-            return Err(limit_error(format!(
+        if !self.recent.admit(server, limits.requests_per_minute) {
+            return Err(over_limit(format!(
                 "too many sampling requests: this server may send {} per minute",
                 limits.requests_per_minute
             )));
         }
-        window.push_back(now);
         Ok(())
     }
 

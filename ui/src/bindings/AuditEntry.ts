@@ -28,7 +28,8 @@ subject: string | null,
  */
 actor: string, 
 /**
- * For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`.
+ * For `decided`: `approved`, `edited`, `denied`, `declined`, `cancelled`, `timed_out`. For a
+ * `failed` row that counts a server's requests refused before admission: `refused`.
  */
 decision: string | null, 
 /**

@@ -1,5 +1,7 @@
 //! [`Door`]: the one place where sampling, elicitation and model-initiated tool calls are
-//! decided. For each request it writes the arrival to the audit log, applies the standing rule,
+//! decided. A server's request first has to be within its limits (rate, budget, validity); one
+//! that is not is refused without a row of its own ([`refusals`] counts them). For each admitted
+//! request it writes the arrival to the audit log, applies the standing rule,
 //! asks the [`Reviewer`] when a person must decide (with a timeout that counts as a denial),
 //! records the decision and exactly what was shown, sends approved sampling to the chosen
 //! provider, asks again about the completion, and records what went back.
@@ -22,14 +24,23 @@ use crate::audit::{Audit, Flow, FlowKind, Record, Step};
 use crate::elicitation;
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::{self, PinState, Pins};
+use crate::rate::PerMinute;
 use crate::sampling::{Sampling, invalid_params};
 use crate::visible;
+
+mod refusals;
+
+use refusals::Refusals;
 
 /// How long a review waits for a person before it counts as denied.
 pub const DEFAULT_REVIEW_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How often a form with invalid values is shown again before the elicitation is cancelled.
 const FORM_ATTEMPTS: usize = 3;
+
+/// How many elicitations a server may send a minute: more than a person answers, few enough
+/// that a server cannot flood the screen or the audit log with them.
+pub const ELICITATIONS_PER_MINUTE: u32 = 10;
 
 /// What a review is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -151,6 +162,10 @@ struct Inner {
     pins: Pins,
     audit: Audit,
     sampling: Sampling,
+    /// Elicitations admitted per server in the last minute.
+    elicitations: PerMinute,
+    /// Requests refused before admission, written down at most once a minute.
+    refusals: Refusals,
     timeout: Duration,
     /// False when the one deciding said "deny everything" (the CLI's `--approve deny`): standing
     /// rules may still deny, but none lets a request through.
@@ -171,6 +186,24 @@ impl std::fmt::Debug for Door {
 
 fn value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+/// What the audit log keeps of a review: what was shown, except the values of an elicitation
+/// form's secret fields, and its digest unless that hashes such a value (a short password could
+/// be guessed back from it).
+fn audited_review(review: &Review) -> Value {
+    let mut content = review.content.clone();
+    let mut digest = Value::String(review.digest.clone());
+    if review.kind == ReviewKind::Elicitation
+        && let Some(values) = content.get("values")
+    {
+        let hidden = elicitation::redacted(&content["requestedSchema"], values);
+        if hidden != *values {
+            content["values"] = hidden;
+            digest = Value::Null;
+        }
+    }
+    json!({"review": review.kind, "content": content, "context": review.context, "digest": digest})
 }
 
 /// A sampling request as JSON, with its temperature as the server wrote it (not as an `f32`).
@@ -198,6 +231,8 @@ impl Door {
             pins,
             audit,
             sampling,
+            elicitations: PerMinute::default(),
+            refusals: Refusals::default(),
             timeout: DEFAULT_REVIEW_TIMEOUT,
             allow_rules: std::sync::atomic::AtomicBool::new(true),
         }))
@@ -335,13 +370,8 @@ impl Door {
         context: Value,
     ) -> Verdict {
         let review = Review::new(flow, kind, content, context);
-        self.note(
-            flow,
-            Step::Shown,
-            "host",
-            None,
-            json!({"review": review.kind, "content": review.content, "context": review.context, "digest": review.digest}),
-        ).await;
+        self.note(flow, Step::Shown, "host", None, audited_review(&review))
+            .await;
         let answer = self.0.reviewer.review(review);
         let Some(limit) = limit else {
             return answer.await;
@@ -362,14 +392,33 @@ impl Door {
             .await;
     }
 
+    /// Notes a request of `server` refused before admission (`why`): a warning and an audit row
+    /// counting the refusals, at most once a minute per server and kind, never the request.
+    async fn refusal(&self, kind: FlowKind, server: &str, why: &McpError) {
+        let Some(refused) = self.0.refusals.count(server, kind) else {
+            return;
+        };
+        let message = crate::audit::cut(&why.message, 300);
+        tracing::warn!(server, ?kind, refused, reason = %message, "refused requests from a server");
+        let flow = Flow::new(kind, server, None);
+        let detail = json!({"code": why.code.0, "message": message, "refused": refused});
+        self.note(&flow, Step::Failed, "host", Some("refused"), detail)
+            .await;
+    }
+
     /// A server's sampling request through the door, in four steps, each audited before the next
     /// begins: admit (limits, rules, a model) → review the request → complete → review the answer.
+    /// A request over the server's limits is refused before its first step.
     async fn sample(
         &self,
         origin: Origin,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, McpError> {
         let server = origin.server.as_str();
+        if let Err(e) = self.within_sampling_limits(server, &params).await {
+            self.refusal(FlowKind::Sampling, server, &e).await;
+            return Err(e);
+        }
         let flow = Flow::new(FlowKind::Sampling, server, None);
         self.note(
             &flow,
@@ -427,20 +476,26 @@ impl Door {
         Ok(result)
     }
 
-    /// Admits a request: within the server's limits, not denied by a rule, and a model to send
-    /// it to. Returns the rule and the chosen provider and model.
+    /// Whether a request is valid and within the server's sampling limits (counting it if so).
+    async fn within_sampling_limits(
+        &self,
+        server: &str,
+        params: &CreateMessageRequestParams,
+    ) -> Result<(), McpError> {
+        let (name, request) = (server.to_owned(), params.clone());
+        self.blocking(move |door| Ok(door.sampling.admit(&name, &request)))
+            .await
+            .map_err(|e| McpError::internal_error(e.message, None))?
+    }
+
+    /// Admits a request within its limits: not denied by a rule, and a model to send it to.
+    /// Returns the rule and the chosen provider and model.
     async fn admit_sampling(
         &self,
         flow: &Flow,
         server: &str,
         params: &CreateMessageRequestParams,
     ) -> Result<(Rule, String, String), Halt> {
-        let (name, request) = (server.to_owned(), params.clone());
-        let admitted = self
-            .blocking(move |door| Ok(door.sampling.admit(&name, &request)))
-            .await
-            .map_err(|e| Halt::Failed(McpError::internal_error(e.message, None)))?;
-        admitted.map_err(Halt::Failed)?;
         let rule = self.rule(server, PolicyKind::Sampling, None).await;
         if rule == Rule::Deny {
             self.note(flow, Step::Decided, "policy", Some("denied"), Value::Null)
@@ -618,6 +673,13 @@ impl Door {
         params: ElicitRequestParams,
     ) -> Result<ElicitResult, McpError> {
         let server = origin.server.as_str();
+        if !self.0.elicitations.admit(server, ELICITATIONS_PER_MINUTE) {
+            let e = crate::rate::over_limit(format!(
+                "too many elicitation requests: this server may send {ELICITATIONS_PER_MINUTE} per minute"
+            ));
+            self.refusal(FlowKind::Elicitation, server, &e).await;
+            return Err(e);
+        }
         let flow = Flow::new(FlowKind::Elicitation, server, None);
         let request = value(&params);
         self.note(&flow, Step::Requested, "server", None, request.clone())
@@ -627,7 +689,11 @@ impl Door {
         if let Some(c) = content {
             r = r.with_content(c);
         }
-        self.note(&flow, Step::Returned, actor, None, value(&r))
+        let mut returned = value(&r);
+        if let Some(c) = returned.get_mut("content") {
+            *c = elicitation::redacted(&request["requestedSchema"], c);
+        }
+        self.note(&flow, Step::Returned, actor, None, returned)
             .await;
         Ok(r)
     }
@@ -657,14 +723,9 @@ impl Door {
         let message = request.get("message").cloned().unwrap_or(Value::Null);
         if url.is_none() && rule.allows() && elicitation::defaults_cover_required(&schema) {
             let values = Value::Object(elicitation::defaults(&schema));
-            self.note(
-                flow,
-                Step::Decided,
-                "policy",
-                Some("approved"),
-                values.clone(),
-            )
-            .await;
+            let audited = elicitation::redacted(&schema, &values);
+            self.note(flow, Step::Decided, "policy", Some("approved"), audited)
+                .await;
             return (ElicitationAction::Accept, Some(values), "policy");
         }
         let mut values = Value::Object(elicitation::defaults(&schema));
@@ -700,7 +761,7 @@ impl Door {
                                 Step::Decided,
                                 self.0.reviewer.actor(),
                                 Some("approved"),
-                                values.clone(),
+                                elicitation::redacted(&schema, &values),
                             )
                             .await;
                             self.remember(server, PolicyKind::Elicitation, None, remember)
@@ -717,7 +778,7 @@ impl Door {
                                 Step::Decided,
                                 self.0.reviewer.actor(),
                                 Some("invalid"),
-                                json!({"values": values, "error": problem}),
+                                json!({"values": elicitation::redacted(&schema, &values), "error": problem}),
                             )
                             .await;
                             error = problem.into();

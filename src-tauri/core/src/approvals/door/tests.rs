@@ -40,7 +40,10 @@ impl Reviewer for Script {
 }
 
 fn door_with(script: &Arc<Script>, limits: SamplingLimits) -> Door {
-    let store = Arc::new(Store::in_memory().unwrap());
+    door_on(Arc::new(Store::in_memory().unwrap()), script, limits)
+}
+
+fn door_on(store: Arc<Store>, script: &Arc<Script>, limits: SamplingLimits) -> Door {
     let manual = Provider::new("manual", ProviderKind::Manual, None, None).unwrap();
     Door::new(
         script.clone(),
@@ -246,9 +249,85 @@ async fn sampling_limits_refuse_before_anyone_is_asked() {
     assert_eq!(e.code.0, -32000);
     assert!(e.message.contains("per minute"), "{}", e.message);
     assert!(script.seen().is_empty());
+    // A refused request has no flow of its own: the first refusal of the minute is counted in
+    // one row, later ones wait for the next minute's.
     assert_eq!(
-        steps(&door).last().unwrap(),
-        &step(Step::Failed, "host", None)
+        steps(&door),
+        vec![
+            step(Step::Failed, "host", Some("refused")),
+            step(Step::Requested, "server", None),
+            step(Step::Decided, "policy", Some("denied")),
+        ]
+    );
+    assert_eq!(entries(&door)[0].detail["refused"], 1);
+}
+
+/// Text of about `bytes` bytes that does not repeat (as a server's would not).
+fn varied_text(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 16);
+    let mut n: u64 = 0x9e37_79b9_7f4a_7c15;
+    while text.len() < bytes {
+        n ^= n << 13;
+        n ^= n >> 7;
+        n ^= n << 17;
+        text.push_str(&format!("{n:x} "));
+    }
+    text
+}
+
+#[tokio::test]
+async fn a_flood_of_big_requests_leaves_the_database_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let script = Arc::new(Script::default());
+    let door = door_on(store, &script, SamplingLimits::default());
+    // Rules answer at once, so every admitted request writes all of its rows.
+    set(&door, PolicyKind::Sampling, None, Rule::Deny);
+    set(&door, PolicyKind::Elicitation, None, Rule::Deny);
+    let big = varied_text(1 << 20);
+    let sampling = request(&big, 10);
+    let mut elicitation = form();
+    if let ElicitRequestParams::FormElicitationParams { message, .. } = &mut elicitation {
+        *message = big.clone();
+    }
+    const FLOOD: usize = 1_000;
+    let mut refused = 0;
+    for _ in 0..FLOOD {
+        match door.sampling(origin(), sampling.clone()).await {
+            Err(e) if e.code.0 == -32000 => refused += 1,
+            Err(e) => assert_eq!(e.code.0, USER_REJECTED),
+            Ok(_) => panic!("a deny rule let sampling through"),
+        }
+        match door.elicitation(origin(), elicitation.clone()).await {
+            Err(e) => {
+                assert_eq!(e.code.0, -32000, "{}", e.message);
+                refused += 1;
+            }
+            Ok(r) => assert_eq!(r.action, ElicitationAction::Decline),
+        }
+    }
+    let admitted = SamplingLimits::default().requests_per_minute + ELICITATIONS_PER_MINUTE;
+    assert_eq!(refused, 2 * FLOOD - admitted as usize);
+    let rows = entries(&door);
+    let summaries: Vec<&AuditEntry> = rows
+        .iter()
+        .filter(|e| e.decision.as_deref() == Some("refused"))
+        .collect();
+    assert_eq!(summaries.len(), 2, "one row a minute per kind for refusals");
+    assert!(summaries.iter().all(|e| e.detail["refused"] == 1));
+    let requested = rows.iter().filter(|e| e.step == Step::Requested).count();
+    assert_eq!(
+        requested, admitted as usize,
+        "only admitted requests have rows"
+    );
+    // The WAL alone grows to about 4 MiB before SQLite checkpoints it into the file.
+    let file = |name: &str| std::fs::metadata(dir.path().join(name)).map_or(0, |m| m.len());
+    let db = crate::store::DATABASE_FILE;
+    let (main, wal) = (file(db), file(&format!("{db}-wal")));
+    assert!(
+        main + wal < 16 << 20,
+        "{FLOOD} sampling requests and {FLOOD} elicitations of 1 MiB each left a database of \
+         {main} bytes and a WAL of {wal} bytes"
     );
 }
 
@@ -472,6 +551,76 @@ async fn invalid_form_values_are_shown_again_with_the_error() {
         "{:?}",
         steps(&door)
     );
+}
+
+#[tokio::test]
+async fn a_password_typed_into_a_form_reaches_the_server_but_not_the_audit() {
+    const CANARY: &str = "canary-5ecret-typed";
+    let script = Arc::new(Script::default());
+    let door = door(&script);
+    let params: ElicitRequestParams = serde_json::from_value(json!({
+        "mode": "form",
+        "message": "Sign in to the archive",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "user": {"type": "string", "default": "ada"},
+                "password": {"type": "string", "minLength": 1},
+                "apiToken": {"type": "string"},
+                "age": {"type": "integer", "minimum": 0}
+            },
+            "required": ["user", "password"]
+        }
+    }))
+    .unwrap();
+    let typed = |age: i64| json!({"user": "ada", "password": format!("{CANARY}-pw"), "apiToken": format!("{CANARY}-tok"), "age": age});
+    // Filled in wrongly first, so the form (with the password in it) is shown again.
+    script.then(move |r| {
+        let mut c = r.content.clone();
+        c["values"] = typed(-3);
+        approve(c)
+    });
+    script.then(move |r| {
+        assert_eq!(r.content["values"]["password"], format!("{CANARY}-pw"));
+        let mut c = r.content.clone();
+        c["values"] = typed(36);
+        approve(c)
+    });
+    let r = serde_json::to_value(door.elicitation(origin(), params).await.unwrap()).unwrap();
+    assert_eq!(r["action"], "accept");
+    assert_eq!(r["content"], typed(36), "the server gets what was typed");
+
+    let rows = entries(&door);
+    for row in &rows {
+        let text = serde_json::to_string(row).unwrap();
+        assert!(
+            !text.contains(CANARY),
+            "a secret reached the audit log: {text}"
+        );
+    }
+    let returned = rows.iter().find(|e| e.step == Step::Returned).unwrap();
+    assert_eq!(
+        returned.detail["content"],
+        json!({"user": "ada", "password": "[redacted]", "apiToken": "[redacted]", "age": 36})
+    );
+    let shown: Vec<&AuditEntry> = rows.iter().filter(|e| e.step == Step::Shown).collect();
+    assert_eq!(shown.len(), 2);
+    assert!(shown[0].detail["digest"].is_string(), "no secret in it yet");
+    assert_eq!(
+        shown[1].detail["content"]["values"]["password"],
+        "[redacted]"
+    );
+    assert!(
+        shown[1].detail["digest"].is_null(),
+        "no hash to guess the password back from"
+    );
+    let decided: Vec<&Value> = rows
+        .iter()
+        .filter(|e| e.step == Step::Decided)
+        .map(|e| &e.detail)
+        .collect();
+    assert_eq!(decided[0]["values"]["apiToken"], "[redacted]");
+    assert_eq!(decided[1]["user"], "ada");
 }
 
 #[tokio::test]
