@@ -41,6 +41,7 @@ pub fn run() {
             forward(app.handle().clone(), core.events().streams(), HOST_STREAM);
             exit_on_signal(app.handle().clone());
             app.manage(core);
+            app.manage(commands::ImportChoice::default());
             Ok(())
         })
         .invoke_handler(commands::handler())
