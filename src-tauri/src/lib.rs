@@ -2,6 +2,8 @@
 //! forwarded to the window from one place. Nothing here knows MCP.
 
 mod commands;
+#[cfg(test)]
+mod lint;
 
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::events::{HostEvent, Listener};
