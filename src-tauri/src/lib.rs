@@ -4,6 +4,7 @@
 mod commands;
 #[cfg(test)]
 mod lint;
+mod navigation;
 
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::events::{HostEvent, Listener};
@@ -32,6 +33,8 @@ pub fn run() {
                 let _ = window.set_focus();
             }
         }))
+        // The window never leaves the app, whatever its content or script asks.
+        .plugin(navigation::guard())
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
