@@ -5,6 +5,7 @@
 //! test checks that this file registers exactly that set.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use base64::Engine as _;
 use rmcp::model::{
@@ -25,7 +26,7 @@ use switchboard_core::providers::settings::ProviderSettings;
 use switchboard_core::servers::ServerView;
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
@@ -35,7 +36,7 @@ type Result<T> = std::result::Result<T, Error>;
 macro_rules! registered {
     ($($name:ident),* $(,)?) => {
         /// The command handler registered with the app.
-        pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
+        pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
             tauri::generate_handler![$($name),*]
         }
 
@@ -96,7 +97,6 @@ registered! {
         cancel_turn,
         call_tool,
         pick_folder,
-        pick_file,
         open_external,
         save_bytes,
         export_audit,
@@ -125,18 +125,26 @@ async fn restart_server(app: State<'_, App>, args: ServerName) -> Result<()> {
 /// Saves a server; a definition that would run something not yet trusted is first shown in a
 /// native dialog, which the web view can neither draw nor click.
 #[tauri::command]
-async fn save_server(window: AppHandle, app: State<'_, App>, args: SaveServer) -> Result<()> {
+async fn save_server<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: SaveServer,
+) -> Result<()> {
     app.save_server(args, confirm_in_dialog(window)).await
 }
 
 /// Shows a server's launch definition in a native dialog and trusts it if the person says so.
 #[tauri::command]
-async fn trust_server(window: AppHandle, app: State<'_, App>, args: ServerName) -> Result<bool> {
+async fn trust_server<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: ServerName,
+) -> Result<bool> {
     app.trust_server(args, confirm_in_dialog(window)).await
 }
 
 /// The native dialog that shows exactly what a server would run.
-fn confirm_in_dialog(window: AppHandle) -> Confirm {
+fn confirm_in_dialog<R: Runtime>(window: AppHandle<R>) -> Confirm {
     use tauri_plugin_dialog::{MessageDialogButtons, MessageDialogKind};
     Box::new(move |review| {
         Box::pin(async move {
@@ -171,14 +179,53 @@ async fn set_server_enabled(app: State<'_, App>, args: SetEnabled) -> Result<()>
     app.set_server_enabled(args).await
 }
 
-#[tauri::command]
-async fn import_preview(app: State<'_, App>, args: FilePath) -> Result<ImportPlan> {
-    app.import_preview(args).await
+/// The file the person last chose to import in the native picker. `import_apply` imports only
+/// it, so the window can never name a file to read.
+#[derive(Default)]
+pub struct ImportChoice(Mutex<Option<PathBuf>>);
+
+impl ImportChoice {
+    fn set(&self, path: Option<PathBuf>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = path;
+    }
+
+    fn get(&self) -> Option<PathBuf> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
+/// Asks for a Claude Desktop or VS Code file in the native picker and previews it; `None` when
+/// the person cancels.
 #[tauri::command]
-async fn import_apply(app: State<'_, App>, args: ImportApply) -> Result<ImportReport> {
-    app.import_apply(args).await
+async fn import_preview<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    choice: State<'_, ImportChoice>,
+    _args: NoArgs,
+) -> Result<Option<ImportPlan>> {
+    choice.set(None);
+    let Some(path) = pick_import_file(&window).await? else {
+        return Ok(None);
+    };
+    let plan = app.import_preview(path.clone()).await?;
+    choice.set(Some(path));
+    Ok(Some(plan))
+}
+
+/// Imports the file chosen and previewed by [`import_preview`], as previewed.
+#[tauri::command]
+async fn import_apply(
+    app: State<'_, App>,
+    choice: State<'_, ImportChoice>,
+    args: ImportApply,
+) -> Result<ImportReport> {
+    let path = choice.get().ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidInput,
+            "choose a file to import first".to_owned(),
+        )
+    })?;
+    app.import_apply(path, args).await
 }
 
 #[tauri::command]
@@ -365,7 +412,7 @@ async fn call_tool(
 }
 
 #[tauri::command]
-async fn pick_folder(window: AppHandle, _args: NoArgs) -> Result<Option<String>> {
+async fn pick_folder<R: Runtime>(window: AppHandle<R>, _args: NoArgs) -> Result<Option<String>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     window.dialog().file().pick_folder(move |picked| {
         let _ = tx.send(picked);
@@ -373,24 +420,34 @@ async fn pick_folder(window: AppHandle, _args: NoArgs) -> Result<Option<String>>
     picked_path(rx.await.ok().flatten())
 }
 
-#[tauri::command]
-async fn pick_file(window: AppHandle, _args: NoArgs) -> Result<Option<String>> {
+/// The file to import, chosen by the person in the native picker.
+async fn pick_import_file<R: Runtime>(window: &AppHandle<R>) -> Result<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     window
         .dialog()
         .file()
+        .set_title("Import servers from")
         .add_filter("MCP configuration", &["json", "jsonc"])
         .pick_file(move |picked| {
             let _ = tx.send(picked);
         });
-    picked_path(rx.await.ok().flatten())
+    Ok(picked_path(rx.await.ok().flatten())?.map(PathBuf::from))
 }
 
 /// Opens an `https` URL in the system browser; anything else (file:, javascript:, custom
 /// schemes a server might send) is refused.
 #[tauri::command]
-async fn open_external(window: AppHandle, args: Url) -> Result<()> {
-    let url = url::Url::parse(&args.url)
+async fn open_external<R: Runtime>(window: AppHandle<R>, args: Url) -> Result<()> {
+    let url = browser_url(&args.url)?;
+    window
+        .opener()
+        .open_url(url.as_str(), None::<&str>)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("cannot open the browser: {e}")))
+}
+
+/// `raw` if it is an https URL, the only kind the browser is asked to open.
+fn browser_url(raw: &str) -> Result<url::Url> {
+    let url = url::Url::parse(raw)
         .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("not a URL: {e}")))?;
     if url.scheme() != "https" {
         return Err(Error::new(
@@ -401,15 +458,16 @@ async fn open_external(window: AppHandle, args: Url) -> Result<()> {
             ),
         ));
     }
-    window
-        .opener()
-        .open_url(url.as_str(), None::<&str>)
-        .map_err(|e| Error::new(ErrorCode::Io, format!("cannot open the browser: {e}")))
+    Ok(url)
 }
 
 /// Signs in through the system browser (the core checked the page is https, or on this machine).
 #[tauri::command]
-async fn sign_in_server(window: AppHandle, app: State<'_, App>, args: ServerName) -> Result<()> {
+async fn sign_in_server<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: ServerName,
+) -> Result<()> {
     let open = Box::new(move |url: &str| {
         window
             .opener()
@@ -435,16 +493,11 @@ async fn sign_in_info(app: State<'_, App>, args: ServerName) -> Result<Option<Si
 }
 
 #[tauri::command]
-async fn save_bytes(window: AppHandle, args: SaveBytes) -> Result<Option<String>> {
+async fn save_bytes<R: Runtime>(window: AppHandle<R>, args: SaveBytes) -> Result<Option<String>> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(args.base64.as_bytes())
         .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("not base64: {e}")))?;
-    // Only a file name from the server, never a path: the user picks the folder.
-    let name = std::path::Path::new(&args.suggested_name)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "resource.bin".into());
-    let Some(path) = pick_save_path(&window, name).await? else {
+    let Some(path) = pick_save_path(&window, file_name_only(&args.suggested_name)).await? else {
         return Ok(None);
     };
     tokio::fs::write(&path, bytes)
@@ -453,10 +506,18 @@ async fn save_bytes(window: AppHandle, args: SaveBytes) -> Result<Option<String>
     Ok(Some(path))
 }
 
+/// Only the file name of a name a server suggested, never a path: the person picks the folder.
+fn file_name_only(suggested: &str) -> String {
+    std::path::Path::new(suggested)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "resource.bin".into())
+}
+
 /// Writes the whole audit log, oldest first, as JSON Lines to a file the user picks.
 #[tauri::command]
-async fn export_audit(
-    window: AppHandle,
+async fn export_audit<R: Runtime>(
+    window: AppHandle<R>,
     app: State<'_, App>,
     _args: NoArgs,
 ) -> Result<Option<AuditExport>> {
@@ -467,7 +528,7 @@ async fn export_audit(
 }
 
 /// Asks where to save a file named `name`; `None` when the person cancels.
-async fn pick_save_path(window: &AppHandle, name: String) -> Result<Option<String>> {
+async fn pick_save_path<R: Runtime>(window: &AppHandle<R>, name: String) -> Result<Option<String>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     window
         .dialog()
@@ -490,18 +551,4 @@ fn picked_path(picked: Option<tauri_plugin_dialog::FilePath>) -> Result<Option<S
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::BTreeSet;
-
-    /// The shell registers exactly the commands of the core's table (which the UI's bindings
-    /// and backend are checked against).
-    #[test]
-    fn the_shell_registers_exactly_the_core_command_table() {
-        let registered: BTreeSet<&str> = super::names().into_iter().collect();
-        let table: BTreeSet<&str> = switchboard_core::app::commands::all()
-            .iter()
-            .map(|c| c.name)
-            .collect();
-        assert_eq!(registered, table);
-    }
-}
+mod tests;

@@ -2,6 +2,9 @@
 //! forwarded to the window from one place. Nothing here knows MCP.
 
 mod commands;
+#[cfg(test)]
+mod lint;
+mod navigation;
 
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::events::{HostEvent, Listener};
@@ -31,6 +34,8 @@ pub fn run() {
                 let _ = window.set_focus();
             }
         }))
+        // The window never leaves the app, whatever its content or script asks.
+        .plugin(navigation::guard())
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
@@ -42,6 +47,7 @@ pub fn run() {
             forward(app.handle().clone(), core.events().streams(), HOST_STREAM);
             exit_on_signal(app.handle().clone());
             app.manage(core);
+            app.manage(commands::ImportChoice::default());
             Ok(())
         })
         .invoke_handler(commands::handler())

@@ -17,6 +17,10 @@ pub struct Desktop {
     pub everything: String,
     /// A folder to add as a root.
     pub workspace: PathBuf,
+    /// A page on another origin (loopback), which the window must never show.
+    pub foreign: String,
+    /// A Claude Desktop config to import through the native picker.
+    pub import_file: PathBuf,
     /// The X display the window is on.
     display: u32,
     /// The app's data directory (its database: audit log, policies, pins).
@@ -118,6 +122,11 @@ impl Desktop {
         let data_dir = home.path().join("data");
         std::fs::create_dir_all(config_file.parent().expect("parent")).expect("config dir");
         let (protected, protected_url) = protected_server().await;
+        let foreign = foreign_page();
+        let python = must_exist(
+            repo().join("tests/fixtures/.venv/bin/python"),
+            "run scripts/setup-fixtures.sh",
+        );
         let config = serde_json::json!({
             "mcpServers": {
                 "fixture": {
@@ -125,9 +134,20 @@ impl Desktop {
                     "env": {"FIXTURE_RESOURCES": "1000"}
                 },
                 "files": {"command": filesystem},
-                "tracker": {"url": protected_url}
+                "tracker": {"url": protected_url},
+                // Server content that tries to take over the window.
+                "hostile": {
+                    "command": python,
+                    "args": [repo().join("tests/fixtures/python/faulty_server.py"), "overlay"],
+                    "env": {"OVERLAY_FOREIGN": foreign}
+                }
             }
         });
+        let import_file = home.path().join("claude_desktop_config.json");
+        let imported = serde_json::json!({
+            "mcpServers": {"imported": {"command": "/bin/true", "args": ["--imported"]}}
+        });
+        std::fs::write(&import_file, imported.to_string()).expect("write the file to import");
         let browser = test_browser(home.path());
         std::fs::write(
             &config_file,
@@ -139,7 +159,7 @@ impl Desktop {
             profile_dir.join("switchboard-cli"),
             "build it with `cargo test --workspace` (or `cargo build -p switchboard-cli`)",
         );
-        for server in ["fixture", "files", "tracker"] {
+        for server in ["fixture", "files", "tracker", "hostile"] {
             let trusted = std::process::Command::new(&cli)
                 .args(["trust", server, "--yes"])
                 .env("SWITCHBOARD_CONFIG", &config_file)
@@ -214,6 +234,8 @@ impl Desktop {
                 .join("e2e-screenshots"),
             everything: everything.display().to_string(),
             workspace,
+            foreign,
+            import_file,
             data_dir,
             config_file,
             app,
@@ -258,42 +280,65 @@ impl Desktop {
     /// its first button (`accept`) or Escape. The web view cannot reach this dialog; a person's
     /// keyboard can, and so can xdotool on the test's display.
     pub async fn answer_native_dialog(&self, title: &str, accept: bool) {
-        let display = format!(":{}", self.display);
-        let xdotool = |args: &[&str]| {
-            std::process::Command::new("xdotool")
-                .args(args)
-                .env("DISPLAY", &display)
-                .output()
-                .expect("run xdotool (scripts/setup-system.sh installs it)")
-        };
-        let mut window = String::new();
+        let window = self.native_window(title).await;
+        self.screenshot_screen("trust-dialog.png");
+        self.xdotool(&["windowfocus", "--sync", &window]);
+        let key = if accept { "Return" } else { "Escape" };
+        let sent = self.xdotool(&["key", "--clearmodifiers", key]);
+        assert!(sent.status.success(), "xdotool key {key} failed");
+        self.native_window_gone(title).await;
+    }
+
+    /// Waits for the app's native file picker titled `title` and chooses `file` in it, as a
+    /// person typing its path would (Ctrl+L, the path, Return). The web view cannot reach it.
+    pub async fn choose_in_native_picker(&self, title: &str, file: &Path) {
+        let window = self.native_window(title).await;
+        self.screenshot_screen("import-picker.png");
+        let path = file.display().to_string();
+        for args in [
+            ["windowfocus", "--sync", &window].as_slice(),
+            &["key", "--clearmodifiers", "ctrl+l"],
+            &["type", "--delay", "20", &path],
+            &["key", "--clearmodifiers", "Return"],
+        ] {
+            let done = self.xdotool(args);
+            assert!(done.status.success(), "xdotool {args:?} failed");
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        self.native_window_gone(title).await;
+    }
+
+    /// The id of the visible native window whose title contains `title`, once it is painted.
+    async fn native_window(&self, title: &str) -> String {
         for _ in 0..200 {
-            let found = xdotool(&["search", "--onlyvisible", "--name", title]);
+            let found = self.xdotool(&["search", "--onlyvisible", "--name", title]);
             if let Some(id) = String::from_utf8_lossy(&found.stdout).lines().next() {
-                window = id.trim().to_owned();
-                break;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                return id.trim().to_owned();
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        assert!(
-            !window.is_empty(),
-            "no native dialog titled {title:?} appeared"
-        );
-        // Painted before it is looked at or answered.
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        self.screenshot_screen("trust-dialog.png");
-        xdotool(&["windowfocus", "--sync", &window]);
-        let key = if accept { "Return" } else { "Escape" };
-        let sent = xdotool(&["key", "--clearmodifiers", key]);
-        assert!(sent.status.success(), "xdotool key {key} failed");
+        panic!("no native window titled {title:?} appeared");
+    }
+
+    /// Waits until no visible native window's title contains `title`.
+    async fn native_window_gone(&self, title: &str) {
         for _ in 0..100 {
-            let left = xdotool(&["search", "--onlyvisible", "--name", title]);
+            let left = self.xdotool(&["search", "--onlyvisible", "--name", title]);
             if left.stdout.is_empty() {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        panic!("the native dialog {title:?} did not close on {key}");
+        panic!("the native window {title:?} did not close");
+    }
+
+    fn xdotool(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", format!(":{}", self.display))
+            .output()
+            .expect("run xdotool (scripts/setup-system.sh installs it)")
     }
 
     /// Saves a PNG of the whole screen (a native dialog sits outside the window).
@@ -375,6 +420,29 @@ async fn protected_server() -> (Child, String) {
         .expect("READY <url>")
         .to_owned();
     (child, url)
+}
+
+/// Serves a page on a loopback port, standing for any page not the app's, and returns its URL.
+fn foreign_page() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the foreign page");
+    let url = format!(
+        "http://{}/",
+        listener.local_addr().expect("the foreign page's address")
+    );
+    std::thread::spawn(move || {
+        let body = "<!doctype html><title>Not the app</title><h1>A foreign page</h1>";
+        for mut stream in listener.incoming().flatten() {
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
 }
 
 /// A PATH whose `xdg-open` is a browser that only follows redirects (the authorization page

@@ -65,7 +65,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 11] = scenarios![
+    let all: [Scenario; 13] = scenarios![
         servers_and_tools,
         sampling_edited_both_ways,
         provider_streams_its_answer,
@@ -77,6 +77,8 @@ async fn a_person_uses_every_screen() {
         roots_reach_the_server,
         a_killed_server_restarts,
         sign_in_to_a_protected_server,
+        import_through_the_native_picker,
+        server_content_cannot_take_over_the_window,
     ];
     let mut failed = Vec::new();
     for (name, run) in all {

@@ -5,8 +5,10 @@
 
 use std::time::Duration;
 
+use serde_json::json;
+
 use super::desktop::{self, Desktop};
-use super::{LONG, SHORT, add_provider, mark, replay_provider, row};
+use super::{LONG, SHORT, add_provider, mark, replay_provider, row, webdriver};
 
 /// Servers from the config come up; a server added through the form runs once its definition is
 /// trusted in the native dialog; a tool is called.
@@ -622,4 +624,120 @@ async fn more_access_then_a_revoked_sign_in(desktop: &Desktop) {
         t.contains("signed in as")
     })
     .await;
+}
+
+/// A Claude Desktop file imported through the native picker the shell opens (the window names
+/// no path): the preview shows what it runs, and the imported server waits for trust.
+pub async fn import_through_the_native_picker(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.click_css("button[data-testid=import-server]").await;
+    s.click_css("[data-testid=import-choose]").await;
+    desktop
+        .choose_in_native_picker("Import servers from", &desktop.import_file)
+        .await;
+    s.wait_text("tr[data-testid=import-server]", SHORT, |t| {
+        t.contains("imported") && t.contains("/bin/true --imported")
+    })
+    .await;
+    s.click_css("[data-testid=import-apply]").await;
+    s.wait_text("[data-testid=import-report]", SHORT, |t| {
+        t.contains("Added imported")
+    })
+    .await;
+    s.click_css("[data-testid=import-report] button").await;
+    s.wait_for(&row("imported", "needsTrust"), SHORT).await;
+}
+
+/// Server content (markdown with raw HTML: a fixed full-screen cover, links, a refresh, a form,
+/// a stylesheet, an iframe) in a tool result and in the server's instructions cannot cover the
+/// approval dialog, and nothing (its links, script) moves the window off the app.
+pub async fn server_content_cannot_take_over_the_window(desktop: &Desktop) {
+    let s = &desktop.session;
+    let app = s.url().await;
+    assert!(app.starts_with("tauri://localhost"), "{app}");
+    // The payload as a tool result; the server then asks for sampling, so the approval dialog
+    // opens over it.
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "hostile").await;
+    s.click_css("[data-testid=tool-item][data-name=overlay]")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for(
+        "[data-testid=tool-result] [data-testid=overlay-cover]",
+        SHORT,
+    )
+    .await;
+    approve_is_what_a_click_hits(s).await;
+    desktop.screenshot("overlay-tool-result.png").await;
+    // The payload as the server's instructions, behind the same dialog. A person cannot reach
+    // the screens behind a dialog; the test switches them by script.
+    let click = "document.querySelector(arguments[0]).click()";
+    s.script(click, json!(["[data-testid=nav-servers]"])).await;
+    s.wait_for(&row("hostile", "running"), SHORT).await;
+    s.script(
+        click,
+        json!(["[data-testid=server-row][data-name=\"hostile\"]"]),
+    )
+    .await;
+    s.wait_for(".instructions [data-testid=overlay-cover]", SHORT)
+        .await;
+    approve_is_what_a_click_hits(s).await;
+    desktop.screenshot("overlay-instructions.png").await;
+    assert_eq!(s.url().await, app);
+    s.click_css("[data-testid=review-deny]").await;
+    while !s.all("[data-testid=review-dialog]").await.is_empty() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    desktop.screenshot("overlay-inert.png").await;
+    // The payload's links, clicked as a person would: the window stays on the app.
+    for link in [
+        "[data-testid=overlay-link]",
+        "[data-testid=overlay-https]",
+        "a[href^=\"http://127.0.0.1\"]:not([data-testid])",
+    ] {
+        s.click_css(&format!(".instructions {link}")).await;
+        stays_on(s, &app).await;
+    }
+    // Script that sends the window elsewhere: the shell refuses the navigation.
+    for away in [desktop.foreign.as_str(), "https://example.com/"] {
+        s.script("location.href = arguments[0]", json!([away]))
+            .await;
+        stays_on(s, &app).await;
+    }
+}
+
+/// Approve (armed) is the element at its own centre: nothing lies over it.
+async fn approve_is_what_a_click_hits(s: &webdriver::Session) {
+    let approve = s
+        .wait_for("[data-testid=review-approve]:not([disabled])", SHORT)
+        .await;
+    let hit = s
+        .script_on(
+            "const b = arguments[0], r = b.getBoundingClientRect(); \
+             const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); \
+             return at && (at === b || b.contains(at)) ? 'approve' : (at ? at.outerHTML.slice(0, 300) : 'nothing');",
+            &approve,
+        )
+        .await;
+    assert_eq!(hit, json!("approve"), "something lies over Approve");
+    let cover = s
+        .script(
+            "return [...document.querySelectorAll('[data-testid=overlay-cover]')].map(e => getComputedStyle(e).position)",
+            json!([]),
+        )
+        .await;
+    assert!(
+        cover
+            .as_array()
+            .is_some_and(|p| !p.is_empty() && p.iter().all(|p| p != "fixed")),
+        "{cover}"
+    );
+}
+
+/// Waits a moment and checks the window still shows the app at `app`.
+async fn stays_on(s: &webdriver::Session, app: &str) {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(s.url().await, app, "the window left the app");
+    s.wait_for("[data-testid=nav-servers]", SHORT).await;
 }

@@ -222,6 +222,15 @@ impl Session {
         .await;
     }
 
+    /// The URL of the page the window shows.
+    pub async fn url(&self) -> String {
+        self.get("/url")
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
     /// The window's place and size: `[x, y, width, height]`.
     pub async fn rect(&self) -> [i64; 4] {
         let r = self.get("/window/rect").await;

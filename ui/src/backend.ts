@@ -57,10 +57,12 @@ export interface Backend {
   trustServer(name: string): Promise<boolean>;
   removeServer(name: string): Promise<void>;
   setServerEnabled(name: string, enabled: boolean): Promise<void>;
-  /** Reads a Claude Desktop or VS Code config and says what importing it would do (no secret values). */
-  importPreview(path: string): Promise<ImportPlan>;
-  /** Imports that file: secrets go to the keychain; `inputs` are values for the plan's inputs by id. */
-  importApply(path: string, inputs: Record<string, string>, sourceDigest: string): Promise<ImportReport>;
+  /** Asks for a Claude Desktop or VS Code config in the native file picker (the window never names
+   * a path) and says what importing it would do (no secret values); null when the person cancels. */
+  importPreview(): Promise<ImportPlan | null>;
+  /** Imports the file chosen in `importPreview`, as previewed: secrets go to the keychain; `inputs`
+   * are values for the plan's inputs by id. */
+  importApply(inputs: Record<string, string>, sourceDigest: string): Promise<ImportReport>;
   setLogLevel(server: string, level: LogLevel): Promise<void>;
   configPath(): Promise<string>;
 
@@ -102,8 +104,6 @@ export interface Backend {
   setRoots(server: string | null, paths: string[] | null): Promise<void>;
   /** The native folder picker; null when the user cancels. */
   pickFolder(): Promise<string | null>;
-  /** The native file picker (for imports); null when the user cancels. */
-  pickFile(): Promise<string | null>;
 
   // Approvals: sampling, elicitation and the model's tool calls wait here for the user.
   /** The reviews waiting for a decision, oldest first. */

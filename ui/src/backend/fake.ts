@@ -149,8 +149,11 @@ export class FakeBackend implements Backend {
     s.config = { ...s.config, enabled };
     s.status = enabled ? running(name) : { state: "disabled" };
   }
-  async importPreview(path: string): Promise<ImportPlan> {
-    this.log("importPreview", path);
+  /** What the native picker answers `importPreview`: a file, or null as when the person cancels. */
+  importFile: string | null = "/home/you/claude_desktop_config.json";
+  async importPreview(): Promise<ImportPlan | null> {
+    this.log("importPreview", this.importFile);
+    if (this.importFile === null) return null;
     const here = this.servers.some((s) => s.name === "github");
     return {
       source: "claude-desktop",
@@ -169,8 +172,8 @@ export class FakeBackend implements Backend {
       sourceDigest: "previewed",
     };
   }
-  async importApply(path: string, inputs: Record<string, string>, sourceDigest: string) {
-    this.log("importApply", path, inputs, sourceDigest);
+  async importApply(inputs: Record<string, string>, sourceDigest: string) {
+    this.log("importApply", inputs, sourceDigest);
     const here = this.servers.some((s) => s.name === "github");
     if (!here) this.addServer("github");
     return {
@@ -329,9 +332,6 @@ export class FakeBackend implements Backend {
   }
   async pickFolder() {
     return "/home/you/picked";
-  }
-  async pickFile() {
-    return "/home/you/claude_desktop_config.json";
   }
   reviews: Review[] = [];
   decisions: { id: string; verdict: Verdict }[] = [];

@@ -32,8 +32,8 @@ export const tauriBackend: Backend = {
   trustServer: (server) => call("trust_server", { server }),
   removeServer: async (server) => void (await call("remove_server", { server })),
   setServerEnabled: async (server, enabled) => void (await call("set_server_enabled", { server, enabled })),
-  importPreview: (path) => call("import_preview", { path }),
-  importApply: (path, inputs, sourceDigest) => call("import_apply", { path, inputs, sourceDigest }),
+  importPreview: () => call("import_preview", none),
+  importApply: (inputs, sourceDigest) => call("import_apply", { inputs, sourceDigest }),
   setLogLevel: async (server, level) => void (await call("set_log_level", { server, level })),
   configPath: () => call("config_path", none),
 
@@ -59,7 +59,6 @@ export const tauriBackend: Backend = {
   getRoots: () => call("get_roots", none),
   setRoots: async (server, paths) => void (await call("set_roots", { server, paths })),
   pickFolder: () => call("pick_folder", none),
-  pickFile: () => call("pick_file", none),
 
   pendingReviews: () => call("pending_reviews", none),
   decideReview: async (id, digest, verdict) => void (await call("decide_review", { id, digest, verdict })),

@@ -11,7 +11,6 @@ import type { Conversation } from "./Conversation";
 import type { ConversationId } from "./ConversationId";
 import type { ConversationView } from "./ConversationView";
 import type { DecideReview } from "./DecideReview";
-import type { FilePath } from "./FilePath";
 import type { GetPrompt } from "./GetPrompt";
 import type { ImportApply } from "./ImportApply";
 import type { ImportPlan } from "./ImportPlan";
@@ -52,7 +51,7 @@ export type Commands = {
   trust_server: { args: ServerName; result: boolean };
   remove_server: { args: ServerName; result: null };
   set_server_enabled: { args: SetEnabled; result: null };
-  import_preview: { args: FilePath; result: ImportPlan };
+  import_preview: { args: NoArgs; result: ImportPlan | null };
   import_apply: { args: ImportApply; result: ImportReport };
   set_log_level: { args: SetLogLevel; result: null };
   config_path: { args: NoArgs; result: string };
@@ -70,7 +69,6 @@ export type Commands = {
   get_roots: { args: NoArgs; result: RootsView };
   set_roots: { args: SetRoots; result: null };
   pick_folder: { args: NoArgs; result: string | null };
-  pick_file: { args: NoArgs; result: string | null };
   open_external: { args: Url; result: null };
   save_bytes: { args: SaveBytes; result: string | null };
   pending_reviews: { args: NoArgs; result: Review[] };
@@ -127,7 +125,6 @@ export const COMMAND_NAMES = [
   "get_roots",
   "set_roots",
   "pick_folder",
-  "pick_file",
   "open_external",
   "save_bytes",
   "pending_reviews",

@@ -45,7 +45,7 @@ command_table! {
     trust_server(ServerName) -> "boolean";
     remove_server(ServerName) -> "null";
     set_server_enabled(SetEnabled) -> "null";
-    import_preview(FilePath) -> "ImportPlan";
+    import_preview(NoArgs) -> "ImportPlan | null";
     import_apply(ImportApply) -> "ImportReport";
     set_log_level(SetLogLevel) -> "null";
     config_path(NoArgs) -> "string";
@@ -63,7 +63,6 @@ command_table! {
     get_roots(NoArgs) -> "RootsView";
     set_roots(SetRoots) -> "null";
     pick_folder(NoArgs) -> "string | null";
-    pick_file(NoArgs) -> "string | null";
     open_external(Url) -> "null";
     save_bytes(SaveBytes) -> "string | null";
     pending_reviews(NoArgs) -> "Review[]";

@@ -42,18 +42,12 @@ pub struct SetEnabled {
     pub enabled: bool,
 }
 
-#[derive(Debug, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct FilePath {
-    pub path: String,
-}
-
+/// Applies the import of the file the person chose and previewed; the window never names it
+/// (the shell remembers what was picked in its native dialog).
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ImportApply {
-    pub path: String,
     /// Values for the plan's inputs, by input id.
     pub inputs: HashMap<String, String>,
     /// The previewed plan's `sourceDigest`: a file changed since the preview is not imported.

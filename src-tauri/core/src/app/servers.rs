@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::App;
 use super::requests::{
-    CallId, CallProgress, CallTool, Complete, CompletionTarget, FilePath, GetPrompt, ImportApply,
-    NoArgs, ResourceUri, ResourcesPage, ServerName, SetEnabled, SetLogLevel, SetRoots,
+    CallId, CallProgress, CallTool, Complete, CompletionTarget, GetPrompt, ImportApply, NoArgs,
+    ResourceUri, ResourcesPage, ServerName, SetEnabled, SetLogLevel, SetRoots,
 };
 use crate::config::ServerConfig;
 use crate::config::import::{ImportPlan, ImportReport};
@@ -69,15 +69,16 @@ impl App {
         self.0.host.set_enabled(&args.server, args.enabled).await
     }
 
-    /// What importing a Claude Desktop or VS Code file would do.
-    pub async fn import_preview(&self, args: FilePath) -> Result<ImportPlan> {
+    /// What importing the Claude Desktop or VS Code file at `path` would do. The path is one
+    /// the person chose (the shell's native picker), never one the window names.
+    pub async fn import_preview(&self, path: PathBuf) -> Result<ImportPlan> {
         let host = self.0.host.clone();
-        off_thread(move || host.import_preview(&PathBuf::from(args.path))).await
+        off_thread(move || host.import_preview(&path)).await
     }
 
-    /// Imports a file: secrets into the keychain, servers into the config (started at once).
-    pub async fn import_apply(&self, args: ImportApply) -> Result<ImportReport> {
-        let path = PathBuf::from(args.path);
+    /// Imports the file at `path` as previewed: secrets into the keychain, servers into the
+    /// config (each started once trusted).
+    pub async fn import_apply(&self, path: PathBuf, args: ImportApply) -> Result<ImportReport> {
         self.0
             .host
             .import_apply(&path, &args.inputs, &args.source_digest)

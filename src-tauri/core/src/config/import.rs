@@ -127,12 +127,7 @@ pub fn looks_secret(key: &str) -> bool {
 
 /// Parses another host's config file and plans the import. Nothing is stored yet.
 pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
-    let root: Value = json5::from_str(text).map_err(|e| {
-        Error::new(
-            ErrorCode::ConfigInvalid,
-            format!("{}: not valid JSON (comments allowed): {e}", file.display()),
-        )
-    })?;
+    let root: Value = json5::from_str(text).map_err(|e| not_json(file, &e))?;
     let Value::Object(mut root) = root else {
         return Err(Error::new(
             ErrorCode::ConfigInvalid,
@@ -199,8 +194,9 @@ pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
     for (name, value) in servers {
         let mut server: ServerConfig = serde_path_to_error::deserialize(value).map_err(|e| {
             let field = e.path().to_string();
-            super::invalid_field(file, &name, &field, e.into_inner().to_string())
+            super::invalid_field(file, &name, &field, expected(e.inner()))
         })?;
+        check_url(file, &name, &server)?;
         // VS Code's `${input:id}` becomes a keychain reference.
         let rewrite_inputs = |v: &mut String| {
             if v.contains("${input:") {
@@ -221,6 +217,53 @@ pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
         plan.servers.insert(name, server);
     }
     Ok(plan)
+}
+
+/// A syntax error, told by where it is only: the parser's own message quotes the line, which in a
+/// file chosen by mistake may hold a secret.
+fn not_json(file: &Path, e: &json5::Error) -> Error {
+    let json5::Error::Message { location, .. } = e;
+    let at = location
+        .as_ref()
+        .map(|l| format!(" at line {}, column {}", l.line, l.column))
+        .unwrap_or_default();
+    Error::new(
+        ErrorCode::ConfigInvalid,
+        format!("{}: not valid JSON (comments allowed){at}", file.display()),
+    )
+}
+
+/// What a field should have held, never what it held: serde's messages quote the value.
+fn expected(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    if message.starts_with("missing field") {
+        return message;
+    }
+    let what = if message.starts_with("unknown field") {
+        "unknown field"
+    } else {
+        "not what this field takes"
+    };
+    match message.split_once(", expected ") {
+        Some((_, expected)) => format!("{what}; expected {expected}"),
+        None => what.to_owned(),
+    }
+}
+
+/// Refuses a `url` that is not http(s) without quoting it (the config's own check quotes it).
+fn check_url(file: &Path, name: &str, server: &ServerConfig) -> Result<()> {
+    let Some(raw) = &server.url else {
+        return Ok(());
+    };
+    match url::Url::parse(raw) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(()),
+        _ => Err(super::invalid_field(
+            file,
+            name,
+            "url",
+            "not an http or https URL".into(),
+        )),
+    }
 }
 
 impl ImportPlan {
@@ -421,6 +464,45 @@ mod tests {
         );
         let e = plan(r#"{"other":{}}"#, Path::new("m.json")).unwrap_err();
         assert!(e.message.contains("mcpServers"), "{}", e.message);
+    }
+
+    /// A file chosen by mistake (a credentials file, a config with a typo) never has its
+    /// contents repeated in the error: syntax errors give only where, field errors only which
+    /// field and what was expected.
+    #[test]
+    fn errors_never_echo_what_the_file_holds() {
+        const CANARY: &str = "canary-7f3a9c";
+        let files = [
+            // Syntax errors, in JSON and in a file that is no JSON at all.
+            format!(r#"{{"mcpServers": {{"x": {{"env": {{"TOKEN": "{CANARY}" "oops"}}}}}}}}"#),
+            format!("{{\n  \"mcpServers\": {{\n    \"x\": {CANARY}\n"),
+            format!("[default]\naws_secret_access_key = {CANARY}\n"),
+            // Wrong types and values.
+            format!(r#"{{"mcpServers": {{"x": {{"command": "npx", "env": "TOKEN={CANARY}"}}}}}}"#),
+            format!(r#"{{"mcpServers": {{"x": {{"command": "npx", "args": "{CANARY}"}}}}}}"#),
+            format!(r#"{{"mcpServers": {{"x": {{"url": "{CANARY} is no URL"}}}}}}"#),
+            format!(
+                r#"{{"mcpServers": {{"x": {{"url": "https://x.example", "transport": "{CANARY}"}}}}}}"#
+            ),
+            format!(
+                r#"{{"mcpServers": {{"x": {{"command": "npx", "requestTimeoutSecs": "{CANARY}"}}}}}}"#
+            ),
+            format!(r#""{CANARY}""#),
+        ];
+        for text in &files {
+            let e = plan(text, Path::new("picked.json")).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ConfigInvalid, "{e}");
+            assert!(!e.message.contains(CANARY), "{text}\n→ {}", e.message);
+            assert!(e.message.starts_with("picked.json: "), "{}", e.message);
+        }
+        let syntax = plan(&files[1], Path::new("picked.json")).unwrap_err();
+        assert!(syntax.message.contains("line 3"), "{}", syntax.message);
+        let field = plan(&files[3], Path::new("picked.json")).unwrap_err();
+        assert!(
+            field.message.contains("`env`") && field.message.contains("expected a map"),
+            "{}",
+            field.message
+        );
     }
 
     #[test]

@@ -5,12 +5,22 @@ import { ImportPanel } from "./import-panel";
 
 async function previewAndImport(b: FakeBackend) {
   render(<ImportPanel backend={b} onDone={() => {}} />);
-  fireEvent.change(screen.getByTestId("import-path"), { target: { value: "/tmp/claude.json" } });
-  await act(async () => fireEvent.click(screen.getByText("Preview")));
+  await act(async () => fireEvent.click(screen.getByTestId("import-choose")));
   return screen.findByTestId("import-server");
 }
 
 describe("ImportPanel", () => {
+  it("takes the file from the native picker, never a typed path; a cancelled picker changes nothing", async () => {
+    const b = new FakeBackend();
+    b.importFile = null;
+    render(<ImportPanel backend={b} onDone={() => {}} />);
+    expect(screen.queryByRole("textbox")).toBeNull();
+    await act(async () => fireEvent.click(screen.getByTestId("import-choose")));
+    expect(screen.queryByTestId("import-server")).toBeNull();
+    expect(screen.queryByTestId("import-apply")).toBeNull();
+    expect(b.servers).toEqual([]);
+  });
+
   it("adds a new server and says so", async () => {
     const b = new FakeBackend();
     const row = await previewAndImport(b);

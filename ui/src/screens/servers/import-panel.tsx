@@ -42,15 +42,16 @@ const CHANGES: Record<ImportChange, string> = {
 };
 
 export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
-  const [path, setPath] = useState("");
   const [plan, setPlan] = useState<ImportPlan | null>(null);
   const [inputs, setInputs] = useState<Record<string, string>>({});
   const [report, setReport] = useState<ImportReport | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const preview = (p: string) => {
+  // The file is chosen in the native picker the shell opens: the window never names a path.
+  const choose = () => {
     setError(null);
     setPlan(null);
-    props.backend.importPreview(p).then(setPlan, (e: unknown) => setError(errorMessage(e)));
+    setReport(null);
+    props.backend.importPreview().then(setPlan, (e: unknown) => setError(errorMessage(e)));
   };
   return (
     <div className="import">
@@ -62,27 +63,8 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
         system keychain, never into Switchboard's configuration.
       </p>
       <div className="row">
-        <input
-          data-testid="import-path"
-          className="grow"
-          value={path}
-          placeholder="/path/to/claude_desktop_config.json"
-          onChange={(e) => setPath(e.currentTarget.value)}
-        />
-        <button
-          onClick={() =>
-            props.backend.pickFile().then((p) => {
-              if (p) {
-                setPath(p);
-                preview(p);
-              }
-            }, (e: unknown) => setError(errorMessage(e)))
-          }
-        >
+        <button data-testid="import-choose" onClick={choose}>
           Choose file…
-        </button>
-        <button disabled={!path.trim()} onClick={() => preview(path.trim())}>
-          Preview
         </button>
       </div>
       {error ? (
@@ -141,7 +123,7 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
               className="primary"
               data-testid="import-apply"
               onClick={() =>
-                props.backend.importApply(path.trim(), inputs, plan.sourceDigest).then(setReport, (e: unknown) => setError(errorMessage(e)))
+                props.backend.importApply(inputs, plan.sourceDigest).then(setReport, (e: unknown) => setError(errorMessage(e)))
               }
             >
               Import

@@ -262,7 +262,7 @@ async fn trusting_a_definition_changed_outside_the_app_resets_its_rules() {
 
 #[tokio::test]
 async fn an_import_applies_only_the_file_previewed_and_runs_nothing_untrusted() {
-    use crate::app::requests::{FilePath, ImportApply};
+    use crate::app::requests::ImportApply;
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("ran");
     let file = dir.path().join("claude_desktop_config.json");
@@ -272,20 +272,15 @@ async fn an_import_applies_only_the_file_previewed_and_runs_nothing_untrusted() 
     };
     write("");
     let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
-    let path = file.display().to_string();
-    let plan = app
-        .import_preview(FilePath { path: path.clone() })
-        .await
-        .unwrap();
+    let plan = app.import_preview(file.clone()).await.unwrap();
     // Changed between the preview and the click.
     write("echo swapped;");
     let apply = |digest: String| ImportApply {
-        path: path.clone(),
         inputs: Default::default(),
         source_digest: digest,
     };
     let e = app
-        .import_apply(apply(plan.source_digest))
+        .import_apply(file.clone(), apply(plan.source_digest))
         .await
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::ApprovalMismatch, "{e}");
@@ -294,11 +289,10 @@ async fn an_import_applies_only_the_file_previewed_and_runs_nothing_untrusted() 
         "nothing imported"
     );
 
-    let again = app
-        .import_preview(FilePath { path: path.clone() })
+    let again = app.import_preview(file.clone()).await.unwrap();
+    app.import_apply(file.clone(), apply(again.source_digest))
         .await
         .unwrap();
-    app.import_apply(apply(again.source_digest)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(status(&app, "s"), ServerStatus::NeedsTrust);
     assert!(!marker.exists(), "an imported server waits for trust");
