@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use switchboard_core::app::requests::{
-    CallTool, DecideReview, FilePath, ImportApply, NoArgs, SaveProvider, SaveServer, ServerName,
+    CallTool, DecideReview, ImportApply, NoArgs, SaveProvider, SaveServer, ServerName,
 };
 use switchboard_core::app::{App, AppBuilder, Confirm};
 use switchboard_core::approvals::{ReviewKind, Verdict};
@@ -285,17 +285,12 @@ async fn a_canary_secret_reaches_no_file_and_no_log_line() {
     let source = elsewhere.path().join("claude_desktop_config.json");
     let text = json!({"mcpServers": {"imported": imported}}).to_string();
     std::fs::write(&source, text).unwrap();
-    let path = source.display().to_string();
-    let plan = app
-        .import_preview(FilePath { path: path.clone() })
-        .await
-        .unwrap();
+    let plan = app.import_preview(source.clone()).await.unwrap();
     let apply = ImportApply {
-        path,
         inputs: Default::default(),
         source_digest: plan.source_digest,
     };
-    app.import_apply(apply).await.unwrap();
+    app.import_apply(source, apply).await.unwrap();
     let name = ServerName {
         server: "imported".into(),
     };
