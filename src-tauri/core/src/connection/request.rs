@@ -36,8 +36,8 @@ impl Connection {
             .send_request_with_option(request, options)
             .await
             .map_err(|e| self.map_error(e))?;
-        // Opened after sending: progress the server sends before its request was even handed
-        // to the transport would be dropped here, though rmcp's timer still counts it.
+        // rmcp picks the token while sending, so the route opens just after: progress arriving
+        // in that instant is not shown, though rmcp's timer still counts it.
         let _route = inner
             .service
             .service()
