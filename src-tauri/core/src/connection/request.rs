@@ -90,54 +90,33 @@ impl Connection {
         arguments: Option<serde_json::Value>,
     ) -> Result<CallToolResult> {
         self.require("tools")?;
-        let mut p: CallToolRequestParams = tool_params(name, arguments)?;
-        let mut rounds = Rounds::default();
-        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(p.clone()));
-            match self.request(request, call_id).await? {
-                ServerResult::CallToolResult(r) => return Ok(r),
-                ServerResult::InputRequiredResult(r) => {
-                    (p.input_responses, p.request_state) = self.answer_round(r, &mut rounds).await?
-                }
-                _ => return Err(self.unexpected("tools/call")),
-            }
-        }
-        Err(self.too_many_rounds("tools/call"))
+        self.rounds(tool_params(name, arguments)?, call_id).await
     }
 
     /// `prompts/get`, answering the server's input requests on 2026-07-28.
-    pub(super) async fn prompt(&self, mut p: GetPromptRequestParams) -> Result<GetPromptResult> {
-        let mut rounds = Rounds::default();
-        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-            let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(p.clone()));
-            match self.request(request, None).await? {
-                ServerResult::GetPromptResult(r) => return Ok(r),
-                ServerResult::InputRequiredResult(r) => {
-                    (p.input_responses, p.request_state) = self.answer_round(r, &mut rounds).await?
-                }
-                _ => return Err(self.unexpected("prompts/get")),
-            }
-        }
-        Err(self.too_many_rounds("prompts/get"))
+    pub(super) async fn prompt(&self, p: GetPromptRequestParams) -> Result<GetPromptResult> {
+        self.rounds(p, None).await
     }
 
     /// `resources/read`, answering the server's input requests on 2026-07-28.
-    pub(super) async fn read(
-        &self,
-        mut p: ReadResourceRequestParams,
-    ) -> Result<ReadResourceResult> {
+    pub(super) async fn read(&self, p: ReadResourceRequestParams) -> Result<ReadResourceResult> {
+        self.rounds(p, None).await
+    }
+
+    /// Sends `p` until the server answers it with a result, answering each `input_required`
+    /// round and retrying with the answers and the server's state.
+    async fn rounds<P: RoundTrip>(&self, mut p: P, call: Option<&str>) -> Result<P::Output> {
         let mut rounds = Rounds::default();
         for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-            let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(p.clone()));
-            match self.request(request, None).await? {
-                ServerResult::ReadResourceResult(r) => return Ok(r),
+            match self.request(p.clone().request(), call).await? {
                 ServerResult::InputRequiredResult(r) => {
-                    (p.input_responses, p.request_state) = self.answer_round(r, &mut rounds).await?
+                    let (answers, state) = self.answer_round(r, &mut rounds).await?;
+                    p.retry_with(answers, state);
                 }
-                _ => return Err(self.unexpected("resources/read")),
+                other => return P::answered(other).ok_or_else(|| self.unexpected(P::METHOD)),
             }
         }
-        Err(self.too_many_rounds("resources/read"))
+        Err(self.too_many_rounds(P::METHOD))
     }
 
     fn too_many_rounds(&self, method: &str) -> Error {
@@ -241,6 +220,67 @@ fn tool_params(name: &str, arguments: Option<serde_json::Value>) -> Result<CallT
         p["arguments"] = args;
     }
     params(p)
+}
+
+/// A request a 2026-07-28 server may answer with `input_required`, to be sent again with the
+/// answers and the state it gave.
+trait RoundTrip: Clone {
+    type Output;
+    const METHOD: &'static str;
+    fn request(self) -> ClientRequest;
+    fn answered(result: ServerResult) -> Option<Self::Output>;
+    fn retry_with(&mut self, answers: Option<InputResponses>, state: Option<String>);
+}
+
+impl RoundTrip for CallToolRequestParams {
+    type Output = CallToolResult;
+    const METHOD: &'static str = "tools/call";
+    fn request(self) -> ClientRequest {
+        ClientRequest::CallToolRequest(CallToolRequest::new(self))
+    }
+    fn answered(result: ServerResult) -> Option<CallToolResult> {
+        match result {
+            ServerResult::CallToolResult(r) => Some(r),
+            _ => None,
+        }
+    }
+    fn retry_with(&mut self, answers: Option<InputResponses>, state: Option<String>) {
+        (self.input_responses, self.request_state) = (answers, state);
+    }
+}
+
+impl RoundTrip for GetPromptRequestParams {
+    type Output = GetPromptResult;
+    const METHOD: &'static str = "prompts/get";
+    fn request(self) -> ClientRequest {
+        ClientRequest::GetPromptRequest(GetPromptRequest::new(self))
+    }
+    fn answered(result: ServerResult) -> Option<GetPromptResult> {
+        match result {
+            ServerResult::GetPromptResult(r) => Some(r),
+            _ => None,
+        }
+    }
+    fn retry_with(&mut self, answers: Option<InputResponses>, state: Option<String>) {
+        (self.input_responses, self.request_state) = (answers, state);
+    }
+}
+
+impl RoundTrip for ReadResourceRequestParams {
+    type Output = ReadResourceResult;
+    const METHOD: &'static str = "resources/read";
+    fn request(self) -> ClientRequest {
+        ClientRequest::ReadResourceRequest(ReadResourceRequest::new(self))
+    }
+    fn answered(result: ServerResult) -> Option<ReadResourceResult> {
+        match result {
+            ServerResult::ReadResourceResult(r) => Some(r),
+            _ => None,
+        }
+    }
+    fn retry_with(&mut self, answers: Option<InputResponses>, state: Option<String>) {
+        (self.input_responses, self.request_state) = (answers, state);
+    }
 }
 
 /// Counts the rounds of one multi round-trip request that carried only state.
