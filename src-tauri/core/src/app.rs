@@ -11,6 +11,7 @@ pub mod requests;
 pub use auth::SignIn;
 pub use trust::Confirm;
 
+mod apps;
 mod auth;
 mod chat;
 mod reviews;
@@ -63,6 +64,8 @@ struct Inner {
     chats: Chats,
     turns: Turns,
     events: Bus,
+    /// The views (MCP Apps) the window has open.
+    views: crate::apps::Views,
     /// Cancels the sign-in waiting for the browser, if one is.
     sign_in: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
 }
@@ -224,6 +227,7 @@ impl AppBuilder {
             chats: Chats::new(store),
             turns: Turns::default(),
             events,
+            views: crate::apps::Views::default(),
             sign_in: std::sync::Mutex::default(),
         })))
     }

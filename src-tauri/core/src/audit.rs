@@ -38,6 +38,8 @@ pub enum FlowKind {
     Elicitation,
     /// Reviewing a server's changed tool definitions or instructions.
     Pin,
+    /// A server's view (MCP Apps): opened, and what it asked of the host besides tool calls.
+    View,
 }
 
 impl FlowKind {
@@ -47,6 +49,7 @@ impl FlowKind {
             FlowKind::Sampling => "sampling",
             FlowKind::Elicitation => "elicitation",
             FlowKind::Pin => "pin",
+            FlowKind::View => "view",
         }
     }
 }

@@ -94,12 +94,13 @@ impl HostHandler {
 }
 
 /// What Switchboard declares: roots with change notifications, sampling with tools (never
-/// `includeContext`), and elicitation in form and URL modes.
+/// `includeContext`), elicitation in form and URL modes, and MCP Apps (views in their HTML type).
 pub fn client_config() -> ClientConfig {
     let capabilities: ClientCapabilities = serde_json::from_value(json!({
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
-        "elicitation": {"form": {}, "url": {}}
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {crate::apps::EXTENSION_ID: crate::apps::capability()}
     }))
     .unwrap_or_default();
     let mut info = Implementation::from_build_env();
@@ -273,5 +274,9 @@ mod tests {
         assert_eq!(declared["sampling"], json!({"tools": {}}));
         assert_eq!(declared["roots"], json!({"listChanged": true}));
         assert_eq!(declared["elicitation"], json!({"form": {}, "url": {}}));
+        assert_eq!(
+            declared["extensions"]["io.modelcontextprotocol/ui"],
+            json!({"mimeTypes": ["text/html;profile=mcp-app"]})
+        );
     }
 }

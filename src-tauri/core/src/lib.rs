@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod approvals;
+pub mod apps;
 pub mod audit;
 pub mod auth;
 pub mod catalog;

@@ -3,4 +3,4 @@
 /**
  * What a flow is about.
  */
-export type FlowKind = "tool_call" | "sampling" | "elicitation" | "pin";
+export type FlowKind = "tool_call" | "sampling" | "elicitation" | "pin" | "view";

@@ -3,4 +3,4 @@
 /**
  * What a review is about.
  */
-export type ReviewKind = "sampling_request" | "sampling_completion" | "elicitation" | "tool_call";
+export type ReviewKind = "sampling_request" | "sampling_completion" | "elicitation" | "tool_call" | "open_link";

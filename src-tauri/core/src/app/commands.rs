@@ -85,6 +85,13 @@ command_table! {
     delete_conversation(ConversationId) -> "null";
     send_message(SendMessage) -> "null";
     cancel_turn(ConversationId) -> "null";
+    open_app_view(OpenAppView) -> "AppView";
+    close_app_view(ViewId) -> "null";
+    app_call_tool(AppCallTool) -> "Mcp.CallToolResult";
+    app_read_resource(AppReadResource) -> "Mcp.ReadResourceResult";
+    app_open_link(AppOpenLink) -> "null";
+    app_message(AppMessage) -> "null";
+    app_update_context(AppUpdateContext) -> "null";
 }
 
 /// Result types named in the table that come from the core's bindings.
@@ -102,6 +109,7 @@ const RESULT_TYPES: &[&str] = &[
     "Conversation",
     "ConversationView",
     "SignInInfo",
+    "AppView",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.

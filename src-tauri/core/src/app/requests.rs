@@ -252,3 +252,70 @@ pub struct AuditExport {
     pub path: String,
     pub entries: u32,
 }
+
+/// Opens the view of `tool` on `server`, in its `ui://` resource `uri`.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct OpenAppView {
+    pub server: String,
+    pub tool: String,
+    pub uri: String,
+}
+
+/// Names an open view.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ViewId {
+    pub view_id: String,
+}
+
+/// A view's `tools/call`.
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AppCallTool {
+    pub view_id: String,
+    pub name: String,
+    #[ts(type = "Record<string, unknown>")]
+    pub args: Value,
+}
+
+/// A view's `resources/read` (on its own server).
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AppReadResource {
+    pub view_id: String,
+    pub uri: String,
+}
+
+/// A view's `ui/open-link`.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AppOpenLink {
+    pub view_id: String,
+    pub url: String,
+}
+
+/// A view's `ui/message` (its params), which the window shows before anything is sent.
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AppMessage {
+    pub view_id: String,
+    #[ts(type = "unknown")]
+    pub message: Value,
+}
+
+/// A view's `ui/update-model-context` (its params), which the window shows with the next message.
+#[derive(Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AppUpdateContext {
+    pub view_id: String,
+    #[ts(type = "unknown")]
+    pub context: Value,
+}

@@ -29,6 +29,7 @@ use crate::sampling::{Sampling, invalid_params};
 use crate::visible;
 
 mod refusals;
+mod views;
 
 use refusals::Refusals;
 
@@ -53,8 +54,29 @@ pub enum ReviewKind {
     SamplingCompletion,
     /// A server asking the user: `{message, requestedSchema | url, values, error}`.
     Elicitation,
-    /// A model calling a tool: `{tool, arguments}`, arguments editable.
+    /// A model or a view calling a tool: `{tool, arguments}`, arguments editable; the context's
+    /// `from` is `"view"` when a view asks.
     ToolCall,
+    /// A view asking to open a link in the browser: `{url}`, not editable.
+    OpenLink,
+}
+
+/// Who asks for a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    /// The model, in a chat.
+    Model,
+    /// A server's view (MCP Apps), on the Tools screen or in a chat.
+    View,
+}
+
+impl Caller {
+    fn actor(self) -> &'static str {
+        match self {
+            Caller::Model => "model",
+            Caller::View => "view",
+        }
+    }
 }
 
 /// Something put in front of a person.
@@ -816,6 +838,19 @@ impl Door {
         instructions: Option<&str>,
         arguments: Value,
     ) -> Result<(Flow, Value)> {
+        self.authorize_call(Caller::Model, server, tool, instructions, arguments)
+            .await
+    }
+
+    /// [`Door::authorize_tool_call`] for `caller`: the review's context says who asked.
+    async fn authorize_call(
+        &self,
+        caller: Caller,
+        server: &str,
+        tool: &Value,
+        instructions: Option<&str>,
+        arguments: Value,
+    ) -> Result<(Flow, Value)> {
         let name = tool
             .get("name")
             .and_then(Value::as_str)
@@ -825,7 +860,7 @@ impl Door {
         self.note(
             &flow,
             Step::Requested,
-            "model",
+            caller.actor(),
             None,
             json!({"arguments": arguments}),
         )
@@ -878,7 +913,10 @@ impl Door {
             return Ok((flow, arguments));
         }
         let shown = json!({"tool": name, "arguments": arguments});
-        let context = json!({"definition": tool, "instructions": instructions, "pins": review});
+        let mut context = json!({"definition": tool, "instructions": instructions, "pins": review});
+        if let Caller::View = caller {
+            context["from"] = json!("view");
+        }
         match self
             .ask(&flow, ReviewKind::ToolCall, shown.clone(), context)
             .await

@@ -955,3 +955,29 @@ async fn what_goes_back_to_the_model_has_no_hidden_characters_and_the_conversati
     let kept = chats.get(&c.id).await.unwrap().messages;
     assert!(has_hidden_characters(&kept[2].content), "{:?}", kept[2]);
 }
+
+#[test]
+fn tools_shown_only_to_views_are_never_offered_to_the_model() {
+    let pins = Pins::new(store());
+    let app_only = json!({"name": "refresh", "_meta": {"ui": {"visibility": ["app"]}}});
+    let both = json!({"name": "show", "_meta": {"ui": {"resourceUri": "ui://s/v.html"}}});
+    let defs = [app_only.clone(), both.clone()];
+    let items: Vec<(String, Value)> = defs
+        .iter()
+        .map(|d| (crate::pins::tool_item(d["name"].as_str().unwrap()), d.clone()))
+        .collect();
+    pins.approve("s", &items).unwrap();
+    let offer = |d: &Value| OfferedTool {
+        server: "s".into(),
+        definition: d.clone(),
+        instructions: None,
+    };
+    let (offered, withheld) =
+        tools::accepted(&pins, vec![offer(&app_only), offer(&both)]).unwrap();
+    let names: Vec<&str> = offered
+        .iter()
+        .map(|t| t.definition["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["show"]);
+    assert!(withheld.is_empty(), "{withheld:?}");
+}

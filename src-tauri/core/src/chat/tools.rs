@@ -99,8 +99,8 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Splits `tools` into those the model may be offered and those withheld, with the reason. A
-/// tool is offered only when its current definition is pinned and so are its server's
+/// Splits `tools` into those the model may be offered and those withheld, with the reason; tools
+/// their server shows only to its views (MCP Apps) are neither. A tool is offered only when its current definition is pinned and so are its server's
 /// instructions, if it has any (new or changed ones are the person's to review first, on the
 /// Approvals screen or in a call's review), and only when its name and the property names of
 /// its input schema have no hidden characters: a name must stay exact to be called, so it
@@ -116,6 +116,10 @@ pub fn accepted(
     let mut instructions: HashMap<(String, String), PinState> = HashMap::new();
     let (mut offered, mut withheld) = (Vec::new(), Vec::new());
     for t in tools {
+        // A tool its server shows only to its views is not the model's, nor withheld from it.
+        if !crate::apps::visibility(&t.definition).model {
+            continue;
+        }
         let name = t.definition["name"].as_str().unwrap_or_default().to_owned();
         let instructions_state = match &t.instructions {
             None => PinState::Pinned,
