@@ -16,6 +16,7 @@ use switchboard_core::app::requests::*;
 use switchboard_core::app::{App, Confirm};
 use switchboard_core::approvals::Review;
 use switchboard_core::approvals::policy::PolicyEntry;
+use switchboard_core::apps::AppView;
 use switchboard_core::audit::{AuditEntry, AuditQuery};
 use switchboard_core::auth::SignInInfo;
 use switchboard_core::chat::{Conversation, ConversationView};
@@ -100,6 +101,13 @@ registered! {
         open_external,
         save_bytes,
         export_audit,
+        open_app_view,
+        close_app_view,
+        app_call_tool,
+        app_read_resource,
+        app_open_link,
+        app_message,
+        app_update_context,
 }
 
 #[tauri::command]
@@ -443,6 +451,50 @@ async fn open_external<R: Runtime>(window: AppHandle<R>, args: Url) -> Result<()
         .opener()
         .open_url(url.as_str(), None::<&str>)
         .map_err(|e| Error::new(ErrorCode::Io, format!("cannot open the browser: {e}")))
+}
+
+#[tauri::command]
+async fn open_app_view(app: State<'_, App>, args: OpenAppView) -> Result<AppView> {
+    app.open_app_view(args).await
+}
+
+#[tauri::command]
+async fn close_app_view(app: State<'_, App>, args: ViewId) -> Result<()> {
+    app.close_app_view(args).await
+}
+
+#[tauri::command]
+async fn app_call_tool(app: State<'_, App>, args: AppCallTool) -> Result<CallToolResult> {
+    app.app_call_tool(args).await
+}
+
+#[tauri::command]
+async fn app_read_resource(
+    app: State<'_, App>,
+    args: AppReadResource,
+) -> Result<ReadResourceResult> {
+    app.app_read_resource(args).await
+}
+
+/// Opens a view's link in the browser once the person approved it at the door.
+#[tauri::command]
+async fn app_open_link<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: AppOpenLink,
+) -> Result<()> {
+    let url = app.app_open_link(args).await?;
+    open_external(window, Url { url }).await
+}
+
+#[tauri::command]
+async fn app_message(app: State<'_, App>, args: AppMessage) -> Result<()> {
+    app.app_message(args).await
+}
+
+#[tauri::command]
+async fn app_update_context(app: State<'_, App>, args: AppUpdateContext) -> Result<()> {
+    app.app_update_context(args).await
 }
 
 /// `raw` if it is an https URL, the only kind the browser is asked to open.

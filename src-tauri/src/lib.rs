@@ -5,6 +5,7 @@ mod commands;
 #[cfg(test)]
 mod lint;
 mod navigation;
+mod views;
 
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::events::{HostEvent, Listener};
@@ -39,6 +40,7 @@ pub fn run() {
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
+        .register_asynchronous_uri_scheme_protocol(switchboard_core::apps::SCHEME, views::serve)
         .setup(|app| {
             let paths = Paths::resolve(None, None)?;
             // Supervisors are tokio tasks; they live on Tauri's async runtime.

@@ -32,6 +32,10 @@ fn directives(csp: &str) -> BTreeMap<String, Vec<String>> {
 }
 
 /// Problems with a policy: script only from the app, nothing from the network.
+/// Where views are framed from: their scheme as WebKit and WKWebView reach it, and as WebView2
+/// does.
+const VIEW_SOURCES: &[&str] = &["mcp-app:", "http://mcp-app.localhost"];
+
 fn csp_problems(csp: &str, inline_styles: bool) -> Vec<String> {
     let d = directives(csp);
     let mut problems = Vec::new();
@@ -50,8 +54,17 @@ fn csp_problems(csp: &str, inline_styles: bool) -> Vec<String> {
     {
         problems.push(format!("style-src allows {style:?}"));
     }
+    // Frames are the views (MCP Apps), on their own scheme only.
+    for source in d.get("frame-src").into_iter().flatten() {
+        if !VIEW_SOURCES.contains(&source.as_str()) {
+            problems.push(format!("frame-src allows {source}"));
+        }
+    }
     for (name, sources) in &d {
         for source in sources {
+            if name == "frame-src" {
+                continue;
+            }
             let remote = source == "*"
                 || source.starts_with("http:") && !source.starts_with("http://ipc.localhost")
                 || source.starts_with("https:")

@@ -14,7 +14,7 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
             let dev_url = tauri::is_dev()
                 .then(|| webview.config().build.dev_url.clone())
                 .flatten();
-            let allowed = is_app(url, dev_url.as_ref());
+            let allowed = is_app(url, dev_url.as_ref()) || is_view(url);
             if !allowed {
                 tracing::warn!(
                     scheme = url.scheme(),
@@ -44,6 +44,19 @@ pub fn is_app(url: &Url, dev_url: Option<&Url>) -> bool {
             && dev.port_or_known_default() == url.port_or_known_default()
     });
     served || dev
+}
+
+/// Whether `url` is a view's page (MCP Apps), which the window frames. The handler cannot tell a
+/// frame from the window, so this lets the window itself go there too; the page is served once,
+/// to the frame the window made for it, so the window would find nothing.
+pub fn is_view(url: &Url) -> bool {
+    let scheme = switchboard_core::apps::SCHEME;
+    url.port().is_none()
+        && match url.scheme() {
+            s if s == scheme => url.host_str() == Some("localhost"),
+            "http" => url.host_str() == Some(&format!("{scheme}.localhost")),
+            _ => false,
+        }
 }
 
 #[cfg(test)]
@@ -79,6 +92,21 @@ mod tests {
             "blob:https://example.com/1",
         ] {
             assert!(!is_app(&url(away), None), "{away}");
+        }
+    }
+
+    #[test]
+    fn views_are_their_own_scheme_and_nothing_else() {
+        assert!(is_view(&url("mcp-app://localhost/0123abcd")));
+        assert!(is_view(&url("http://mcp-app.localhost/0123abcd")));
+        for other in [
+            "mcp-app://evil/x",
+            "mcp-app://localhost:1/x",
+            "https://mcp-app.localhost/x",
+            "http://mcp-app.localhost.example.com/x",
+            "tauri://localhost",
+        ] {
+            assert!(!is_view(&url(other)), "{other}");
         }
     }
 

@@ -21,11 +21,20 @@ impl App {
         if apps::resource_uri(&tool) != Some(args.uri.as_str()) {
             return Err(Error::new(
                 ErrorCode::InvalidInput,
-                format!("{} on {} has no view at {}", args.tool, args.server, args.uri),
+                format!(
+                    "{} on {} has no view at {}",
+                    args.tool, args.server, args.uri
+                ),
             ));
         }
-        let read = self.connection(&args.server)?.read_resource(&args.uri).await?;
-        let view = self.0.views.open(&args.server, &args.tool, &args.uri, read)?;
+        let read = self
+            .connection(&args.server)?
+            .read_resource(&args.uri)
+            .await?;
+        let view = self
+            .0
+            .views
+            .open(&args.server, &args.tool, &args.uri, read)?;
         let detail = json!({"uri": args.uri, "csp": view.csp, "permissions": view.permissions});
         self.0
             .door
@@ -40,9 +49,9 @@ impl App {
         Ok(())
     }
 
-    /// The view's page, for the shell to serve.
-    pub fn app_view_page(&self, view_id: &str) -> Option<apps::Page> {
-        self.0.views.page(view_id)
+    /// The view's page, for the shell to serve (once).
+    pub fn serve_app_view(&self, view_id: &str) -> Option<apps::Page> {
+        self.0.views.serve(view_id)
     }
 
     /// A view's `tools/call`: only a tool its server shows to views, decided at the door.
@@ -77,9 +86,16 @@ impl App {
         let view = self.0.views.get(&args.view_id)?;
         self.0
             .door
-            .view_request(&view.server, &view.tool, "resources/read", json!({"uri": args.uri}))
+            .view_request(
+                &view.server,
+                &view.tool,
+                "resources/read",
+                json!({"uri": args.uri}),
+            )
             .await;
-        self.connection(&view.server)?.read_resource(&args.uri).await
+        self.connection(&view.server)?
+            .read_resource(&args.uri)
+            .await
     }
 
     /// A view's `ui/open-link`: an https URL, shown in full, approved by the person. Returns

@@ -101,7 +101,9 @@ fn origins(list: Option<&Value>) -> Vec<String> {
         match item.as_str().and_then(origin) {
             Some(o) if accepted.len() < MAX_ORIGINS && !accepted.contains(&o) => accepted.push(o),
             Some(_) => {}
-            None => tracing::warn!(value = %item, "a view's CSP declared something that is not an origin; ignored"),
+            None => {
+                tracing::warn!(value = %item, "a view's CSP declared something that is not an origin; ignored")
+            }
         }
     }
     accepted
@@ -177,7 +179,9 @@ mod tests {
             "frameDomains": ["https://www.youtube.com"],
         })));
         let header = csp.header();
-        assert!(header.contains("connect-src https://api.example.com wss://live.example.com:8443;"));
+        assert!(
+            header.contains("connect-src https://api.example.com wss://live.example.com:8443;")
+        );
         assert!(header.contains("script-src 'unsafe-inline' https://*.tiles.example.org;"));
         assert!(header.contains("img-src data: blob: https://*.tiles.example.org;"));
         assert!(header.contains("frame-src https://www.youtube.com;"));
@@ -217,7 +221,10 @@ mod tests {
             origin("http://localhost:3001").as_deref(),
             Some("http://localhost:3001")
         );
-        assert_eq!(origin("HTTPS://Example.COM/").as_deref(), Some("https://example.com"));
+        assert_eq!(
+            origin("HTTPS://Example.COM/").as_deref(),
+            Some("https://example.com")
+        );
         let many: Vec<String> = (0..100).map(|i| format!("https://h{i}.example")).collect();
         let csp = AppCsp::from_meta(Some(&json!({ "connectDomains": many })));
         assert_eq!(csp.connect_domains.len(), MAX_ORIGINS);

@@ -48,7 +48,8 @@ pub struct Page {
 
 struct Open {
     view: AppView,
-    page: Page,
+    /// Taken when the shell serves it: a view's page loads once, in its frame.
+    page: Option<Page>,
     /// Opening order, to close the oldest past [`MAX_VIEWS`].
     serial: u64,
 }
@@ -83,7 +84,9 @@ impl Views {
             tool: tool.to_owned(),
             resource_uri: uri.to_owned(),
             permissions: AppPermissions::from_meta(ui.and_then(|u| u.get("permissions"))),
-            prefers_border: ui.and_then(|u| u.get("prefersBorder")).and_then(Value::as_bool),
+            prefers_border: ui
+                .and_then(|u| u.get("prefersBorder"))
+                .and_then(Value::as_bool),
             csp: csp.clone(),
         };
         let page = Page {
@@ -97,7 +100,7 @@ impl Views {
             view_id,
             Open {
                 view: view.clone(),
-                page,
+                page: Some(page),
                 serial,
             },
         );
@@ -123,9 +126,14 @@ impl Views {
             .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "that view is no longer open"))
     }
 
-    /// What the shell serves for `view_id`.
-    pub fn page(&self, view_id: &str) -> Option<Page> {
-        self.lock().open.get(view_id).map(|o| o.page.clone())
+    /// What the shell serves for `view_id`, once: the frame the window made for the view loads
+    /// it, and nothing that learns the view's address later (the window itself, another view)
+    /// gets the page again.
+    pub fn serve(&self, view_id: &str) -> Option<Page> {
+        self.lock()
+            .open
+            .get_mut(view_id)
+            .and_then(|o| o.page.take())
     }
 
     /// Forgets a view (its page is no longer served).
@@ -222,21 +230,34 @@ mod tests {
         assert!(view.permissions.camera && !view.permissions.microphone);
         assert_eq!(view.prefers_border, Some(false));
         assert!(view.src.ends_with(&view.view_id));
-        let page = views.page(&view.view_id).unwrap();
+        let page = views.serve(&view.view_id).unwrap();
         assert_eq!(&*page.html, "<p>hi</p>");
         assert!(page.csp.contains("connect-src https://api.example.com;"));
+        assert!(
+            views.serve(&view.view_id).is_none(),
+            "a page is served once"
+        );
+        assert!(views.get(&view.view_id).is_ok(), "the view stays open");
         views.close(&view.view_id);
-        assert!(views.page(&view.view_id).is_none());
-        assert_eq!(views.get(&view.view_id).unwrap_err().code, ErrorCode::InvalidInput);
+        assert_eq!(
+            views.get(&view.view_id).unwrap_err().code,
+            ErrorCode::InvalidInput
+        );
     }
 
     #[test]
     fn refuses_content_that_is_not_an_app() {
         let views = Views::default();
         let plain = json!([{"uri": "ui://t/app.html", "mimeType": "text/html", "text": "<p>"}]);
-        let e = views.open("s", "t", "ui://t/app.html", read(plain)).unwrap_err();
+        let e = views
+            .open("s", "t", "ui://t/app.html", read(plain))
+            .unwrap_err();
         assert_eq!(e.code, ErrorCode::ServerError);
-        assert!(e.message.contains("text/html;profile=mcp-app"), "{}", e.message);
+        assert!(
+            e.message.contains("text/html;profile=mcp-app"),
+            "{}",
+            e.message
+        );
         let huge = "x".repeat(MAX_HTML_BYTES + 1);
         let e = views
             .open("s", "t", "ui://t/app.html", read(app(&huge, Value::Null)))
@@ -247,10 +268,11 @@ mod tests {
     #[test]
     fn a_blob_view_is_decoded() {
         let blob = base64::engine::general_purpose::STANDARD.encode("<b>blob</b>");
-        let contents = json!([{"uri": "ui://t/a", "mimeType": "text/html;profile=mcp-app", "blob": blob}]);
+        let contents =
+            json!([{"uri": "ui://t/a", "mimeType": "text/html;profile=mcp-app", "blob": blob}]);
         let views = Views::default();
         let view = views.open("s", "t", "ui://t/a", read(contents)).unwrap();
-        assert_eq!(&*views.page(&view.view_id).unwrap().html, "<b>blob</b>");
+        assert_eq!(&*views.serve(&view.view_id).unwrap().html, "<b>blob</b>");
     }
 
     #[test]
@@ -264,7 +286,7 @@ mod tests {
                     .view_id
             })
             .collect();
-        assert!(views.page(&ids[0]).is_none());
-        assert!(ids[1..].iter().all(|id| views.page(id).is_some()));
+        assert!(views.get(&ids[0]).is_err());
+        assert!(ids[1..].iter().all(|id| views.get(id).is_ok()));
     }
 }

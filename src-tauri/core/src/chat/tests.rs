@@ -964,7 +964,12 @@ fn tools_shown_only_to_views_are_never_offered_to_the_model() {
     let defs = [app_only.clone(), both.clone()];
     let items: Vec<(String, Value)> = defs
         .iter()
-        .map(|d| (crate::pins::tool_item(d["name"].as_str().unwrap()), d.clone()))
+        .map(|d| {
+            (
+                crate::pins::tool_item(d["name"].as_str().unwrap()),
+                d.clone(),
+            )
+        })
         .collect();
     pins.approve("s", &items).unwrap();
     let offer = |d: &Value| OfferedTool {
@@ -972,8 +977,7 @@ fn tools_shown_only_to_views_are_never_offered_to_the_model() {
         definition: d.clone(),
         instructions: None,
     };
-    let (offered, withheld) =
-        tools::accepted(&pins, vec![offer(&app_only), offer(&both)]).unwrap();
+    let (offered, withheld) = tools::accepted(&pins, vec![offer(&app_only), offer(&both)]).unwrap();
     let names: Vec<&str> = offered
         .iter()
         .map(|t| t.definition["name"].as_str().unwrap())

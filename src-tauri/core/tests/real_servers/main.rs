@@ -6,6 +6,7 @@
 
 mod support;
 
+mod apps;
 mod everything;
 mod faults;
 mod filesystem;

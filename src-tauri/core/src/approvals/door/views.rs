@@ -28,14 +28,26 @@ impl Door {
     pub async fn authorize_link(&self, server: &str, tool: &str, url: &str) -> Result<()> {
         let flow = Flow::new(FlowKind::View, server, Some(tool.to_owned()));
         let shown = json!({ "url": url });
-        self.note(&flow, Step::Requested, "view", None, json!({"request": "ui/open-link", "url": url}))
-            .await;
+        self.note(
+            &flow,
+            Step::Requested,
+            "view",
+            None,
+            json!({"request": "ui/open-link", "url": url}),
+        )
+        .await;
         let context = json!({ "tool": tool, "from": "view" });
         match self.ask(&flow, ReviewKind::OpenLink, shown, context).await {
             // The link opened is the one shown, whatever came back with the approval.
             Verdict::Approve { .. } => {
-                self.note(&flow, Step::Decided, self.0.reviewer.actor(), Some("approved"), Value::Null)
-                    .await;
+                self.note(
+                    &flow,
+                    Step::Decided,
+                    self.0.reviewer.actor(),
+                    Some("approved"),
+                    Value::Null,
+                )
+                .await;
                 Ok(())
             }
             other => {
