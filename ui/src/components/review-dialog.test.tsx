@@ -62,6 +62,27 @@ async function open(b: FakeBackend, r: Review, armDelayMs = 0) {
 }
 
 describe("ReviewDialog", () => {
+  it("shows a view's link in full with its host, and opens it only on approval", async () => {
+    const b = new FakeBackend();
+    const url = "https://example.com@evil.example/path?next=https://example.com";
+    const dialog = await open(b, review("open_link", { url }, { tool: "dashboard", from: "view" }));
+    expect(dialog.textContent).toContain("A view wants to open a link");
+    expect(screen.getByTestId("open-link-url").textContent).toBe(url);
+    expect(screen.getByTestId("open-link-host").textContent).toBe("evil.example");
+    fireEvent.click(screen.getByText("Open in browser"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    expect(b.decisions[0].verdict).toEqual({ decision: "approve", content: { url }, remember: null });
+  });
+
+  it("says so when a view, not the model, asks for a tool call", async () => {
+    const b = new FakeBackend();
+    const dialog = await open(
+      b,
+      review("tool_call", { tool: "get-time", arguments: {} }, { definition: { name: "get-time" }, pins: [], from: "view" }),
+    );
+    expect(dialog.textContent).toContain("A view wants to call a tool");
+  });
+
   it("shows the whole sampling request, sends the edited one, and remembers a rule on request", async () => {
     const b = new FakeBackend();
     const dialog = await open(b, review("sampling_request", request));

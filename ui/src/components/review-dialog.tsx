@@ -18,6 +18,7 @@ import { Armed } from "./review-dialog/review-actions";
 import { isChatAnswer, SamplingCompletion } from "./review-dialog/sampling-completion";
 import { SamplingRequest } from "./review-dialog/sampling-request";
 import { SamplingStream } from "./review-dialog/sampling-stream";
+import { OpenLink } from "./review-dialog/open-link";
 import { ToolCall } from "./review-dialog/tool-call";
 
 /** The pending reviews and the text streaming from the model, kept current from host events. */
@@ -70,7 +71,15 @@ const TITLES: Record<Review["kind"], string> = {
   sampling_completion: "The model's answer",
   elicitation: "A server asks you",
   tool_call: "The model wants to call a tool",
+  open_link: "A view wants to open a link",
 };
+
+/** A view's tool call reads as the view's, not the model's. */
+function title(review: Review): string {
+  const fromView = typeof review.context === "object" && review.context !== null && "from" in review.context
+    && (review.context as { from?: unknown }).from === "view";
+  return review.kind === "tool_call" && fromView ? "A view wants to call a tool" : TITLES[review.kind];
+}
 
 /** How long Approve stays disabled after a request appears (as browsers do for permission prompts). */
 export const ARM_DELAY_MS = 700;
@@ -118,7 +127,7 @@ export function ReviewDialog(props: { backend: Backend; armDelayMs?: number }) {
         data-kind={review.kind}
       >
         <header className="pane-header">
-          <h2 id="review-title">{chat ? "Your answer as the model" : TITLES[review.kind]}</h2>
+          <h2 id="review-title">{chat ? "Your answer as the model" : title(review)}</h2>
           <span className="muted">
             {chat ? "for " : "from "}
             <strong>{chat ? "the chat" : review.server}</strong>
@@ -147,6 +156,8 @@ export function ReviewDialog(props: { backend: Backend; armDelayMs?: number }) {
             ) : (
               <ElicitationForm key={review.id} review={review} busy={busy} decide={decide} />
             )
+          ) : review.kind === "open_link" ? (
+            <OpenLink key={review.id} review={review} busy={busy} decide={decide} />
           ) : (
             <ToolCall key={review.id} review={review} busy={busy} decide={decide} />
           )}

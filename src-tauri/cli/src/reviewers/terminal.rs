@@ -76,10 +76,15 @@ fn heading(review: &Review) -> String {
             "\nThe answer for server {server:?} (provider {}, model {}), before it goes back:",
             review.context["provider"], review.context["model"]
         ),
+        ReviewKind::ToolCall if review.context["from"] == "view" => format!(
+            "A view of server {server:?} wants to call {} with:",
+            c["tool"]
+        ),
         ReviewKind::ToolCall => format!(
             "The model wants to call {} on server {server:?} with:",
             c["tool"]
         ),
+        ReviewKind::OpenLink => format!("A view of server {server:?} wants to open this link:"),
         ReviewKind::Elicitation => format!("Server {server:?} asks you:"),
     }
 }
