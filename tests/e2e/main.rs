@@ -65,7 +65,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 13] = scenarios![
+    let all: [Scenario; 15] = scenarios![
         servers_and_tools,
         sampling_edited_both_ways,
         provider_streams_its_answer,
@@ -79,6 +79,8 @@ async fn a_person_uses_every_screen() {
         sign_in_to_a_protected_server,
         import_through_the_native_picker,
         server_content_cannot_take_over_the_window,
+        an_mcp_app_renders_and_asks_through_the_door,
+        a_view_cannot_reach_the_app,
     ];
     let mut failed = Vec::new();
     for (name, run) in all {

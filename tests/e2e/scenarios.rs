@@ -741,3 +741,129 @@ async fn stays_on(s: &webdriver::Session, app: &str) {
     assert_eq!(s.url().await, app, "the window left the app");
     s.wait_for("[data-testid=nav-servers]", SHORT).await;
 }
+
+/// An MCP App: the official basic example's view renders in its sandboxed frame on its own
+/// scheme, receives the tool's result, and its button calls the server's tool only after the
+/// person approves; its link is shown in full before anything opens.
+pub async fn an_mcp_app_renders_and_asks_through_the_door(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row("apps", "running"), LONG).await;
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "apps").await;
+    s.click_css("[data-testid=tool-item][data-name=get-time]")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    let frame = s.wait_for("[data-testid=app-iframe]", LONG).await;
+    let attrs = s
+        .script_on(
+            "return [arguments[0].getAttribute('sandbox'), arguments[0].src]",
+            &frame,
+        )
+        .await;
+    assert_eq!(attrs[0], json!("allow-scripts"), "{attrs}");
+    assert!(
+        attrs[1]
+            .as_str()
+            .is_some_and(|src| src.starts_with("mcp-app://localhost/")),
+        "{attrs}"
+    );
+    s.enter_frame(&frame).await;
+    let first = s
+        .wait_text("#server-time", LONG, |t| {
+            t.contains('T') && t != "Loading..."
+        })
+        .await;
+    s.leave_frame().await;
+    desktop.screenshot("mcp-app.png").await;
+
+    // The view's button asks for the tool; the person approves in the app's own dialog.
+    s.enter_frame(&frame).await;
+    s.click_css("#get-time-btn").await;
+    s.leave_frame().await;
+    s.wait_text("[data-testid=review-dialog]", SHORT, |t| {
+        t.contains("A view wants to call a tool") && t.contains("get-time")
+    })
+    .await;
+    desktop.screenshot("mcp-app-approval.png").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
+    s.enter_frame(&frame).await;
+    s.wait_text("#server-time", LONG, |t| t.contains('T') && t != first)
+        .await;
+
+    // Its link: shown in full, and nothing opens when the person says no.
+    s.click_css("#open-link-btn").await;
+    s.leave_frame().await;
+    s.wait_text("[data-testid=open-link-url]", SHORT, |t| {
+        t == "https://modelcontextprotocol.io/"
+    })
+    .await;
+    s.click_css("[data-testid=review-deny]").await;
+    while !s.all("[data-testid=review-dialog]").await.is_empty() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A view that tries every way out of its frame: the app's commands, DOM, storage and window
+/// stay out of its reach.
+pub async fn a_view_cannot_reach_the_app(desktop: &Desktop) {
+    let s = &desktop.session;
+    let app = s.url().await;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row("views", "running"), LONG).await;
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "views").await;
+    s.click_css("[data-testid=tool-item][data-name=dashboard]")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    let frame = s.wait_for("[data-testid=app-iframe]", LONG).await;
+    s.enter_frame(&frame).await;
+    for pending in ["#ipc-fetch", "#ipc-http-fetch"] {
+        s.wait_text(pending, LONG, |t| !t.ends_with("pending"))
+            .await;
+    }
+    let outcomes = s
+        .script(
+            "return [...document.querySelectorAll('#results li')].map(li => li.textContent)",
+            json!([]),
+        )
+        .await;
+    s.leave_frame().await;
+    desktop.screenshot("mcp-app-hostile.png").await;
+    let outcomes: Vec<String> = serde_json::from_value(outcomes).unwrap_or_default();
+    eprintln!("the hostile view's attempts: {outcomes:#?}");
+    let outcome = |name: &str| {
+        outcomes
+            .iter()
+            .find(|o| o.starts_with(&format!("{name}: ")))
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} did not report: {outcomes:?}"))
+    };
+    for refused in [
+        "tauri-internals",
+        "parent-dom",
+        "top-dom",
+        "storage",
+        "cookie",
+        "open-window",
+        "ipc-fetch",
+        "ipc-http-fetch",
+    ] {
+        let o = outcome(refused);
+        assert!(o.contains(": refused"), "{o}");
+    }
+    // What it may post or ask for had no effect: the window is the app's, and the server the
+    // forged command named is still enabled and running.
+    for posted in [
+        "webkit-ipc",
+        "ipc-global",
+        "parent-forged",
+        "top-navigation",
+    ] {
+        outcome(posted);
+    }
+    stays_on(s, &app).await;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row("hostile", "running"), SHORT).await;
+}

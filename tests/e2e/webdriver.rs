@@ -1,5 +1,6 @@
 //! A small W3C WebDriver client over HTTP: just what the end-to-end tests use (sessions, finding
-//! elements by CSS, clicking, typing, reading text and attributes, running a script, screenshots).
+//! elements by CSS, clicking, typing, reading text and attributes, running a script, frames,
+//! screenshots).
 
 use std::time::{Duration, Instant};
 
@@ -139,6 +140,20 @@ impl Session {
     pub async fn click(&self, e: &Element) {
         self.post(&format!("/element/{}/click", e.0), json!({}))
             .await;
+    }
+
+    /// Runs later commands inside the frame `e` until [`Session::leave_frame`].
+    pub async fn enter_frame(&self, e: &Element) {
+        let v = self.post("/frame", json!({"id": {ELEMENT: e.0}})).await;
+        assert!(
+            v.is_null() || v.get("error").is_none(),
+            "cannot enter the frame: {v}"
+        );
+    }
+
+    /// Back to the window's own document.
+    pub async fn leave_frame(&self) {
+        self.post("/frame/parent", json!({})).await;
     }
 
     /// Clicks the first element matching `css`, waiting for it.
