@@ -1,5 +1,12 @@
 // Generated from src-tauri/core/src/app/commands.rs by `cargo test`. Do not edit.
 import type * as Mcp from "../mcp";
+import type { AppCallTool } from "./AppCallTool";
+import type { AppMessage } from "./AppMessage";
+import type { AppOpenLink } from "./AppOpenLink";
+import type { AppReadResource } from "./AppReadResource";
+import type { AppUpdateContext } from "./AppUpdateContext";
+import type { AppView } from "./AppView";
+import type { AppViewId } from "./AppViewId";
 import type { ApprovePins } from "./ApprovePins";
 import type { AuditEntry } from "./AuditEntry";
 import type { AuditExport } from "./AuditExport";
@@ -17,6 +24,7 @@ import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
 import type { NewConversation } from "./NewConversation";
 import type { NoArgs } from "./NoArgs";
+import type { OpenAppView } from "./OpenAppView";
 import type { PinItem } from "./PinItem";
 import type { PolicyEntry } from "./PolicyEntry";
 import type { ProviderId } from "./ProviderId";
@@ -91,6 +99,13 @@ export type Commands = {
   delete_conversation: { args: ConversationId; result: null };
   send_message: { args: SendMessage; result: null };
   cancel_turn: { args: ConversationId; result: null };
+  open_app_view: { args: OpenAppView; result: AppView };
+  close_app_view: { args: AppViewId; result: null };
+  app_call_tool: { args: AppCallTool; result: Mcp.CallToolResult };
+  app_read_resource: { args: AppReadResource; result: Mcp.ReadResourceResult };
+  app_open_link: { args: AppOpenLink; result: null };
+  app_message: { args: AppMessage; result: null };
+  app_update_context: { args: AppUpdateContext; result: null };
 };
 
 /** The names, for runtime checks. */
@@ -147,4 +162,11 @@ export const COMMAND_NAMES = [
   "delete_conversation",
   "send_message",
   "cancel_turn",
+  "open_app_view",
+  "close_app_view",
+  "app_call_tool",
+  "app_read_resource",
+  "app_open_link",
+  "app_message",
+  "app_update_context",
 ] as const satisfies readonly (keyof Commands)[];
