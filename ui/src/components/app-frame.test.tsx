@@ -2,33 +2,13 @@
 // as a view in the frame would: sandboxing, permissions, the source check, routing to the backend,
 // messages that are never sent by themselves, size, and teardown before close.
 import { App } from "@modelcontextprotocol/ext-apps";
-import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { APP_TOOLS, DASHBOARD_URI, FakeBackend } from "../backend/fake";
 import type { AppView } from "../bindings/AppView";
 import type { Tool } from "../mcp";
 import { AppFrame, ToolAppView } from "./app-frame";
-
-/** The view's end of the wire, as inside the frame: it hears what the host posts to the frame's
- * window, and its own messages reach the host as `message` events whose source is that window. */
-class FrameTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  constructor(private frame: Window) {}
-  private listener = (e: MessageEvent) => this.onmessage?.(e.data as JSONRPCMessage);
-  async start() {
-    this.frame.addEventListener("message", this.listener);
-  }
-  async send(message: JSONRPCMessage) {
-    window.dispatchEvent(new MessageEvent("message", { data: message, source: this.frame }));
-  }
-  async close() {
-    this.frame.removeEventListener("message", this.listener);
-    this.onclose?.();
-  }
-}
+import { FrameTransport } from "./app-frame/test-view";
 
 const dashboard = APP_TOOLS[0] as Tool;
 
