@@ -1,5 +1,6 @@
 // The one interface the UI talks to. Only backend/tauri.ts implements it with Tauri; tests use a
 // fake. Every method rejects with a `{code, message}` BackendError, never a bare string.
+import type { AppView } from "./bindings/AppView";
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { AuditExport } from "./bindings/AuditExport";
 import type { Conversation } from "./bindings/Conversation";
@@ -22,6 +23,8 @@ import type { ServerConfig } from "./bindings/ServerConfig";
 import type { ServerView } from "./bindings/ServerView";
 import type { SignInInfo } from "./bindings/SignInInfo";
 import type {
+  AppContextParams,
+  AppMessageParams,
   CallToolResult,
   Completion,
   CompletionTarget,
@@ -142,6 +145,21 @@ export interface Backend {
   /** Adds messages, then the model answers (events `chatText`, `chatMessage`, `chatDone`). */
   sendMessage(conversation: string, messages: NewMessage[]): Promise<void>;
   cancelTurn(conversation: string): Promise<void>;
+
+  // MCP Apps: a tool's UI resource shown in a sandboxed frame, and what that view may ask for.
+  /** Reads the tool's `ui://` resource (it must be `text/html;profile=mcp-app`) and registers a view of it. */
+  openAppView(server: string, tool: string, uri: string): Promise<AppView>;
+  closeAppView(viewId: string): Promise<void>;
+  /** A view calls a tool of its server: only tools visible to apps, each through the approval dialog (refused: `denied`). */
+  appCallTool(viewId: string, name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** A view reads a resource of its own server. */
+  appReadResource(viewId: string, uri: string): Promise<ReadResourceResult>;
+  /** A view asks to open a link: the person sees the full URL and consents (https only; else `denied`). */
+  appOpenLink(viewId: string, url: string): Promise<void>;
+  /** Audits a view's `ui/message`; the window shows it to the person, who decides whether to send it. */
+  appMessage(viewId: string, message: AppMessageParams): Promise<void>;
+  /** Audits a view's `ui/update-model-context`; the window shows it and attaches it to the next message. */
+  appUpdateContext(viewId: string, context: AppContextParams): Promise<void>;
 
   // The desktop
   /** Opens an https URL in the system browser (anything else is refused). */

@@ -49,6 +49,8 @@ export interface Tool {
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
   icons?: Icon[];
+  /** MCP Apps reads `_meta.ui` here (resourceUri, visibility). */
+  _meta?: Record<string, unknown>;
 }
 
 export interface Annotations {
@@ -169,3 +171,15 @@ export interface Completion {
 
 /** `logging/setLevel` levels (RFC 5424). */
 export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/** `ui/message` params (MCP Apps): a message a view asks the host to put into the conversation. */
+export interface AppMessageParams {
+  role: "user";
+  content: ContentBlock[];
+}
+
+/** `ui/update-model-context` params (MCP Apps): what a view wants the model to know from now on. */
+export interface AppContextParams {
+  content?: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+}

@@ -2,6 +2,8 @@
 // (`?backend=fake`). It behaves like the real one where the UI can tell: pages with cursors,
 // `{code, message}` errors, events.
 import type { Backend } from "../backend";
+import type { AppPermissions } from "../bindings/AppPermissions";
+import type { AppView } from "../bindings/AppView";
 import type { AuditEntry } from "../bindings/AuditEntry";
 import type { ChatMessage } from "../bindings/ChatMessage";
 import type { Conversation } from "../bindings/Conversation";
@@ -21,9 +23,41 @@ import type { ServerConfig } from "../bindings/ServerConfig";
 import type { ServerStatus } from "../bindings/ServerStatus";
 import type { ServerView } from "../bindings/ServerView";
 import type { SignInInfo } from "../bindings/SignInInfo";
-import type { CallToolResult, Completion, Prompt, Resource, ResourceTemplate, Tool } from "../mcp";
+import type {
+  AppContextParams,
+  AppMessageParams,
+  CallToolResult,
+  Completion,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from "../mcp";
 
 export const PAGE = 100;
+
+/** The UI resource of the fake's app tools. */
+export const DASHBOARD_URI = "ui://demo/dashboard.html";
+
+/** Tools with an MCP Apps view: one the model and the person call, one only its view may call. */
+export const APP_TOOLS: Tool[] = [
+  {
+    name: "dashboard",
+    title: "Dashboard",
+    description: "Shows a dashboard view",
+    inputSchema: { type: "object", properties: { city: { type: "string" } } },
+    _meta: { ui: { resourceUri: DASHBOARD_URI } },
+  },
+  {
+    name: "refresh",
+    description: "Refreshes the dashboard (for its view)",
+    inputSchema: { type: "object" },
+    _meta: { ui: { resourceUri: DASHBOARD_URI, visibility: ["app"] } },
+  },
+];
+
+const NO_PERMISSIONS: AppPermissions = { camera: false, microphone: false, geolocation: false, clipboardWrite: false };
 
 function running(name: string): ServerStatus {
   return {
@@ -191,8 +225,14 @@ export class FakeBackend implements Backend {
     return "/home/you/.config/switchboard/switchboard.json";
   }
 
+  /** Tools listed after the built-in ones (APP_TOOLS for MCP Apps tests). */
+  extraTools: Tool[] = [];
+
   async listTools(server: string): Promise<Tool[]> {
     this.find(server);
+    return [...this.builtinTools(), ...structuredClone(this.extraTools)];
+  }
+  private builtinTools(): Tool[] {
     return [
       {
         name: "echo",
@@ -490,6 +530,81 @@ export class FakeBackend implements Backend {
     if (!offered) throw { code: "provider", message: `${id}: 401 Unauthorized: invalid API key` };
     return offered;
   }
+  /** Open MCP Apps views by id. */
+  views = new Map<string, AppView>();
+  /** The permissions the next opened view declares. */
+  viewPermissions: AppPermissions = { ...NO_PERMISSIONS };
+  /** What the person answers the reviews of a view's tool calls and links. */
+  appConsent = true;
+  /** Results a view's tool calls resolve with, by tool name (else as callTool answers). */
+  appToolResults: Record<string, CallToolResult> = {};
+  private nextView = 1;
+
+  private view(viewId: string): AppView {
+    const v = this.views.get(viewId);
+    if (!v) throw { code: "invalid_input", message: `no app view "${viewId}"` };
+    return v;
+  }
+  async openAppView(server: string, tool: string, uri: string): Promise<AppView> {
+    this.log("openAppView", server, tool, uri);
+    this.find(server);
+    const found = (await this.listTools(server)).find((t) => t.name === tool);
+    const ui = (found?._meta?.["ui"] ?? {}) as { resourceUri?: unknown };
+    if (!found || ui.resourceUri !== uri || !uri.startsWith("ui://"))
+      throw { code: "invalid_input", message: `${tool} has no UI resource ${uri}` };
+    const viewId = `view-${this.nextView++}`;
+    const view: AppView = {
+      viewId,
+      server,
+      tool,
+      resourceUri: uri,
+      src: "about:blank",
+      csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+      permissions: { ...this.viewPermissions },
+      prefersBorder: null,
+    };
+    this.views.set(viewId, view);
+    return structuredClone(view);
+  }
+  async closeAppView(viewId: string) {
+    this.log("closeAppView", viewId);
+    this.views.delete(viewId);
+  }
+  async appCallTool(viewId: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    this.log("appCallTool", viewId, name, args);
+    const v = this.view(viewId);
+    const tool = (await this.listTools(v.server)).find((t) => t.name === name);
+    const ui = (tool?._meta?.["ui"] ?? {}) as { visibility?: unknown };
+    const visibility = Array.isArray(ui.visibility) ? ui.visibility : ["model", "app"];
+    if (!tool || !visibility.includes("app")) throw { code: "tool_not_found", message: `${name} is not offered to apps` };
+    if (!this.appConsent) throw { code: "denied", message: `you refused the call to ${name}` };
+    return structuredClone(this.appToolResults[name] ?? { content: [{ type: "text", text: `${name} done` }] });
+  }
+  async appReadResource(viewId: string, uri: string): Promise<ReadResourceResult> {
+    this.log("appReadResource", viewId, uri);
+    return this.readResource(this.view(viewId).server, uri);
+  }
+  async appOpenLink(viewId: string, url: string) {
+    this.log("appOpenLink", viewId, url);
+    this.view(viewId);
+    let https = false;
+    try {
+      https = new URL(url).protocol === "https:";
+    } catch {
+      https = false;
+    }
+    if (!https) throw { code: "denied", message: "only https links open" };
+    if (!this.appConsent) throw { code: "denied", message: "you did not open the link" };
+  }
+  async appMessage(viewId: string, message: AppMessageParams) {
+    this.log("appMessage", viewId, message);
+    this.view(viewId);
+  }
+  async appUpdateContext(viewId: string, context: AppContextParams) {
+    this.log("appUpdateContext", viewId, context);
+    this.view(viewId);
+  }
+
   async openExternal(url: string) {
     this.log("openExternal", url);
   }
@@ -512,6 +627,7 @@ export class FakeBackend implements Backend {
 /** A populated fake for the browser. */
 export function demoBackend(): FakeBackend {
   const b = new FakeBackend({ resources: 100_000 });
+  b.extraTools = APP_TOOLS;
   b.addServer("everything");
   b.addServer("filesystem", {
     state: "restarting",

@@ -83,6 +83,14 @@ export const tauriBackend: Backend = {
   sendMessage: async (conversation, messages) => void (await call("send_message", { conversation, messages })),
   cancelTurn: async (conversation) => void (await call("cancel_turn", { id: conversation })),
 
+  openAppView: (server, tool, uri) => call("open_app_view", { server, tool, uri }),
+  closeAppView: async (viewId) => void (await call("close_app_view", { viewId })),
+  appCallTool: (viewId, name, args) => call("app_call_tool", { viewId, name, args }),
+  appReadResource: (viewId, uri) => call("app_read_resource", { viewId, uri }),
+  appOpenLink: async (viewId, url) => void (await call("app_open_link", { viewId, url })),
+  appMessage: async (viewId, message) => void (await call("app_message", { viewId, message: { ...message } })),
+  appUpdateContext: async (viewId, context) => void (await call("app_update_context", { viewId, context: { ...context } })),
+
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 

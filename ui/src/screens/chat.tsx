@@ -4,7 +4,8 @@
 // composer's "/" palette
 // finds every prompt of every server (fuzzy), fills its arguments with completion and puts its
 // messages into the composer; "@" attaches a server's resource. Answers stream in.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { ReactNode } from "react";
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { ChatMessage } from "../bindings/ChatMessage";
@@ -13,12 +14,15 @@ import type { NewMessage } from "../bindings/NewMessage";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
 import type { WithheldReason } from "../bindings/WithheldReason";
 import type { WithheldTool } from "../bindings/WithheldTool";
+import type { AppView } from "../bindings/AppView";
+import { ToolAppView } from "../components/app-frame";
+import { resolveExposed, toolUiUri } from "../components/app-frame/tool-ui";
 import { decodeTextBlob, looksLikeMarkdown, Markdown, ZoomableImage } from "../components/content";
 import { PinsPanel } from "../components/pins-panel";
 import { reveal } from "../components/visible";
 import type { HostState } from "../host";
 import { running } from "../host";
-import type { ContentBlock, GetPromptResult, Prompt, Resource } from "../mcp";
+import type { AppContextParams, AppMessageParams, CallToolResult, ContentBlock, GetPromptResult, Prompt, Resource, Tool } from "../mcp";
 import { PromptPanel } from "./prompts";
 
 type Json = Record<string, unknown>;
@@ -172,17 +176,73 @@ function Withheld(props: { tools: WithheldTool[]; reviewing: boolean; onReview: 
   );
 }
 
-function Message(props: { message: ChatMessage }) {
+function Message(props: { message: ChatMessage; appFor?: (toolUse: Json) => ReactNode }) {
   const blocks = Array.isArray(props.message.content) ? (props.message.content as Json[]) : [];
   const onlyResults = blocks.length > 0 && blocks.every((b) => b.type === "tool_result");
   return (
     <div className={`message ${onlyResults ? "tool" : props.message.role}`} data-testid="chat-message" data-role={props.message.role}>
       <div className="role">{onlyResults ? "tools" : props.message.role}</div>
       {blocks.map((b, i) => (
-        <Block key={i} block={b} />
+        <Fragment key={i}>
+          <Block block={b} />
+          {b.type === "tool_use" ? props.appFor?.(b) : null}
+        </Fragment>
       ))}
     </div>
   );
+}
+
+/** A tool the model may call, with the server it belongs to. */
+interface ServerTool {
+  server: string;
+  tool: Tool;
+}
+
+/** A `ui/message` a view asked to send: it waits for the person. */
+interface ViewMessage {
+  key: number;
+  label: string;
+  message: AppMessageParams;
+}
+
+/** The latest `ui/update-model-context` of a view: it goes with the person's next message. */
+interface ViewContext {
+  viewId: string;
+  label: string;
+  context: AppContextParams;
+}
+
+function viewLabel(view: AppView, tool: Tool): string {
+  return `${tool.title ?? tool.name} (${view.server})`;
+}
+
+/** A view's message or context as chat content blocks (the model reads what the person saw). */
+function viewBlocks(label: string, content: ContentBlock[] | undefined, structured?: Record<string, unknown>): Json[] {
+  const out: Json[] = [];
+  for (const b of content ?? []) {
+    if (b.type === "text" || b.type === "image") out.push(b as unknown as Json);
+    else out.push({ type: "text", text: `From ${label}: ${JSON.stringify(b)}` });
+  }
+  if (structured !== undefined) out.push({ type: "text", text: `From ${label}: ${JSON.stringify(structured)}` });
+  return out;
+}
+
+function contextBlocks(contexts: ViewContext[]): Json[] {
+  return contexts.flatMap((c) => [
+    { type: "text", text: `Context from the view ${c.label}:` },
+    ...viewBlocks(c.label, c.context.content, c.context.structuredContent),
+  ]);
+}
+
+/** A chat `tool_result` block as the tool's result (what the chat kept of it). */
+function chatResult(block: Json): CallToolResult {
+  const content = Array.isArray(block.content) ? (block.content as ContentBlock[]) : [];
+  const structured = block.structuredContent;
+  return {
+    content,
+    isError: Boolean(block.isError),
+    ...(typeof structured === "object" && structured !== null ? { structuredContent: structured as Record<string, unknown> } : {}),
+  };
 }
 
 /** A prompt's content block as the model takes it: embedded resources and links become text. */
@@ -222,6 +282,12 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   const [progress, setProgress] = useState<{ server: string; progress: number; total: number | null; message: string | null } | null>(null);
   const [withheld, setWithheld] = useState<WithheldTool[]>([]);
   const [reviewing, setReviewing] = useState(false);
+  const [viewMessages, setViewMessages] = useState<ViewMessage[]>([]);
+  const [viewContexts, setViewContexts] = useState<ViewContext[]>([]);
+  const nextViewMessage = useRef(1);
+  const tools = useEverything<ServerTool>(host, "tools", async (server) =>
+    (await backend.listTools(server)).map((tool) => ({ server, tool })),
+  );
   const busyRef = useRef(false);
   busyRef.current = busy;
   const currentRef = useRef<string | null>(null);
@@ -242,6 +308,8 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   useEffect(() => {
     setWithheld([]);
     setReviewing(false);
+    setViewMessages([]);
+    setViewContexts([]);
     if (!current) return setMessages([]);
     backend.getConversation(current).then((v) => setMessages(v.messages), (e: unknown) => setError(errorMessage(e)));
   }, [backend, current]);
@@ -336,6 +404,46 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
     }
   };
 
+  // The results of the model's calls, by call id, for the views of tools that have one.
+  const results = useMemo(() => {
+    const byId = new Map<string, Json>();
+    for (const m of messages)
+      for (const b of Array.isArray(m.content) ? (m.content as Json[]) : [])
+        if (b.type === "tool_result" && typeof b.toolUseId === "string") byId.set(b.toolUseId, b);
+    return byId;
+  }, [messages]);
+
+  const appFor = (toolUse: Json): ReactNode => {
+    const found = resolveExposed(tools, String(toolUse.name ?? ""));
+    const uri = found ? toolUiUri(found.tool) : null;
+    if (!found || !uri || typeof toolUse.id !== "string") return null;
+    const result = results.get(toolUse.id);
+    const input = typeof toolUse.input === "object" && toolUse.input !== null ? (toolUse.input as Record<string, unknown>) : {};
+    return (
+      <ToolAppView
+        key={toolUse.id}
+        backend={backend}
+        server={found.server}
+        tool={found.tool}
+        uri={uri}
+        args={input}
+        result={result ? chatResult(result) : null}
+        cancelled={!result && !busy ? "the call did not finish" : null}
+        onMessage={(view, message) => {
+          const key = nextViewMessage.current++;
+          setViewMessages((list) => [...list, { key, label: viewLabel(view, found.tool), message }]);
+          return true;
+        }}
+        onContext={(view, context) =>
+          setViewContexts((list) => [
+            ...list.filter((c) => c.viewId !== view.viewId),
+            { viewId: view.viewId, label: viewLabel(view, found.tool), context },
+          ])
+        }
+      />
+    );
+  };
+
   return (
     <div className="split">
       <section className="list-pane" aria-label="Conversations">
@@ -418,7 +526,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
             </header>
             <div className="messages" data-testid="chat-messages">
               {messages.map((m) => (
-                <Message key={m.id} message={m} />
+                <Message key={m.id} message={m} appFor={appFor} />
               ))}
               {streaming !== null ? (
                 <div className="message assistant streaming" data-testid="chat-streaming">
@@ -451,7 +559,15 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
               backend={backend}
               host={host}
               busy={busy}
-              onSend={send}
+              viewMessages={viewMessages}
+              onDropViewMessage={(key) => setViewMessages((list) => list.filter((m) => m.key !== key))}
+              viewContexts={viewContexts}
+              onDropViewContext={(viewId) => setViewContexts((list) => list.filter((c) => c.viewId !== viewId))}
+              onSend={(added) => {
+                // A view's context goes with one message: the next the person sends.
+                setViewContexts([]);
+                void send(added);
+              }}
               onStop={() => backend.cancelTurn(conversation.id).catch(() => undefined)}
             />
           </>
@@ -470,6 +586,10 @@ function Composer(props: {
   backend: Backend;
   host: HostState;
   busy: boolean;
+  viewMessages: ViewMessage[];
+  onDropViewMessage: (key: number) => void;
+  viewContexts: ViewContext[];
+  onDropViewContext: (viewId: string) => void;
   onSend: (messages: NewMessage[]) => void;
   onStop: () => void;
 }) {
@@ -533,7 +653,7 @@ function Composer(props: {
     const blocks: Json[] = [];
     for (const a of attached) blocks.push(...("resource" in a ? await attach(backend, a.resource) : [a.block]));
     if (text.trim() !== "") blocks.push({ type: "text", text: text.trim() });
-    props.onSend([{ role: "user", content: blocks }]);
+    props.onSend([{ role: "user", content: [...contextBlocks(props.viewContexts), ...blocks] }]);
     setText("");
     setAttached([]);
   };
@@ -547,8 +667,66 @@ function Composer(props: {
     input.current?.focus();
   };
 
+  // A view's message is sent only when the person says so, as their own.
+  const sendViewMessage = (m: ViewMessage) => {
+    if (props.busy) return;
+    props.onSend([{ role: "user", content: [...contextBlocks(props.viewContexts), ...viewBlocks(m.label, m.message.content)] }]);
+    props.onDropViewMessage(m.key);
+  };
+  const editViewMessage = (m: ViewMessage) => {
+    const texts = m.message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+    const others = m.message.content.filter((b) => b.type !== "text");
+    setText((t) => [t.trim(), ...texts].filter(Boolean).join("\n\n"));
+    setAttached((a) => [...a, ...others.map((b) => ({ label: `${blockLabel(b)} from ${m.label}`, block: chatBlock(b as unknown as Json) }))]);
+    props.onDropViewMessage(m.key);
+    input.current?.focus();
+  };
+
   return (
     <div className="composer">
+      {props.viewMessages.map((m) => (
+        <div key={m.key} className="banner warn view-message" data-testid="view-message">
+          <div>
+            The view <strong>{m.label}</strong> wants to send:
+          </div>
+          <div className="view-message-body">
+            {m.message.content.map((b, i) =>
+              b.type === "text" ? (
+                <div key={i} className="chat-text">
+                  {b.text}
+                </div>
+              ) : (
+                <span key={i} className="chip">
+                  {blockLabel(b)}
+                </span>
+              ),
+            )}
+          </div>
+          <div className="actions">
+            <button className="small primary" data-testid="view-message-send" disabled={props.busy} onClick={() => sendViewMessage(m)}>
+              Send
+            </button>
+            <button className="small" data-testid="view-message-edit" onClick={() => editViewMessage(m)}>
+              Edit in the composer
+            </button>
+            <button className="small" data-testid="view-message-discard" onClick={() => props.onDropViewMessage(m.key)}>
+              Discard
+            </button>
+          </div>
+        </div>
+      ))}
+      {props.viewContexts.length ? (
+        <div className="chips" data-testid="view-contexts">
+          {props.viewContexts.map((c) => (
+            <span key={c.viewId} className="chip" data-testid="view-context" title="Goes with your next message">
+              context from {c.label}
+              <button className="link" aria-label="Remove" onClick={() => props.onDropViewContext(c.viewId)}>
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      ) : null}
       {picked ? (
         <div className="palette-prompt" data-testid="palette-prompt">
           <PromptPanel backend={backend} server={picked.server} prompt={picked.prompt} onInsert={insert} autoFocus />

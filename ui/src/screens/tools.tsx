@@ -3,6 +3,8 @@
 import { useEffect, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage, isBackendError } from "../backend";
+import { ToolAppView } from "../components/app-frame";
+import { isAppOnly, toolUiUri } from "../components/app-frame/tool-ui";
 import { ToolResultView } from "../components/content";
 import { SchemaForm } from "../components/schema-form";
 import { SignInWaiting, useSignIn } from "../components/sign-in";
@@ -117,6 +119,8 @@ export function ToolsScreen(props: {
                 {t.icons?.[0] && /^(https:|data:)/.test(t.icons[0].src) ? <img className="icon" alt="" src={t.icons[0].src} /> : null}
                 <strong>{t.title ?? t.annotations?.title ?? t.name}</strong>
                 {t.title ? <code className="muted">{t.name}</code> : null}
+                {toolUiUri(t) ? <span className="badge" data-testid="tool-has-view">view</span> : null}
+                {isAppOnly(t) ? <span className="badge" data-testid="tool-app-only">app only</span> : null}
               </div>
               {t.description ? <div className="muted clamp">{t.description}</div> : null}
             </li>
@@ -135,8 +139,18 @@ export function ToolsScreen(props: {
   );
 }
 
+/** One call of a tool with a view: its arguments, then its result or why it has none. */
+interface ViewedCall {
+  id: string;
+  args: Record<string, unknown>;
+  result: CallToolResult | null;
+  cancelled: string | null;
+}
+
 function ToolPanel(props: { backend: Backend; host: HostState; server: string; tool: Tool }) {
   const { backend, tool, server } = props;
+  const uiUri = toolUiUri(tool);
+  const [viewed, setViewed] = useState<ViewedCall | null>(null);
   const [args, setArgs] = useState<Record<string, unknown> | null>({});
   const [argError, setArgError] = useState<string | null>(null);
   const [callId, setCallId] = useState<string | null>(null);
@@ -158,13 +172,24 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
     setError(null);
     setMoreAccess(false);
     setProgress(null);
+    // The view opens as the call starts (a new call, a new view) and hears how it ends.
+    if (uiUri) setViewed({ id, args, result: null, cancelled: null });
+    const ended = (change: Partial<ViewedCall>) => setViewed((v) => (v && v.id === id ? { ...v, ...change } : v));
     backend
       .callTool(server, tool.name, args, id, setProgress)
-      .then(setResult, (e: unknown) => {
-        setResult(null);
-        setError(isBackendError(e) && e.code === "cancelled" ? "Cancelled; the server was told." : errorMessage(e));
-        setMoreAccess(isBackendError(e) && e.code === "insufficient_scope");
-      })
+      .then(
+        (r) => {
+          setResult(r);
+          ended({ result: r });
+        },
+        (e: unknown) => {
+          setResult(null);
+          const cancelled = isBackendError(e) && e.code === "cancelled";
+          setError(cancelled ? "Cancelled; the server was told." : errorMessage(e));
+          setMoreAccess(isBackendError(e) && e.code === "insufficient_scope");
+          ended({ cancelled: cancelled ? "cancelled" : errorMessage(e) });
+        },
+      )
       .finally(() => setCallId(null));
   };
   const claimed = claims(tool);
@@ -181,6 +206,11 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
                   {c}
                 </span>
               ))}
+            </p>
+          ) : null}
+          {isAppOnly(tool) ? (
+            <p className="claims" data-testid="tool-app-only-note">
+              <span className="chip">app only</span> Meant to be called by its view; the model is not offered it.
             </p>
           ) : null}
         </div>
@@ -234,6 +264,18 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
           ) : null}
           {signIn.error ? <div data-testid="sign-in-error">{signIn.error}</div> : null}
         </div>
+      ) : null}
+      {uiUri && viewed ? (
+        <ToolAppView
+          key={viewed.id}
+          backend={backend}
+          server={server}
+          tool={tool}
+          uri={uiUri}
+          args={viewed.args}
+          result={viewed.result}
+          cancelled={viewed.cancelled}
+        />
       ) : null}
       {result ? <ToolResultView backend={backend} result={result} outputSchema={tool.outputSchema} /> : null}
     </div>

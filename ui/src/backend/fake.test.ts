@@ -1,0 +1,64 @@
+// The fake's MCP Apps commands behave as the contract says, so component tests can lean on them.
+import { describe, expect, it } from "vitest";
+import { isBackendError } from "../backend";
+import { APP_TOOLS, DASHBOARD_URI, FakeBackend } from "./fake";
+
+function withApps() {
+  const b = new FakeBackend().addServer("demo");
+  b.extraTools = APP_TOOLS;
+  return b;
+}
+
+async function rejection(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    return isBackendError(e) ? e.code : "not a backend error";
+  }
+  return "resolved";
+}
+
+describe("FakeBackend: MCP Apps views", () => {
+  it("opens a view only for a tool's own ui:// resource, with the declared permissions", async () => {
+    const b = withApps();
+    b.viewPermissions = { camera: true, microphone: false, geolocation: false, clipboardWrite: false };
+    const v = await b.openAppView("demo", "dashboard", DASHBOARD_URI);
+    expect(v).toMatchObject({ server: "demo", tool: "dashboard", resourceUri: DASHBOARD_URI, prefersBorder: null });
+    expect(v.permissions.camera).toBe(true);
+    expect(await rejection(b.openAppView("demo", "echo", DASHBOARD_URI))).toBe("invalid_input");
+    expect(await rejection(b.openAppView("demo", "dashboard", "ui://other"))).toBe("invalid_input");
+  });
+
+  it("lets a view call only tools visible to apps, and honours a refusal", async () => {
+    const b = withApps();
+    const { viewId } = await b.openAppView("demo", "dashboard", DASHBOARD_URI);
+    expect((await b.appCallTool(viewId, "refresh", {})).content?.[0]).toEqual({ type: "text", text: "refresh done" });
+    b.appToolResults["dashboard"] = { content: [], structuredContent: { n: 1 } };
+    expect((await b.appCallTool(viewId, "dashboard", {})).structuredContent).toEqual({ n: 1 });
+    // echo has no visibility: model and app by default.
+    expect(await rejection(b.appCallTool(viewId, "echo", {}))).toBe("resolved");
+    expect(await rejection(b.appCallTool(viewId, "missing", {}))).toBe("tool_not_found");
+    b.appConsent = false;
+    expect(await rejection(b.appCallTool(viewId, "refresh", {}))).toBe("denied");
+  });
+
+  it("reads resources of the view's server and opens only https links", async () => {
+    const b = withApps();
+    const { viewId } = await b.openAppView("demo", "dashboard", DASHBOARD_URI);
+    expect((await b.appReadResource(viewId, "demo://r/1")).contents[0]?.uri).toBe("demo://r/1");
+    expect(b.calls.some((c) => c.method === "readResource" && c.args[0] === "demo")).toBe(true);
+    expect(await rejection(b.appOpenLink(viewId, "https://example.com/"))).toBe("resolved");
+    expect(await rejection(b.appOpenLink(viewId, "http://example.com/"))).toBe("denied");
+    expect(await rejection(b.appOpenLink(viewId, "javascript:alert(1)"))).toBe("denied");
+  });
+
+  it("forgets a closed view", async () => {
+    const b = withApps();
+    const { viewId } = await b.openAppView("demo", "dashboard", DASHBOARD_URI);
+    await b.appMessage(viewId, { role: "user", content: [{ type: "text", text: "hi" }] });
+    await b.appUpdateContext(viewId, { structuredContent: { a: 1 } });
+    await b.closeAppView(viewId);
+    expect(await rejection(b.appReadResource(viewId, "demo://r/1"))).toBe("invalid_input");
+    expect(b.calls.map((c) => c.method)).toEqual(["openAppView", "appMessage", "appUpdateContext", "closeAppView", "appReadResource"]);
+  });
+});
