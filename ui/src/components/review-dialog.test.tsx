@@ -71,7 +71,7 @@ describe("ReviewDialog", () => {
     expect(screen.getByTestId("open-link-host").textContent).toBe("evil.example");
     fireEvent.click(screen.getByText("Open in browser"));
     await waitFor(() => expect(b.decisions).toHaveLength(1));
-    expect(b.decisions[0].verdict).toEqual({ decision: "approve", content: { url }, remember: null });
+    expect(b.decisions[0]?.verdict).toEqual({ decision: "approve", content: { url }, remember: null });
   });
 
   it("says so when a view, not the model, asks for a tool call", async () => {
