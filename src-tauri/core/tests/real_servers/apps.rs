@@ -304,3 +304,62 @@ async fn a_hostile_view_is_held_to_its_server_its_tools_and_the_persons_consent(
     assert_eq!(e.code, ErrorCode::Denied);
     app.shutdown().await;
 }
+
+fn example(package: &str) -> ServerConfig {
+    let script = repo_root()
+        .join("tests/fixtures/node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    stdio(&node_bin(), &[&script.to_string_lossy(), "--stdio"])
+}
+
+#[tokio::test]
+async fn every_official_example_app_opens_with_its_declared_origins_only() {
+    let servers = [
+        ("react", example("server-basic-react"), "get-time"),
+        ("map", example("server-map"), "show-map"),
+        (
+            "budget",
+            example("server-budget-allocator"),
+            "get-budget-data",
+        ),
+    ];
+    let configs: Vec<(&str, ServerConfig)> =
+        servers.iter().map(|(n, c, _)| (*n, c.clone())).collect();
+    let (app, _dir) = app_with(&configs, Arc::new(Person::default())).await;
+    for (server, _, tool) in servers {
+        let tools = app
+            .list_tools(ServerName {
+                server: server.into(),
+            })
+            .await
+            .unwrap();
+        let def = serde_json::to_value(tools.iter().find(|t| t.name == tool).unwrap()).unwrap();
+        let uri = switchboard_core::apps::resource_uri(&def)
+            .unwrap()
+            .to_owned();
+        let view = open(&app, server, tool, &uri).await;
+        let page = app.serve_app_view(&view.view_id).unwrap();
+        assert!(page.html.len() > 1000, "{server}: a real page");
+        assert!(
+            page.csp.starts_with("default-src 'none'"),
+            "{server}: {}",
+            page.csp
+        );
+        assert!(!page.csp.contains("unsafe-eval"), "{server}: {}", page.csp);
+        for origin in view
+            .csp
+            .connect_domains
+            .iter()
+            .chain(&view.csp.resource_domains)
+        {
+            assert!(
+                page.csp.contains(origin.as_str()),
+                "{server}: {origin} declared but not in {}",
+                page.csp
+            );
+        }
+        eprintln!("{server}: {tool} → {uri}, CSP {}", page.csp);
+    }
+    app.shutdown().await;
+}
