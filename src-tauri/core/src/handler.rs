@@ -94,12 +94,15 @@ impl HostHandler {
 }
 
 /// What Switchboard declares: roots with change notifications, sampling with tools (never
-/// `includeContext`), and elicitation in form and URL modes.
+/// `includeContext`), elicitation in form and URL modes, and the 2026-07-28 tasks extension (the
+/// 2025-11-25 `tasks` capability has no place in rmcp's type: the stdio transport adds it, see
+/// [`crate::transport::task_fields`]).
 pub fn client_config() -> ClientConfig {
     let capabilities: ClientCapabilities = serde_json::from_value(json!({
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
-        "elicitation": {"form": {}, "url": {}}
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {(crate::tasks::wire::EXTENSION): {}}
     }))
     .unwrap_or_default();
     let mut info = Implementation::from_build_env();
