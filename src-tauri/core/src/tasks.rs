@@ -2,10 +2,11 @@
 //! SEP-2663) as the host sees them: the [`TaskView`] of one task the window and the CLI follow,
 //! its states (the protocol's five plus [`TaskState::Lost`] for a task whose connection ended),
 //! how often a task is polled, and how much of a result is kept. The wire forms of both eras live
-//! in [`wire`]; following a task on a connection lives in `connection/task_call.rs`; the tasks a
-//! server has the client run in [`client`].
+//! in [`wire`]; following a task on a connection lives in `connection/task_call.rs`; what is kept
+//! of tasks across reloads in [`log`]; the tasks a server has the client run in [`client`].
 
 pub mod client;
+pub mod log;
 pub mod wire;
 
 use std::time::Duration;
