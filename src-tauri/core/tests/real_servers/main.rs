@@ -14,3 +14,4 @@ mod keychain;
 mod modern;
 mod oauth;
 mod python_sdk;
+mod tasks;
