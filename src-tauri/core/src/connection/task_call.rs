@@ -336,12 +336,19 @@ impl Drop for Unfinished {
         };
         let connection = self.connection.clone();
         runtime.spawn(async move {
-            let told = connection.cancel_task(&view.task_id).await;
-            let message = match &told {
-                Ok(()) => "the call was cancelled; the server was told".to_owned(),
-                Err(e) => format!("the call was cancelled; telling the server failed: {e}"),
+            let (status, message) = match connection.cancel_task(&view.task_id).await {
+                Ok(()) => (
+                    TaskState::Cancelled,
+                    "the call was cancelled; the server was told".to_owned(),
+                ),
+                // Dropped because the connection went away (a stop, a restart, the app exiting).
+                Err(_) if connection.is_closed() => (TaskState::Lost, LOST.to_owned()),
+                Err(e) => (
+                    TaskState::Cancelled,
+                    format!("the call was cancelled; telling the server failed: {e}"),
+                ),
             };
-            view.update(TaskState::Cancelled, Some(message));
+            view.update(status, Some(message));
             connection.publish_task(&view);
         });
     }

@@ -12,7 +12,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use switchboard_core::ErrorCode;
-use switchboard_core::app::requests::{CallTool, NoArgs, ServerName};
+use switchboard_core::app::requests::{CallId, CallTool, NoArgs, ServerName};
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::approvals::{Approver, Origin};
 use switchboard_core::events::{HostEvent, Listener, ServerEvent};
@@ -299,6 +299,48 @@ async fn tasks_survive_a_new_app_and_a_restart_loses_the_running_ones() {
             .any(|t| t.call_id.as_deref() == Some("second") && t.status == TaskState::Lost)
     );
     again.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_apps_cancel_call_cancels_a_task_backed_call_on_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_on(dir.path()).await;
+    let mut events = app.events().control();
+    let running = {
+        let app = app.clone();
+        tokio::spawn(async move { app.call_tool(research("to-cancel"), |_| true).await })
+    };
+    let task = task_event(&mut events, |t| {
+        t.call_id.as_deref() == Some("to-cancel") && t.status == TaskState::Working
+    })
+    .await;
+    app.cancel_call(CallId {
+        call_id: "to-cancel".into(),
+    })
+    .await
+    .unwrap();
+    let e = running.await.unwrap().unwrap_err();
+    assert_eq!(e.code, ErrorCode::Cancelled, "{e}");
+    let cancelled = task_event(&mut events, |t| t.status == TaskState::Cancelled).await;
+    assert_eq!(cancelled.task_id, task.task_id);
+    // The server's task is cancelled: cancelling it again is refused as for any ended task.
+    let again = app
+        .host()
+        .servers()
+        .get("everything")
+        .unwrap()
+        .connection()
+        .unwrap()
+        .cancel_task(&task.task_id)
+        .await
+        .unwrap_err();
+    assert!(again.message.contains("-32602"), "{again}");
+    tasks_once(&app, |t| {
+        t.iter()
+            .any(|t| t.task_id == task.task_id && t.status == TaskState::Cancelled)
+    })
+    .await;
+    app.shutdown().await;
 }
 
 #[tokio::test]
