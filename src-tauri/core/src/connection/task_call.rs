@@ -129,7 +129,12 @@ impl Connection {
                     Era::Legacy => {}
                     Era::Modern => {
                         let requests = task.input_requests.take().unwrap_or_default();
-                        self.answer_task(&id, requests, &mut answered).await?;
+                        if let Err(e) = self.answer_task(&id, requests, &mut answered).await {
+                            // A refused input request ends the call, as in a multi round-trip
+                            // call; the server's task would otherwise wait for it.
+                            let _ = self.cancel_task(&id).await;
+                            return Err(e);
+                        }
                     }
                 }
             }
