@@ -4,7 +4,8 @@
 //! client for a name (an elicitation input request) and a second time for nothing but its state
 //! before it answers "Hello, <name>"; and `research {topic?}`, which on 2026-07-28 answers with a
 //! task (the tasks extension) that goes working → input_required (an elicitation asking for the
-//! topic) → completed with "Report on <topic>"; `FIXTURE_RESOURCES=N` serves N resources in
+//! topic) → completed with "Report on <topic>" (`research-state {id}` says where one is);
+//! `FIXTURE_RESOURCES=N` serves N resources in
 //! pages of 100 (default 1000): `fixture://image.png` (a PNG) first, then `fixture://r/<i>` (text).
 
 #![allow(deprecated)]
@@ -70,7 +71,8 @@ impl ServerHandler for Fixture {
             {"name": "blob", "description": "Returns `bytes` characters", "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}, "required": ["bytes"]}},
             {"name": "add", "description": "Adds two numbers", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
             {"name": "greet", "description": "Asks for a name, then greets it", "inputSchema": {"type": "object"}},
-            {"name": "research", "description": "Researches a topic it asks for, as a task", "inputSchema": {"type": "object"}}
+            {"name": "research", "description": "Researches a topic it asks for, as a task", "inputSchema": {"type": "object"}},
+            {"name": "research-state", "description": "Where research task `id` is", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}
         ]}))
     }
 
@@ -84,6 +86,23 @@ impl ServerHandler for Fixture {
         }
         if request.name == "research" {
             return self.start_research();
+        }
+        if request.name == "research-state" {
+            let id = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("id"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let state = match self.lock().get(id) {
+                Some(Research::Working { .. }) => "working",
+                Some(Research::Asking) => "asking",
+                Some(Research::Answered(_)) => "answered",
+                Some(Research::Cancelled) => "cancelled",
+                None => "unknown",
+            };
+            let result = from(json!({"content": [{"type": "text", "text": state}]}))?;
+            return Ok(CallToolResponse::Complete(result));
         }
         let args = request.arguments.unwrap_or_default();
         let text = match request.name.as_ref() {
