@@ -35,7 +35,14 @@ describe("Tasks screen", () => {
     const b = new FakeBackend().addServer("everything").addServer("modern");
     b.tasks = [
       task(),
-      task({ server: "modern", taskId: "r-1", tool: "research", status: "completed", statusMessage: null }),
+      task({
+        server: "modern",
+        taskId: "r-1",
+        tool: "research",
+        status: "completed",
+        statusMessage: null,
+        result: { content: [{ type: "text", text: "Report on tides" }] },
+      }),
       task({ taskId: "t-0", status: "lost", statusMessage: "Switchboard stopped before the task finished" }),
     ];
     render(<TasksScreen backend={b} />);
@@ -43,8 +50,11 @@ describe("Tasks screen", () => {
     expect(groups.map((g) => g.getAttribute("data-server"))).toEqual(["everything", "modern"]);
     const rows = screen.getAllByTestId("task-row");
     expect(rows.map((r) => r.getAttribute("data-status"))).toEqual(["working", "lost", "completed"]);
-    // Only the running task can be cancelled.
+    // Only the running task can be cancelled; the finished one keeps its result.
     expect(screen.getAllByTestId("task-cancel")).toHaveLength(1);
+    expect(screen.getAllByTestId("task-result").map((r) => r.textContent)).toEqual([
+      expect.stringContaining("Report on tides"),
+    ]);
 
     act(() => b.emit({ type: "task", server: "everything", task: task({ statusMessage: "Generating report..." }) }));
     await waitFor(() => expect(screen.getAllByTestId("task-status")[0]!.textContent).toBe("Generating report..."));

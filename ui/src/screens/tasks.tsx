@@ -121,6 +121,12 @@ function TaskRow(props: { backend: Backend; task: TaskView; onError: (e: string)
       <div className="muted">
         Started {new Date(task.createdAt).toLocaleString()}, updated {new Date(task.updatedAt).toLocaleTimeString()}
       </div>
+      {task.result !== null && task.result !== undefined ? (
+        <details data-testid="task-result">
+          <summary>Result</summary>
+          <pre>{JSON.stringify(task.result, null, 2)}</pre>
+        </details>
+      ) : null}
       {running ? (
         <button data-testid="task-cancel" disabled={cancelling} onClick={cancel}>
           Cancel
