@@ -25,6 +25,7 @@ use switchboard_core::host::RootsView;
 use switchboard_core::pins::PinItem;
 use switchboard_core::providers::settings::ProviderSettings;
 use switchboard_core::servers::ServerView;
+use switchboard_core::tasks::TaskView;
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
@@ -67,6 +68,8 @@ registered! {
         config_path,
         list_tools,
         cancel_call,
+        list_tasks,
+        cancel_task,
         list_resources_page,
         list_resource_templates,
         read_resource,
@@ -254,6 +257,16 @@ async fn list_tools(app: State<'_, App>, args: ServerName) -> Result<Vec<Tool>> 
 #[tauri::command]
 async fn cancel_call(app: State<'_, App>, args: CallId) -> Result<()> {
     app.cancel_call(args).await
+}
+
+#[tauri::command]
+async fn list_tasks(app: State<'_, App>, args: NoArgs) -> Result<Vec<TaskView>> {
+    app.list_tasks(args).await
+}
+
+#[tauri::command]
+async fn cancel_task(app: State<'_, App>, args: TaskRef) -> Result<()> {
+    app.cancel_task(args).await
 }
 
 #[tauri::command]

@@ -13,6 +13,7 @@ import { PromptsScreen } from "./screens/prompts";
 import { ResourcesScreen } from "./screens/resources";
 import { RootsScreen } from "./screens/roots";
 import { ServersScreen } from "./screens/servers";
+import { TasksScreen } from "./screens/tasks";
 import type { ToolSelection } from "./screens/tools";
 import { ToolsScreen } from "./screens/tools";
 
@@ -20,6 +21,7 @@ const SCREENS = [
   { id: "servers", label: "Servers" },
   { id: "chat", label: "Chat" },
   { id: "tools", label: "Tools" },
+  { id: "tasks", label: "Tasks" },
   { id: "resources", label: "Resources" },
   { id: "prompts", label: "Prompts" },
   { id: "roots", label: "Roots" },
@@ -86,6 +88,7 @@ export function App(props: { backend: Backend }) {
           {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
           {screen === "chat" ? <ChatScreen backend={props.backend} host={host} /> : null}
           {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} /> : null}
+          {screen === "tasks" ? <TasksScreen backend={props.backend} /> : null}
           {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
           {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
           {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}

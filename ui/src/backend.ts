@@ -22,6 +22,7 @@ import type { RootsView } from "./bindings/RootsView";
 import type { ServerConfig } from "./bindings/ServerConfig";
 import type { ServerView } from "./bindings/ServerView";
 import type { SignInInfo } from "./bindings/SignInInfo";
+import type { TaskView } from "./bindings/TaskView";
 import type {
   AppContextParams,
   AppMessageParams,
@@ -79,8 +80,14 @@ export interface Backend {
     callId: string,
     onProgress: (progress: CallProgress) => void,
   ): Promise<CallToolResult>;
-  /** Cancels a call in flight (the server is sent notifications/cancelled); its promise rejects with code "cancelled". */
+  /** Cancels a call in flight (the server is sent notifications/cancelled, or tasks/cancel for a task); its promise rejects with code "cancelled". */
   cancelCall(callId: string): Promise<void>;
+
+  // Tasks: tool calls a server runs as tasks (their changes arrive as `task` events)
+  /** Every task kept, running and finished, newest first; they survive a reload. */
+  listTasks(): Promise<TaskView[]>;
+  /** Asks the server to cancel one of its tasks (tasks/cancel). */
+  cancelTask(server: string, taskId: string): Promise<void>;
 
   // Resources
   /** One page of resources; pass the previous page's nextCursor to get the next. */

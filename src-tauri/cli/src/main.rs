@@ -484,6 +484,38 @@ fn adhoc_stdio(cmd: &str, env: &[String]) -> Result<ServerConfig> {
     Ok(server)
 }
 
+/// Prints each status change of a task to stderr (`task <id>: <status> (<message>)`) until
+/// `finished`, then what was published before it.
+async fn print_task_statuses(
+    mut control: switchboard_core::events::Listener,
+    mut finished: tokio::sync::oneshot::Receiver<()>,
+) {
+    loop {
+        tokio::select! {
+            biased;
+            event = control.recv() => match event {
+                Some(event) => print_task_status(event),
+                None => return,
+            },
+            _ = &mut finished => break,
+        }
+    }
+    while let Some(event) = control.try_recv() {
+        print_task_status(event);
+    }
+}
+
+fn print_task_status(event: switchboard_core::events::HostEvent) {
+    use switchboard_core::events::{HostEvent, ServerEvent};
+    if let HostEvent::Server(ServerEvent::Task { task, .. }) = event {
+        let message = task
+            .status_message
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default();
+        eprintln!("task {}: {}{message}", task.task_id, task.status.as_str());
+    }
+}
+
 /// Whether the server lists `tool` (when it cannot say, the result stands as it is).
 async fn offers_tool(c: &Connection, tool: &str) -> bool {
     match c.list_tools().await {
@@ -562,7 +594,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     .door()
                     .user_tool_call(c.server(), tool, args.as_ref())
                     .await;
+                // A tool that runs as a task reports its status changes on stderr as it goes.
+                let (done, finished) = tokio::sync::oneshot::channel();
+                let control = host.app.events().control();
+                let statuses = tokio::spawn(print_task_statuses(control, finished));
                 let result = c.call_tool(tool, args).await;
+                let _ = done.send(());
+                let _ = statuses.await;
                 host.door().tool_call_finished(&flow, result.as_ref()).await;
                 let result = result?;
                 // Some SDKs answer an unknown tool with an error result rather than a protocol

@@ -93,6 +93,38 @@ fn stdout_lines(o: &Output) -> Vec<serde_json::Value> {
 }
 
 #[test]
+fn a_tool_that_runs_as_a_task_prints_its_statuses_and_then_its_result() {
+    let e = everything();
+    let o = cli(&[
+        "--approve",
+        "deny",
+        "call",
+        "--stdio",
+        &e,
+        "simulate-research-query",
+        "--args",
+        r#"{"topic":"tides"}"#,
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let report = stdout_lines(&o)[0]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(report.contains("Research Report: tides"), "{report}");
+    // Each change of status, as the server described it, reached stderr.
+    assert!(
+        stderr.contains(": working (Gathering sources...)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(": working (Generating report...)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(": completed"), "{stderr}");
+}
+
+#[test]
 fn tools_call_and_lists_against_server_everything() {
     let e = everything();
     let o = cli(&["--approve", "deny", "tools", "--stdio", &e]);

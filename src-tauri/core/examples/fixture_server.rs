@@ -2,15 +2,22 @@
 //! `server/discover` (2026-07-28) and `initialize`, so this proves the second era end to end.
 //! Tools: `echo {text}`, `blob {bytes}`, `add {a,b}`, and `greet`, which on 2026-07-28 asks the
 //! client for a name (an elicitation input request) and a second time for nothing but its state
-//! before it answers "Hello, <name>"; `FIXTURE_RESOURCES=N` serves N resources in
+//! before it answers "Hello, <name>"; and `research {topic?}`, which on 2026-07-28 answers with a
+//! task (the tasks extension) that goes working → input_required (an elicitation asking for the
+//! topic) → completed with "Report on <topic>" (`research-state {id}` says where one is);
+//! `FIXTURE_RESOURCES=N` serves N resources in
 //! pages of 100 (default 1000): `fixture://image.png` (a PNG) first, then `fixture://r/<i>` (text).
 
 #![allow(deprecated)]
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CreateTaskResult,
+    GetTaskParams, GetTaskResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
@@ -23,7 +30,19 @@ const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAADAAAAAwCAIAAADYYG7QAAARnklEQV
 
 struct Fixture {
     resources: usize,
+    tasks: Mutex<HashMap<String, Research>>,
 }
+
+/// Where one `research` task is.
+#[derive(Clone)]
+enum Research {
+    Working { polls: u32 },
+    Asking,
+    Answered(String),
+    Cancelled,
+}
+
+const CREATED: &str = "2026-07-28T00:00:00Z";
 
 fn from<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, McpError> {
     serde_json::from_value(v).map_err(|e| McpError::internal_error(e.to_string(), None))
@@ -31,8 +50,9 @@ fn from<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, McpError> {
 
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        let caps: ServerCapabilities =
-            serde_json::from_value(json!({"tools": {}, "resources": {}})).unwrap_or_default();
+        let caps: ServerCapabilities = serde_json::from_value(json!({"tools": {}, "resources": {},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}}))
+        .unwrap_or_default();
         ServerConfig::new(caps)
             .with_instructions("Switchboard's rmcp fixture server")
             .with_server_info(rmcp::model::Implementation::new(
@@ -50,7 +70,9 @@ impl ServerHandler for Fixture {
             {"name": "echo", "description": "Echoes text", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
             {"name": "blob", "description": "Returns `bytes` characters", "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}, "required": ["bytes"]}},
             {"name": "add", "description": "Adds two numbers", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
-            {"name": "greet", "description": "Asks for a name, then greets it", "inputSchema": {"type": "object"}}
+            {"name": "greet", "description": "Asks for a name, then greets it", "inputSchema": {"type": "object"}},
+            {"name": "research", "description": "Researches a topic it asks for, as a task", "inputSchema": {"type": "object"}},
+            {"name": "research-state", "description": "Where research task `id` is", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}
         ]}))
     }
 
@@ -61,6 +83,26 @@ impl ServerHandler for Fixture {
     ) -> Result<CallToolResponse, McpError> {
         if request.name == "greet" {
             return greet(&request);
+        }
+        if request.name == "research" {
+            return self.start_research();
+        }
+        if request.name == "research-state" {
+            let id = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("id"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let state = match self.lock().get(id) {
+                Some(Research::Working { .. }) => "working",
+                Some(Research::Asking) => "asking",
+                Some(Research::Answered(_)) => "answered",
+                Some(Research::Cancelled) => "cancelled",
+                None => "unknown",
+            };
+            let result = from(json!({"content": [{"type": "text", "text": state}]}))?;
+            return Ok(CallToolResponse::Complete(result));
         }
         let args = request.arguments.unwrap_or_default();
         let text = match request.name.as_ref() {
@@ -126,6 +168,87 @@ impl ServerHandler for Fixture {
         let result: ReadResourceResult = from(json!({ "contents": [contents] }))?;
         Ok(ReadResourceResponse::Complete(result))
     }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        from(self.poll_research(&request.task_id)?)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let topic = request
+            .input_responses
+            .get("topic")
+            .and_then(|r| r["content"]["topic"].as_str())
+            .unwrap_or("nothing")
+            .to_owned();
+        self.lock()
+            .insert(request.task_id, Research::Answered(topic));
+        Ok(())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.lock().insert(request.task_id, Research::Cancelled);
+        Ok(())
+    }
+}
+
+impl Fixture {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Research>> {
+        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn start_research(&self) -> Result<CallToolResponse, McpError> {
+        let mut tasks = self.lock();
+        let id = format!("research-{}", tasks.len() + 1);
+        tasks.insert(id.clone(), Research::Working { polls: 0 });
+        let created: CreateTaskResult = from(json!({"resultType": "task", "taskId": id,
+            "status": "working", "statusMessage": "Starting", "createdAt": CREATED,
+            "lastUpdatedAt": CREATED, "ttlMs": 60000, "pollIntervalMs": 50}))?;
+        Ok(CallToolResponse::Task(created))
+    }
+
+    /// Each poll moves a task on: one working poll, then a question, then (once answered) done.
+    fn poll_research(&self, id: &str) -> Result<Value, McpError> {
+        let mut tasks = self.lock();
+        let Some(state) = tasks.get_mut(id) else {
+            return Err(McpError::invalid_params(format!("no task {id}"), None));
+        };
+        let base = json!({"taskId": id, "createdAt": CREATED, "lastUpdatedAt": CREATED,
+            "ttlMs": 60000, "pollIntervalMs": 50});
+        let extra = match state.clone() {
+            Research::Working { polls } if polls < 1 => {
+                *state = Research::Working { polls: polls + 1 };
+                json!({"status": "working", "statusMessage": "Gathering sources"})
+            }
+            Research::Working { .. } | Research::Asking => {
+                *state = Research::Asking;
+                json!({"status": "input_required", "statusMessage": "Which topic?",
+                    "inputRequests": {"topic": {"method": "elicitation/create", "params": {
+                        "mode": "form", "message": "Which topic?",
+                        "requestedSchema": {"type": "object", "properties": {
+                            "topic": {"type": "string", "default": "tides"}}}}}}})
+            }
+            Research::Answered(topic) => json!({"status": "completed", "result": {
+                "content": [{"type": "text", "text": format!("Report on {topic}")}]}}),
+            Research::Cancelled => json!({"status": "cancelled"}),
+        };
+        let mut task = base;
+        if let (Some(task), Some(extra)) = (task.as_object_mut(), extra.as_object()) {
+            task.extend(extra.clone());
+        }
+        Ok(task)
+    }
 }
 
 /// `greet`'s rounds: ask for a name; carry it in the state for one state-only round; answer.
@@ -159,9 +282,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
-    let service = Fixture { resources }
-        .serve(rmcp::transport::stdio())
-        .await?;
+    let service = Fixture {
+        resources,
+        tasks: Mutex::default(),
+    }
+    .serve(rmcp::transport::stdio())
+    .await?;
     service.waiting().await?;
     Ok(())
 }

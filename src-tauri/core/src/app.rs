@@ -16,6 +16,7 @@ mod auth;
 mod chat;
 mod reviews;
 mod servers;
+mod tasks;
 mod trust;
 
 use std::path::PathBuf;
@@ -43,6 +44,7 @@ use crate::sampling::Sampling;
 use crate::secrets::{Keychain, SecretStore};
 use crate::servers::{Connector, HostContext, RestartPolicy, real_connector};
 use crate::store::{Store, off_thread};
+use crate::tasks::log::{self as task_log, TaskLog};
 use crate::trust::Trust;
 
 /// How often old audit rows are pruned while the app runs.
@@ -66,6 +68,8 @@ struct Inner {
     events: Bus,
     /// The views (MCP Apps) the window has open.
     views: crate::apps::Views,
+    /// The tasks servers ran, kept across reloads.
+    tasks: TaskLog,
     /// Cancels the sign-in waiting for the browser, if one is.
     sign_in: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
 }
@@ -208,6 +212,13 @@ impl AppBuilder {
             records: Some(records),
         };
         let retention = config.audit_retention();
+        let tasks = TaskLog::new(store.clone());
+        // Only the desktop keeps tasks: a CLI run sharing the database must not call the
+        // desktop's running tasks lost.
+        if supervise {
+            task_log::announce_lost(&tasks, &events, None, task_log::LOST_WITH_HOST).await;
+            task_log::keep(tasks.clone(), events.clone());
+        }
         let host = if supervise {
             Host::start(config, ctx)
         } else {
@@ -228,6 +239,7 @@ impl AppBuilder {
             turns: Turns::default(),
             events,
             views: crate::apps::Views::default(),
+            tasks,
             sign_in: std::sync::Mutex::default(),
         })))
     }

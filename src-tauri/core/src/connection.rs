@@ -29,6 +29,7 @@ use crate::error::{Error, ErrorCode, Result};
 mod connect;
 mod request;
 mod subscriptions;
+mod task_call;
 
 use crate::events::Bus;
 pub use crate::events::ServerSummary;
@@ -36,7 +37,9 @@ use crate::handler::HostHandler;
 use crate::process::{self, BaseEnv, ProcessGroup, StderrRing};
 use crate::secrets::SecretStore;
 use crate::transport::CloseReason;
+use crate::transport::task_fields::TaskFields;
 pub use connect::{connect, connect_transport};
+pub use task_call::LOST as TASK_LOST;
 
 /// The shortest time a server gets to start and answer the handshake.
 pub const MIN_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -129,6 +132,10 @@ struct Inner {
     /// The challenge of the server's last 403 `insufficient_scope`: what to sign in with to get
     /// the access it asked for. Only held for a swap, never across an await.
     scope_challenge: std::sync::Mutex<Option<String>>,
+    /// Where task status changes are reported.
+    events: Bus,
+    /// What the transport saw of tasks that rmcp's types drop (2025-11-25, stdio).
+    task_fields: TaskFields,
 }
 
 /// Builds an rmcp parameter struct from wire JSON (rmcp's structs are non-exhaustive).

@@ -11,10 +11,12 @@
 pub mod chat;
 pub mod reviews;
 pub mod servers;
+pub mod tasks;
 
 pub use chat::{ChatEvent, ChatMessage, WithheldReason, WithheldTool};
 pub use reviews::ReviewEvent;
 pub use servers::{ListKind, ServerEvent, ServerStatus, ServerSummary};
+pub use tasks::{TaskState, TaskView};
 
 use serde::Serialize;
 use tokio::sync::broadcast;

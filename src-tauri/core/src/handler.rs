@@ -2,23 +2,26 @@
 //! elicitation, roots/list — including the 2026-07-28 input requests rmcp routes here during
 //! multi round-trip calls) and notifications. Requests that need a person go through the injected
 //! [`Approver`]; a per-server semaphore bounds how many are in flight so a flooding server cannot
-//! pile up work in the host.
+//! pile up work in the host. On 2025-11-25 a server may ask for sampling or elicitation as a task:
+//! the handler answers at once and runs the review in the background ([`ClientTasks`]).
 
 use std::sync::Arc;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ErrorCode as McpErrorCode, ErrorData as McpError,
-    Implementation, ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ResourceUpdatedNotificationParam, Root,
+    CustomRequest, CustomResult, ElicitRequestParams, ElicitResult, ErrorCode as McpErrorCode,
+    ErrorData as McpError, Implementation, ListRootsResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ResourceUpdatedNotificationParam, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::{Semaphore, watch};
 
 use crate::approvals::{Approver, Origin};
 use crate::events::{Bus, ListKind, ServerEvent};
+use crate::tasks::client::ClientTasks;
+use crate::transport::task_fields::TASK_AUGMENTED;
 
 mod limits;
 mod progress;
@@ -44,6 +47,8 @@ pub struct HostHandler {
     progress: ProgressRoutes,
     // A plain lock: held for one arithmetic step, never across an await.
     logs: std::sync::Mutex<LogBudget>,
+    /// The tasks this server has the client run (task-augmented sampling and elicitation).
+    client_tasks: ClientTasks,
 }
 
 impl HostHandler {
@@ -63,6 +68,7 @@ impl HostHandler {
             events,
             progress: ProgressRoutes::default(),
             logs: Default::default(),
+            client_tasks: ClientTasks::default(),
         }
     }
 
@@ -91,16 +97,61 @@ impl HostHandler {
     fn emit(&self, event: ServerEvent) {
         self.events.publish(event);
     }
+
+    /// Starts a task-augmented sampling or elicitation request as a client task: the review runs
+    /// in the background, through the approver like any other.
+    fn start_client_task(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        let ttl = params.pointer("/task/ttl").and_then(Value::as_u64);
+        let (approver, origin) = (self.approver.clone(), self.origin());
+        let work: futures::future::BoxFuture<'static, Result<Value, McpError>> = match method {
+            "sampling/createMessage" => {
+                let params: CreateMessageRequestParams = typed(params)?;
+                Box::pin(async move { to_json(approver.sampling(origin, params).await?) })
+            }
+            "elicitation/create" => {
+                let params: ElicitRequestParams = typed(params)?;
+                Box::pin(async move { to_json(approver.elicitation(origin, params).await?) })
+            }
+            other => {
+                return Err(McpError::new(
+                    McpErrorCode::METHOD_NOT_FOUND,
+                    other.to_owned(),
+                    None,
+                ));
+            }
+        };
+        self.client_tasks.create(ttl, work)
+    }
+}
+
+fn typed<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, McpError> {
+    serde_json::from_value(params).map_err(|e| McpError::invalid_params(e.to_string(), None))
+}
+
+fn to_json<T: serde::Serialize>(value: T) -> Result<Value, McpError> {
+    serde_json::to_value(value).map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
+fn task_id(params: Option<&Value>) -> Result<&str, McpError> {
+    params
+        .and_then(|p| p.get("taskId"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| McpError::invalid_params("taskId is missing", None))
 }
 
 /// What Switchboard declares: roots with change notifications, sampling with tools (never
-/// `includeContext`), elicitation in form and URL modes, and MCP Apps (views in their HTML type).
+/// `includeContext`), elicitation in form and URL modes, MCP Apps (views in their HTML type) and
+/// the 2026-07-28 tasks extension (the 2025-11-25 `tasks` capability has no place in rmcp's type:
+/// the stdio transport adds it, see [`crate::transport::task_fields`]).
 pub fn client_config() -> ClientConfig {
     let capabilities: ClientCapabilities = serde_json::from_value(json!({
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}},
-        "extensions": {crate::apps::EXTENSION_ID: crate::apps::capability()}
+        "extensions": {
+            crate::apps::EXTENSION_ID: crate::apps::capability(),
+            (crate::tasks::wire::EXTENSION): {}
+        }
     }))
     .unwrap_or_default();
     let mut info = Implementation::from_build_env();
@@ -139,6 +190,38 @@ impl ClientHandler for HostHandler {
             r = self.approver.elicitation(self.origin(), params) => r,
             _ = context.ct.cancelled() => Err(McpError::new(McpErrorCode(-32800), "request cancelled by the server", None)),
         }
+    }
+
+    /// Task-augmented sampling and elicitation (renamed by the transport so they arrive whole)
+    /// and the `tasks/*` requests about them.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, McpError> {
+        let _permit = self.permit()?;
+        let params = request.params.as_ref();
+        let answer = match request.method.as_str() {
+            "tasks/get" => self.client_tasks.get(task_id(params)?),
+            "tasks/list" => Ok(self.client_tasks.list()),
+            "tasks/cancel" => self.client_tasks.cancel(task_id(params)?),
+            "tasks/result" => {
+                let id = task_id(params)?;
+                tokio::select! {
+                    r = self.client_tasks.result(id) => r,
+                    _ = context.ct.cancelled() => Err(McpError::new(McpErrorCode(-32800), "request cancelled by the server", None)),
+                }
+            }
+            method => match method.strip_prefix(TASK_AUGMENTED) {
+                Some(method) => self.start_client_task(method, request.params.unwrap_or_default()),
+                None => Err(McpError::new(
+                    McpErrorCode::METHOD_NOT_FOUND,
+                    method.to_owned(),
+                    None,
+                )),
+            },
+        };
+        answer.map(CustomResult::new)
     }
 
     async fn list_roots(

@@ -35,6 +35,7 @@ pub mod secrets;
 pub mod servers;
 pub mod sse;
 pub mod store;
+pub mod tasks;
 pub mod transport;
 pub mod trust;
 pub mod visible;

@@ -1,6 +1,6 @@
 //! Switchboard's database: one SQLite file in the data directory (rusqlite, bundled), opened in WAL
 //! mode and brought up to date by embedded, numbered migrations. Other modules (audit, policies,
-//! pins, sampling usage, chats, providers) own their tables. Async code reaches the database only
+//! pins, sampling usage, chats, providers, tasks) own their tables. Async code reaches the database only
 //! through [`Store::run`] (or [`Store::detach`] where nothing can wait), which queue the work for
 //! the store's own worker thread: SQLite may wait up to the busy timeout for another process, and
 //! that wait must never hold up the window or a runtime worker. The queue is first in, first
@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0003_chat.sql"),
     include_str!("store/migrations/0004_audit_search.sql"),
     include_str!("store/migrations/0005_trust.sql"),
+    include_str!("store/migrations/0006_tasks.sql"),
 ];
 
 /// The file name of the database inside the data directory.

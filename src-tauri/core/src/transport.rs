@@ -1,9 +1,10 @@
 //! Transports to servers. rmcp supplies Streamable HTTP; what it lacks is written here: a stdio
 //! transport with a hard cap on message size that closes the connection instead of growing memory,
-//! and the legacy HTTP+SSE transport of 2024-11-05.
+//! the legacy HTTP+SSE transport of 2024-11-05, and the 2025-11-25 task fields rmcp's types drop.
 
 pub mod legacy_sse;
 pub mod stdio;
+pub mod task_fields;
 
 use std::sync::{Arc, OnceLock};
 

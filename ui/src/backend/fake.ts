@@ -23,6 +23,7 @@ import type { ServerConfig } from "../bindings/ServerConfig";
 import type { ServerStatus } from "../bindings/ServerStatus";
 import type { ServerView } from "../bindings/ServerView";
 import type { SignInInfo } from "../bindings/SignInInfo";
+import type { TaskView } from "../bindings/TaskView";
 import type {
   AppContextParams,
   AppMessageParams,
@@ -84,6 +85,8 @@ export class FakeBackend implements Backend {
   /** Pending tool calls by id, so tests can finish or cancel them. */
   pending = new Map<string, { resolve: (r: CallToolResult) => void; reject: (e: unknown) => void }>();
   holdCalls = false;
+  /** The tasks `listTasks` returns; `task` events update them. */
+  tasks: TaskView[] = [];
 
   constructor(options: FakeOptions = {}) {
     this.resourceCount = options.resources ?? 250;
@@ -103,6 +106,10 @@ export class FakeBackend implements Backend {
     if (event.type === "status") {
       const s = this.servers.find((x) => x.name === event.server);
       if (s) s.status = event.status;
+    }
+    if (event.type === "task") {
+      const t = event.task;
+      this.tasks = [t, ...this.tasks.filter((x) => x.server !== t.server || x.taskId !== t.taskId)];
     }
     for (const l of this.listeners) l(event);
   }
@@ -290,6 +297,17 @@ export class FakeBackend implements Backend {
     this.log("cancelCall", callId);
     this.pending.get(callId)?.reject({ code: "cancelled", message: "the call was cancelled; the server was told" });
     this.pending.delete(callId);
+  }
+
+  async listTasks() {
+    this.log("listTasks");
+    return structuredClone(this.tasks);
+  }
+  async cancelTask(server: string, taskId: string) {
+    this.log("cancelTask", server, taskId);
+    const t = this.tasks.find((x) => x.server === server && x.taskId === taskId);
+    if (!t) throw { code: "invalid_input", message: `no task ${taskId}` };
+    this.emit({ type: "task", server, task: { ...t, status: "cancelled", statusMessage: "cancelled", updatedAt: Date.now() } });
   }
 
   async listResourcesPage(server: string, cursor: string | null) {

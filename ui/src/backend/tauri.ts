@@ -44,6 +44,8 @@ export const tauriBackend: Backend = {
     return call("call_tool", { server, name, args, callId }, { onProgress: channel as Channel<never> });
   },
   cancelCall: async (callId) => void (await call("cancel_call", { callId })),
+  listTasks: () => call("list_tasks", none),
+  cancelTask: async (server, taskId) => void (await call("cancel_task", { server, taskId })),
 
   listResourcesPage: (server, cursor) => call("list_resources_page", { server, cursor }),
   listResourceTemplates: (server) => call("list_resource_templates", { server }),

@@ -42,6 +42,8 @@ import type { SetEnabled } from "./SetEnabled";
 import type { SetLogLevel } from "./SetLogLevel";
 import type { SetRoots } from "./SetRoots";
 import type { SignInInfo } from "./SignInInfo";
+import type { TaskRef } from "./TaskRef";
+import type { TaskView } from "./TaskView";
 import type { Url } from "./Url";
 import type { ViewId } from "./ViewId";
 
@@ -66,6 +68,8 @@ export type Commands = {
   list_tools: { args: ServerName; result: Mcp.Tool[] };
   call_tool: { args: CallTool; result: Mcp.CallToolResult };
   cancel_call: { args: CallId; result: null };
+  list_tasks: { args: NoArgs; result: TaskView[] };
+  cancel_task: { args: TaskRef; result: null };
   list_resources_page: { args: ResourcesPage; result: Mcp.ListResourcesResult };
   list_resource_templates: { args: ServerName; result: Mcp.ResourceTemplate[] };
   read_resource: { args: ResourceUri; result: Mcp.ReadResourceResult };
@@ -129,6 +133,8 @@ export const COMMAND_NAMES = [
   "list_tools",
   "call_tool",
   "cancel_call",
+  "list_tasks",
+  "cancel_task",
   "list_resources_page",
   "list_resource_templates",
   "read_resource",

@@ -10,6 +10,8 @@ import { SchemaForm } from "../components/schema-form";
 import { SignInWaiting, useSignIn } from "../components/sign-in";
 import { pickDefault, ServerPicker } from "../components/server-picker";
 import type { CallProgress } from "../bindings/CallProgress";
+import type { TaskView } from "../bindings/TaskView";
+import { taskStatusText } from "./tasks";
 import type { HostState } from "../host";
 import type { CallToolResult, Tool } from "../mcp";
 
@@ -158,9 +160,19 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
   const [error, setError] = useState<string | null>(null);
   const [moreAccess, setMoreAccess] = useState(false);
   const [progress, setProgress] = useState<CallProgress | null>(null);
+  const [task, setTask] = useState<TaskView | null>(null);
   const [tried, setTried] = useState(false);
   // The server asked for more scopes: signing in again asks for them, then the call is repeated.
   const signIn = useSignIn(backend, server, () => call());
+
+  // A call the server runs as a task: its status follows the task's events.
+  useEffect(() => {
+    if (!callId) return;
+    const stop = backend.onHostEvent((e) => {
+      if (e.type === "task" && e.task.callId === callId) setTask(e.task);
+    });
+    return () => void stop.then((f) => f());
+  }, [backend, callId]);
 
   const call = () => {
     if (callId) return;
@@ -175,6 +187,7 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
     // The view opens as the call starts (a new call, a new view) and hears how it ends.
     if (uiUri) setViewed({ id, args, result: null, cancelled: null });
     const ended = (change: Partial<ViewedCall>) => setViewed((v) => (v && v.id === id ? { ...v, ...change } : v));
+    setTask(null);
     backend
       .callTool(server, tool.name, args, id, setProgress)
       .then(
@@ -244,6 +257,12 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
                   <progress value={progress.progress} max={progress.total ?? undefined} />
                   {progress.message ? ` ${progress.message}` : ""}
                 </>
+              ) : null}
+              {task ? (
+                <span data-testid="call-task-status" data-status={task.status}>
+                  {" "}
+                  Task {taskStatusText(task)}
+                </span>
               ) : null}
             </>
           ) : null}

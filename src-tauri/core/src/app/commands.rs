@@ -52,6 +52,8 @@ command_table! {
     list_tools(ServerName) -> "Mcp.Tool[]";
     call_tool(CallTool) -> "Mcp.CallToolResult";
     cancel_call(CallId) -> "null";
+    list_tasks(NoArgs) -> "TaskView[]";
+    cancel_task(TaskRef) -> "null";
     list_resources_page(ResourcesPage) -> "Mcp.ListResourcesResult";
     list_resource_templates(ServerName) -> "Mcp.ResourceTemplate[]";
     read_resource(ResourceUri) -> "Mcp.ReadResourceResult";
@@ -110,6 +112,7 @@ const RESULT_TYPES: &[&str] = &[
     "ConversationView",
     "SignInInfo",
     "AppView",
+    "TaskView",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.

@@ -90,6 +90,15 @@ pub struct CallId {
     pub call_id: String,
 }
 
+/// One task of one server.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TaskRef {
+    pub server: String,
+    pub task_id: String,
+}
+
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]

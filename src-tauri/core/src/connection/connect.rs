@@ -24,6 +24,7 @@ use crate::process::{self, ProcessGroup, StderrRing};
 use crate::secrets::{self, SecretStore};
 use crate::transport::{
     CloseReason, Monitored, legacy_sse::LegacySseTransport, stdio::StdioTransport,
+    task_fields::TaskFields,
 };
 
 use super::subscriptions::{base_filter, listen_loop};
@@ -171,6 +172,7 @@ async fn connect_with(
     );
     let close_reason = CloseReason::default();
     let closed = CancellationToken::new();
+    let task_fields = TaskFields::default();
 
     let (service, process, signed_in) = match endpoint {
         Endpoint::Stdio { command, args, cwd } => {
@@ -196,7 +198,8 @@ async fn connect_with(
                     child.stdin,
                     max_message,
                     close_reason.clone(),
-                ),
+                )
+                .with_task_fields(task_fields.clone()),
                 closed.clone(),
             );
             let handshake = tokio::time::timeout(
@@ -342,6 +345,7 @@ async fn connect_with(
         close_reason,
         closed,
         signed_in,
+        task_fields,
     };
     Ok(go_live(
         speaks_known_version(&server, started).await?,
@@ -390,6 +394,7 @@ struct Started {
     closed: CancellationToken,
     /// Whether requests carry the tokens of a sign-in.
     signed_in: bool,
+    task_fields: TaskFields,
 }
 
 /// Turns a finished handshake into a live connection; on 2026-07-28, opens the subscription
@@ -408,8 +413,16 @@ fn go_live(
         close_reason,
         closed,
         signed_in,
+        task_fields,
     } = started;
-    let summary = summarize(&service);
+    let mut summary = summarize(&service);
+    // rmcp's capabilities have no place for 2025-11-25 `tasks`; the transport kept it.
+    if let (Some(tasks), Some(capabilities)) = (
+        task_fields.server_tasks(),
+        summary.capabilities.as_object_mut(),
+    ) {
+        capabilities.insert("tasks".into(), tasks);
+    }
     tracing::info!(server, protocol = %summary.protocol_version, "connected");
     let (subscriptions, uris) = watch::channel(BTreeSet::new());
     let modern = is_modern(&service);
@@ -419,7 +432,7 @@ fn go_live(
             server.clone(),
             base_filter(&summary),
             uris,
-            events,
+            events.clone(),
             closed.clone(),
         ));
     }
@@ -438,6 +451,8 @@ fn go_live(
                 modern,
                 signed_in,
                 scope_challenge: Default::default(),
+                events,
+                task_fields,
             }),
         },
         process,
@@ -480,6 +495,7 @@ where
         close_reason: CloseReason::default(),
         closed,
         signed_in: false,
+        task_fields: TaskFields::default(),
     };
     Ok(go_live(
         speaks_known_version(&opts.server, started).await?,

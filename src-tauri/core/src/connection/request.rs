@@ -8,16 +8,18 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, DEFAULT_MRTR_MAX_ROUNDS,
-    GetPromptRequest, GetPromptRequestParams, GetPromptResult, InputRequest, InputRequiredResult,
-    InputResponses, NumberOrString, ReadResourceRequest, ReadResourceRequestParams,
-    ReadResourceResult, RequestId, ServerResult,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, CreateTaskResult,
+    DEFAULT_MRTR_MAX_ROUNDS, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
+    InputRequest, InputRequiredResult, InputResponses, NumberOrString, ReadResourceRequest,
+    ReadResourceRequestParams, ReadResourceResult, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
 use rmcp::{ClientHandler, RoleClient, ServiceError};
 
+use super::task_call::Era;
 use super::{Connection, params};
 use crate::error::{Error, ErrorCode, Result};
+use crate::tasks::wire;
 
 impl Connection {
     /// Sends `request` and waits for its result under the timeout rules. `call` labels its
@@ -28,10 +30,21 @@ impl Connection {
         call: Option<&str>,
     ) -> Result<ServerResult> {
         let inner = &self.inner;
-        let peer = inner.service.peer();
         let options = PeerRequestOptions::with_timeout(inner.timeout)
             .reset_timeout_on_progress()
             .with_max_total_timeout(inner.max_total);
+        self.request_with(request, call, options).await
+    }
+
+    /// Sends `request` under `options` and waits for its result.
+    pub(super) async fn request_with(
+        &self,
+        request: ClientRequest,
+        call: Option<&str>,
+        options: PeerRequestOptions,
+    ) -> Result<ServerResult> {
+        let inner = &self.inner;
+        let peer = inner.service.peer();
         let handle = peer
             .send_request_with_option(request, options)
             .await
@@ -90,22 +103,32 @@ impl Connection {
         arguments: Option<serde_json::Value>,
     ) -> Result<CallToolResult> {
         self.require("tools")?;
-        self.rounds(tool_params(name, arguments)?, call_id).await
+        if self.calls_as_task(name).await {
+            return self.call_as_task(call_id, name, arguments).await;
+        }
+        match self.rounds(tool_params(name, arguments)?, call_id).await? {
+            Answered::Done(result) => Ok(result),
+            Answered::Task(created) => {
+                let task = wire::created_2026(&created.task)
+                    .ok_or_else(|| self.unexpected("tools/call"))?;
+                self.follow(Era::Modern, task, name, call_id).await
+            }
+        }
     }
 
     /// `prompts/get`, answering the server's input requests on 2026-07-28.
     pub(super) async fn prompt(&self, p: GetPromptRequestParams) -> Result<GetPromptResult> {
-        self.rounds(p, None).await
+        self.rounds(p, None).await?.done(self)
     }
 
     /// `resources/read`, answering the server's input requests on 2026-07-28.
     pub(super) async fn read(&self, p: ReadResourceRequestParams) -> Result<ReadResourceResult> {
-        self.rounds(p, None).await
+        self.rounds(p, None).await?.done(self)
     }
 
-    /// Sends `p` until the server answers it with a result, answering each `input_required`
-    /// round and retrying with the answers and the server's state.
-    async fn rounds<P: RoundTrip>(&self, mut p: P, call: Option<&str>) -> Result<P::Output> {
+    /// Sends `p` until the server answers it with a result (or, on 2026-07-28, a task), answering
+    /// each `input_required` round and retrying with the answers and the server's state.
+    async fn rounds<P: RoundTrip>(&self, mut p: P, call: Option<&str>) -> Result<Answered<P>> {
         let mut rounds = Rounds::default();
         for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
             match self.request(p.clone().request(), call).await? {
@@ -113,7 +136,14 @@ impl Connection {
                     let (answers, state) = self.answer_round(r, &mut rounds).await?;
                     p.retry_with(answers, state);
                 }
-                other => return P::answered(other).ok_or_else(|| self.unexpected(P::METHOD)),
+                ServerResult::CreateTaskResult(task) if self.inner.modern => {
+                    return Ok(Answered::Task(Box::new(task)));
+                }
+                other => {
+                    return P::answered(other)
+                        .map(Answered::Done)
+                        .ok_or_else(|| self.unexpected(P::METHOD));
+                }
             }
         }
         Err(self.too_many_rounds(P::METHOD))
@@ -164,7 +194,7 @@ impl Connection {
         ))
     }
 
-    async fn answer_input(
+    pub(super) async fn answer_input(
         &self,
         key: String,
         request: InputRequest,
@@ -220,6 +250,22 @@ fn tool_params(name: &str, arguments: Option<serde_json::Value>) -> Result<CallT
         p["arguments"] = args;
     }
     params(p)
+}
+
+/// How a request ended: with its result, or (2026-07-28) with a task to follow.
+enum Answered<P: RoundTrip> {
+    Done(P::Output),
+    Task(Box<CreateTaskResult>),
+}
+
+impl<P: RoundTrip> Answered<P> {
+    /// The result of a request that cannot become a task.
+    fn done(self, connection: &Connection) -> Result<P::Output> {
+        match self {
+            Answered::Done(result) => Ok(result),
+            Answered::Task(_) => Err(connection.unexpected(P::METHOD)),
+        }
+    }
 }
 
 /// A request a 2026-07-28 server may answer with `input_required`, to be sent again with the

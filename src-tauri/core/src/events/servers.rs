@@ -1,11 +1,12 @@
 //! What happens on a server, and the derived status and handshake summary those events carry.
 //! Emitted by the supervisor (status), the connection handler (logs, progress, list changes,
-//! resource updates) and the catalog keeper.
+//! resource updates), the connection's task follower (task status) and the catalog keeper.
 
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
+use super::tasks::TaskView;
 use crate::error::Error;
 
 /// Which list a server said has changed.
@@ -100,6 +101,8 @@ pub enum ServerEvent {
     },
     /// `notifications/resources/updated` for a subscribed resource.
     ResourceUpdated { server: String, uri: String },
+    /// A task the server runs for the host changed status (or ended, with its result).
+    Task { server: String, task: TaskView },
     /// The server's cached tools, prompts and templates were fetched again: after it connected
     /// (`list` is null) or after it said `list` changed.
     CatalogUpdated {

@@ -15,6 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::Mutex;
 
 use super::CloseReason;
+use super::task_fields::{self, TaskFields};
 use crate::error::{Error, ErrorCode};
 
 /// A client-side stdio transport over any reader/writer pair (a child's stdout/stdin in the app).
@@ -28,6 +29,8 @@ pub struct StdioTransport<R, W> {
     garbage: GarbageLog,
     /// The rest of a batch whose first message was handed out.
     batch: VecDeque<RxJsonRpcMessage<RoleClient>>,
+    /// What the messages say of tasks that rmcp's types drop.
+    task_fields: TaskFields,
 }
 
 impl<R, W> StdioTransport<R, W>
@@ -53,7 +56,14 @@ where
             close_reason,
             garbage: GarbageLog::default(),
             batch: VecDeque::new(),
+            task_fields: TaskFields::default(),
         }
+    }
+
+    /// Shares what this transport sees of tasks with the connection (see [`task_fields`]).
+    pub fn with_task_fields(mut self, fields: TaskFields) -> Self {
+        self.task_fields = fields;
+        self
     }
 
     /// Reads one line into `self.line`. Cancel-safe: bytes are moved from the reader's buffer into
@@ -101,8 +111,19 @@ where
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
+        let initialize = matches!(
+            &item,
+            rmcp::model::JsonRpcMessage::Request(r)
+                if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_))
+        );
         async move {
-            let mut bytes = serde_json::to_vec(&item)?;
+            let mut bytes = if initialize {
+                let mut value = serde_json::to_value(&item)?;
+                task_fields::outgoing(&mut value);
+                serde_json::to_vec(&value)?
+            } else {
+                serde_json::to_vec(&item)?
+            };
             bytes.push(b'\n');
             let mut guard = writer.lock().await;
             let w = guard.as_mut().ok_or_else(|| {
@@ -133,7 +154,7 @@ where
                 self.line.clear();
                 continue;
             }
-            let parsed = parse(text);
+            let parsed = parse(text, &self.task_fields);
             match parsed {
                 Ok(mut messages) => {
                     self.line.clear();
@@ -160,8 +181,21 @@ where
     }
 }
 
-/// One message, or every message of a batch (an empty batch is no message at all).
-fn parse(text: &[u8]) -> serde_json::Result<VecDeque<RxJsonRpcMessage<RoleClient>>> {
+/// One message, or every message of a batch (an empty batch is no message at all). A message
+/// that may carry task fields is read as JSON first, so that [`TaskFields`] sees them.
+fn parse(
+    text: &[u8],
+    fields: &TaskFields,
+) -> serde_json::Result<VecDeque<RxJsonRpcMessage<RoleClient>>> {
+    if task_fields::mentions_tasks(text) {
+        let value: serde_json::Value = serde_json::from_slice(text)?;
+        let mut values = match value {
+            serde_json::Value::Array(items) => items,
+            single => vec![single],
+        };
+        values.iter_mut().for_each(|v| fields.incoming(v));
+        return values.into_iter().map(serde_json::from_value).collect();
+    }
     if text.first() == Some(&b'[') {
         serde_json::from_slice(text)
     } else {

@@ -15,3 +15,4 @@ mod keychain;
 mod modern;
 mod oauth;
 mod python_sdk;
+mod tasks;
