@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Backend } from "../backend";
 import { FakeBackend } from "../backend/fake";
 import { useHost } from "../host";
-import { ChatScreen, fuzzyScore } from "./chat";
+import { ChatScreen, chatCallId, fuzzyScore } from "./chat";
 
 function Screen(props: { backend: FakeBackend }) {
   const host = useHost(props.backend);
@@ -134,6 +134,42 @@ describe("Chat screen", () => {
       }),
     );
     expect((await screen.findByTestId("chat-tool-result")).textContent).toContain("Echo: hi");
+  });
+
+  it("shows the live status of a task the server runs for the model's call, under that call only", async () => {
+    const b = backend();
+    b.answer = () => [{ type: "tool_use", id: "t1", name: "everything__simulate-research-query", input: { topic: "tides" } }];
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "Research tides" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await screen.findByTestId("chat-tool-use");
+    const conversation = b.conversations[0]!.conversation.id;
+    const task = {
+      server: "everything",
+      taskId: "task-1",
+      tool: "simulate-research-query",
+      callId: chatCallId(conversation, "t1"),
+      status: "working" as const,
+      statusMessage: "Gathering sources...",
+      createdAt: 0,
+      updatedAt: 0,
+      result: null,
+      error: null,
+    };
+    // Another conversation's task, and a Tools-screen call's, are not this call's.
+    await act(async () => {
+      b.emit({ type: "task", server: "everything", task: { ...task, taskId: "x", callId: chatCallId("other", "t1"), statusMessage: "elsewhere" } });
+      b.emit({ type: "task", server: "everything", task: { ...task, taskId: "y", callId: "t1", statusMessage: "tools screen" } });
+    });
+    expect(screen.queryByTestId("chat-task-status")).toBeNull();
+    await act(async () => b.emit({ type: "task", server: "everything", task }));
+    expect(screen.getByTestId("chat-task-status").textContent).toBe("Task Working: Gathering sources...");
+    await act(async () =>
+      b.emit({ type: "task", server: "everything", task: { ...task, status: "input_required", statusMessage: "Which tides?" } }),
+    );
+    const status = screen.getByTestId("chat-task-status");
+    expect(status.textContent).toBe("Task Waiting for input: Which tides?");
+    expect(status.getAttribute("data-status")).toBe("input_required");
   });
 
   it("says which tools the model was not offered and why, and reviews them in place", async () => {

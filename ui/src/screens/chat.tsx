@@ -12,6 +12,7 @@ import type { ChatMessage } from "../bindings/ChatMessage";
 import type { Conversation } from "../bindings/Conversation";
 import type { NewMessage } from "../bindings/NewMessage";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
+import type { TaskView } from "../bindings/TaskView";
 import type { WithheldReason } from "../bindings/WithheldReason";
 import type { WithheldTool } from "../bindings/WithheldTool";
 import type { AppView } from "../bindings/AppView";
@@ -24,6 +25,7 @@ import type { HostState } from "../host";
 import { running } from "../host";
 import type { AppContextParams, AppMessageParams, CallToolResult, ContentBlock, GetPromptResult, Prompt, Resource, Tool } from "../mcp";
 import { PromptPanel } from "./prompts";
+import { taskStatusText } from "./tasks";
 
 type Json = Record<string, unknown>;
 
@@ -176,6 +178,11 @@ function Withheld(props: { tools: WithheldTool[]; reviewing: boolean; onReview: 
   );
 }
 
+/** The id of the call the chat makes for `toolUse` in `conversation` (as the core names it). */
+export function chatCallId(conversation: string, toolUse: string): string {
+  return `chat:${conversation}:${[...toolUse].slice(0, 128).join("")}`;
+}
+
 function Message(props: { message: ChatMessage; appFor?: (toolUse: Json) => ReactNode }) {
   const blocks = Array.isArray(props.message.content) ? (props.message.content as Json[]) : [];
   const onlyResults = blocks.length > 0 && blocks.every((b) => b.type === "tool_result");
@@ -284,6 +291,8 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   const [reviewing, setReviewing] = useState(false);
   const [viewMessages, setViewMessages] = useState<ViewMessage[]>([]);
   const [viewContexts, setViewContexts] = useState<ViewContext[]>([]);
+  // The tasks of this conversation's tool calls, by call id (see `chatCallId`).
+  const [tasks, setTasks] = useState<ReadonlyMap<string, TaskView>>(new Map());
   const nextViewMessage = useRef(1);
   const tools = useEverything<ServerTool>(host, "tools", async (server) =>
     (await backend.listTools(server)).map((tool) => ({ server, tool })),
@@ -310,8 +319,18 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
     setReviewing(false);
     setViewMessages([]);
     setViewContexts([]);
+    setTasks(new Map());
     if (!current) return setMessages([]);
     backend.getConversation(current).then((v) => setMessages(v.messages), (e: unknown) => setError(errorMessage(e)));
+    const prefix = chatCallId(current, "");
+    backend.listTasks().then(
+      (all) => {
+        if (currentRef.current !== current) return;
+        const mine = all.filter((t) => t.callId?.startsWith(prefix));
+        setTasks((known) => new Map([...mine.map((t): [string, TaskView] => [t.callId ?? "", t]), ...known]));
+      },
+      () => undefined,
+    );
   }, [backend, current]);
 
   useEffect(() => {
@@ -324,6 +343,11 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
         if (e.type === "chatText" && e.conversation === currentRef.current && busyRef.current)
           setStreaming((s) => (s ?? "") + e.text);
         if (e.type === "chatToolsWithheld" && e.conversation === currentRef.current) setWithheld(e.tools);
+        // A call the model made that the server runs as a task: its status shows under the call.
+        if (e.type === "task" && currentRef.current && e.task.callId?.startsWith(chatCallId(currentRef.current, ""))) {
+          const task = e.task;
+          setTasks((known) => new Map(known).set(task.callId ?? "", task));
+        }
         if (e.type === "chatMessage" && e.conversation === currentRef.current) {
           setMessages((m) => (m.some((x) => x.id === e.message.id) ? m : [...m, e.message]));
           if (e.message.role === "assistant") setStreaming(null);
@@ -412,6 +436,20 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
         if (b.type === "tool_result" && typeof b.toolUseId === "string") byId.set(b.toolUseId, b);
     return byId;
   }, [messages]);
+
+  const underToolUse = (toolUse: Json): ReactNode => {
+    const task = current && typeof toolUse.id === "string" ? tasks.get(chatCallId(current, toolUse.id)) : undefined;
+    return (
+      <>
+        {task ? (
+          <div className="muted" data-testid="chat-task-status" data-status={task.status} aria-live="polite">
+            Task {taskStatusText(task)}
+          </div>
+        ) : null}
+        {appFor(toolUse)}
+      </>
+    );
+  };
 
   const appFor = (toolUse: Json): ReactNode => {
     const found = resolveExposed(tools, String(toolUse.name ?? ""));
@@ -526,7 +564,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
             </header>
             <div className="messages" data-testid="chat-messages">
               {messages.map((m) => (
-                <Message key={m.id} message={m} appFor={appFor} />
+                <Message key={m.id} message={m} appFor={underToolUse} />
               ))}
               {streaming !== null ? (
                 <div className="message assistant streaming" data-testid="chat-streaming">

@@ -31,9 +31,23 @@ pub struct OfferedTool {
 pub trait ToolHost: Send + Sync {
     /// The tools of every running, enabled server.
     fn tools(&self) -> Vec<OfferedTool>;
-    /// Calls `tool` on `server`; resolves with the `CallToolResult` as JSON.
-    fn call(&self, server: &str, tool: &str, arguments: Value)
-    -> BoxFuture<'static, Result<Value>>;
+    /// Calls `tool` on `server` as call `call_id` ([`call_id`]); resolves with the
+    /// `CallToolResult` as JSON.
+    fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+        call_id: &str,
+    ) -> BoxFuture<'static, Result<Value>>;
+}
+
+/// The id of the call the chat makes for a model's `tool_use` in conversation `conversation`:
+/// the window finds a call's task by it (turns of one conversation run one at a time, and its
+/// calls one after another, so it names one call in flight). The model's id is cut short.
+pub fn call_id(conversation: &str, tool_use: &str) -> String {
+    let tool_use: String = tool_use.chars().take(128).collect();
+    format!("chat:{conversation}:{tool_use}")
 }
 
 impl ToolHost for crate::host::Host {
@@ -62,11 +76,11 @@ impl ToolHost for crate::host::Host {
         server: &str,
         tool: &str,
         arguments: Value,
+        call_id: &str,
     ) -> BoxFuture<'static, Result<Value>> {
         let host = self.clone();
-        let (server, tool) = (server.to_owned(), tool.to_owned());
+        let (server, tool, call_id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
         Box::pin(async move {
-            let call_id = format!("chat-{}", crate::audit::new_id());
             // A turn that is stopped drops this future; the call must not run on unseen, and
             // the server is told (notifications/cancelled) when the call's task is aborted.
             let mut guard = CancelOnDrop {

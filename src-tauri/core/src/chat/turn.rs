@@ -235,7 +235,10 @@ pub async fn run_turn(
                     ErrorCode::InvalidInput,
                     format!("there is no tool named {name}"),
                 )),
-                Some(t) => call_tool(door, tools, t, input.clone()).await,
+                Some(t) => {
+                    let call_id = super::tools::call_id(id, &use_id);
+                    call_tool(door, tools, t, input.clone(), &call_id).await
+                }
             };
             results.blocks.push(match outcome {
                 Ok((sent, result)) => {
@@ -306,6 +309,7 @@ async fn call_tool(
     tools: &dyn ToolHost,
     tool: &OfferedTool,
     arguments: Value,
+    call_id: &str,
 ) -> Result<(Value, Value)> {
     let (flow, arguments) = door
         .authorize_tool_call(
@@ -321,7 +325,9 @@ async fn call_tool(
         flow: &flow,
         armed: true,
     };
-    let result = tools.call(&tool.server, name, arguments.clone()).await;
+    let result = tools
+        .call(&tool.server, name, arguments.clone(), call_id)
+        .await;
     unfinished.armed = false;
     door.tool_call_finished(&flow, result.as_ref()).await;
     Ok((arguments, result?))
