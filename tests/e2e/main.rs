@@ -65,11 +65,12 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 15] = scenarios![
+    let all: [Scenario; 16] = scenarios![
         servers_and_tools,
         sampling_edited_both_ways,
         provider_streams_its_answer,
         elicitation_form,
+        a_long_call_runs_as_a_task,
         chat_with_a_tool_call_and_a_prompt,
         approvals_pins_and_rules,
         resources_page_and_view,
@@ -82,8 +83,14 @@ async fn a_person_uses_every_screen() {
         an_mcp_app_renders_and_asks_through_the_door,
         a_view_cannot_reach_the_app,
     ];
+    // `E2E_ONLY=a,b` runs only those scenarios (while working on them; CI runs every one).
+    let only = std::env::var("E2E_ONLY").ok();
+    let chosen = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
     let mut failed = Vec::new();
-    for (name, run) in all {
+    for (name, run) in all.into_iter().filter(|(name, _)| chosen(name)) {
         eprintln!("e2e scenario: {name}");
         if tokio::spawn(run(desktop.clone())).await.is_err() {
             eprintln!("e2e scenario FAILED: {name}");

@@ -234,6 +234,101 @@ pub async fn elicitation_form(desktop: &Desktop) {
     );
 }
 
+/// Tasks: a long call runs as a task whose live status shows under it, and its question comes
+/// through the approval dialog; the Tasks screen follows running tasks, cancels one on the
+/// server, and keeps them when the window reloads; a server's own task-augmented elicitation is
+/// answered through the dialog while the server polls Switchboard for it.
+pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "everything").await;
+    s.click_css("[data-testid=tool-item][data-name=simulate-research-query]")
+        .await;
+    s.type_into("[data-testid=arg-topic]", "tides").await;
+    s.click_css("[data-testid=arg-ambiguous]").await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_text("[data-testid=call-task-status]", SHORT, |t| {
+        t.contains("Task Working")
+    })
+    .await;
+    desktop.screenshot("task-tools.png").await;
+    // The server needs an answer (input_required): it is asked in the dialog, like any other.
+    s.wait_for("[data-testid=review-dialog][data-kind=elicitation]", SHORT)
+        .await;
+    s.wait_text("[data-testid=call-task-status]", SHORT, |t| {
+        t.contains("Waiting for input")
+    })
+    .await;
+    s.select("[data-testid=arg-interpretation]", "historical")
+        .await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
+    s.wait_text("[data-testid=tool-result]", LONG, |t| {
+        t.contains("Research Report: tides (historical)")
+    })
+    .await;
+
+    // A running task is cancelled from the Tasks screen (the server is told: tasks/cancel).
+    s.click_css("[data-testid=arg-ambiguous]").await;
+    s.type_into("[data-testid=arg-topic]", "currents").await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for("[data-testid=call-task-status]", SHORT).await;
+    s.click_css("[data-testid=nav-tasks]").await;
+    s.click_css("[data-testid=task-row][data-status=working] [data-testid=task-cancel]")
+        .await;
+    s.wait_for("[data-testid=task-row][data-status=cancelled]", SHORT)
+        .await;
+    // One more, seen running on the Tasks screen, then finished.
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "everything").await;
+    s.click_css("[data-testid=tool-item][data-name=simulate-research-query]")
+        .await;
+    s.type_into("[data-testid=arg-topic]", "tides of the North Sea")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for("[data-testid=call-task-status]", SHORT).await;
+    s.click_css("[data-testid=nav-tasks]").await;
+    s.wait_for("[data-testid=task-row][data-status=working]", SHORT)
+        .await;
+    desktop.screenshot("tasks.png").await;
+    s.wait_text(
+        "[data-testid=task-server][data-server=everything]",
+        LONG,
+        |t| t.matches("Completed").count() == 2 && t.contains("Cancelled"),
+    )
+    .await;
+
+    // The window reloads: the tasks are still listed, as they ended.
+    s.script("location.reload()", json!([])).await;
+    s.click_css("[data-testid=nav-tasks]").await;
+    let kept = s
+        .wait_text(
+            "[data-testid=task-server][data-server=everything]",
+            SHORT,
+            |t| t.matches("Completed").count() == 2,
+        )
+        .await;
+    assert!(kept.contains("Cancelled"), "{kept}");
+
+    // The server asks for elicitation as a task: Switchboard takes it at once and asks the person.
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", "everything").await;
+    s.click_css("[data-testid=tool-item][data-name=trigger-elicitation-request-async]")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for("[data-testid=review-dialog][data-kind=elicitation]", SHORT)
+        .await;
+    s.type_into("[data-testid=arg-name]", "Grace Hopper").await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
+    let result = s
+        .wait_text("[data-testid=tool-result]", LONG, |t| {
+            t.contains("[COMPLETED]")
+        })
+        .await;
+    assert!(result.contains("Grace Hopper"), "{result}");
+}
+
 /// Chat: the model is offered only approved tools; once the person approves them in place, its
 /// tool call is approved with edited arguments; a prompt inserted from "/".
 pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import type { TaskView } from "../bindings/TaskView";
 import { useHost } from "../host";
-import { TasksScreen, upsertTask } from "./tasks";
+import { errorDetail, TasksScreen, upsertTask } from "./tasks";
 import type { ToolSelection } from "./tools";
 import { ToolsScreen } from "./tools";
 
@@ -63,6 +63,15 @@ describe("Tasks screen", () => {
     await waitFor(() => expect(screen.queryByTestId("task-cancel")).toBeNull());
     expect(b.calls.filter((c) => c.method === "cancelTask").map((c) => c.args)).toEqual([["everything", "t-1"]]);
     expect(screen.getAllByTestId("task-row")[0]!.getAttribute("data-status")).toBe("cancelled");
+  });
+
+  it("shows a task's error only where it adds to its status message", () => {
+    const said = "Client cancelled task execution.";
+    const error = (message: string) => ({ code: "cancelled" as const, message });
+    expect(errorDetail(task({ status: "cancelled", statusMessage: said, error: error(`server "s" cancelled the task: ${said}`) }))).toBeNull();
+    expect(errorDetail(task({ status: "failed", statusMessage: "Working", error: error("out of disk") }))).toBe("out of disk");
+    expect(errorDetail(task({ status: "failed", statusMessage: null, error: error("out of disk") }))).toBe("out of disk");
+    expect(errorDetail(task())).toBeNull();
   });
 
   it("a task first seen in an event joins the list", () => {

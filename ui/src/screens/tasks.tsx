@@ -39,6 +39,13 @@ export function taskStatusText(task: TaskView): string {
   return task.statusMessage ? `${label}: ${task.statusMessage}` : label;
 }
 
+/** What a task's error adds to its status message (nothing when it repeats it). */
+export function errorDetail(task: TaskView): string | null {
+  const error = task.error?.message;
+  if (!error) return null;
+  return task.statusMessage && error.includes(task.statusMessage) ? null : error;
+}
+
 export function TasksScreen(props: { backend: Backend }) {
   const { backend } = props;
   const [tasks, setTasks] = useState<TaskView[]>([]);
@@ -68,7 +75,7 @@ export function TasksScreen(props: { backend: Backend }) {
 
   const servers = [...new Set(tasks.map((t) => t.server))].sort();
   return (
-    <section className="detail" aria-label="Tasks">
+    <div className="page" data-testid="tasks-screen" aria-label="Tasks">
       <header className="pane-header">
         <h2>Tasks</h2>
       </header>
@@ -80,18 +87,18 @@ export function TasksScreen(props: { backend: Backend }) {
       ) : null}
       {!tasks.length && !error ? <div className="empty muted">No tasks yet.</div> : null}
       {servers.map((server) => (
-        <div key={server} data-testid="task-server" data-server={server}>
+        <section className="card" key={server} data-testid="task-server" data-server={server} aria-label={`Tasks of ${server}`}>
           <h3>{server}</h3>
-          <ul className="item-list" aria-label={`Tasks of ${server}`}>
+          <ul className="item-list task-list">
             {tasks
               .filter((t) => t.server === server)
               .map((t) => (
                 <TaskRow key={t.taskId} backend={backend} task={t} onError={setError} />
               ))}
           </ul>
-        </div>
+        </section>
       ))}
-    </section>
+    </div>
   );
 }
 
@@ -116,7 +123,7 @@ function TaskRow(props: { backend: Backend; task: TaskView; onError: (e: string)
       </div>
       <div className="muted" data-testid="task-status" aria-live="polite">
         {task.statusMessage ?? ""}
-        {task.error ? ` — ${task.error.message}` : ""}
+        {errorDetail(task) ? ` — ${errorDetail(task)}` : ""}
       </div>
       <div className="muted">
         Started {new Date(task.createdAt).toLocaleString()}, updated {new Date(task.updatedAt).toLocaleTimeString()}

@@ -615,7 +615,13 @@ impl ToolHost for ParisOnly {
         Hangs.tools()
     }
 
-    fn call(&self, _: &str, _: &str, arguments: Value, _: &str) -> BoxFuture<'static, Result<Value>> {
+    fn call(
+        &self,
+        _: &str,
+        _: &str,
+        arguments: Value,
+        _: &str,
+    ) -> BoxFuture<'static, Result<Value>> {
         if arguments["city"] == "Paris" {
             Box::pin(async { Ok(json!({"content": [{"type": "text", "text": "18°C, sunny"}]})) })
         } else {
