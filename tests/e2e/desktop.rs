@@ -44,6 +44,15 @@ fn repo() -> PathBuf {
         .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
 }
 
+/// One of the official MCP Apps example servers (npm), on stdio.
+fn example(node: &Path, package: &str) -> serde_json::Value {
+    let script = repo()
+        .join("tests/fixtures/node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    serde_json::json!({"command": node, "args": [script, "--stdio"]})
+}
+
 fn must_exist(p: PathBuf, hint: &str) -> PathBuf {
     assert!(p.exists(), "{} is missing: {hint}", p.display());
     p
@@ -146,10 +155,10 @@ impl Desktop {
                     "env": {"OVERLAY_FOREIGN": foreign}
                 },
                 // MCP Apps: the official basic example, and a view that tries to get out.
-                "apps": {
-                    "command": node,
-                    "args": [repo().join("tests/fixtures/node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"), "--stdio"]
-                },
+                "apps": example(&node, "server-basic-vanillajs"),
+                "react": example(&node, "server-basic-react"),
+                "budget": example(&node, "server-budget-allocator"),
+                "map": example(&node, "server-map"),
                 "views": {
                     "command": python,
                     "args": [repo().join("tests/fixtures/python/sdk_server.py")]
@@ -172,7 +181,9 @@ impl Desktop {
             profile_dir.join("switchboard-cli"),
             "build it with `cargo test --workspace` (or `cargo build -p switchboard-cli`)",
         );
-        for server in ["fixture", "files", "tracker", "hostile", "apps", "views"] {
+        for server in [
+            "fixture", "files", "tracker", "hostile", "apps", "react", "budget", "map", "views",
+        ] {
             let trusted = std::process::Command::new(&cli)
                 .args(["trust", server, "--yes"])
                 .env("SWITCHBOARD_CONFIG", &config_file)

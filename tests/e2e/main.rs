@@ -65,7 +65,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 16] = scenarios![
+    let all: [Scenario; 17] = scenarios![
         servers_and_tools,
         sampling_edited_both_ways,
         provider_streams_its_answer,
@@ -81,6 +81,7 @@ async fn a_person_uses_every_screen() {
         import_through_the_native_picker,
         server_content_cannot_take_over_the_window,
         an_mcp_app_renders_and_asks_through_the_door,
+        the_official_example_apps_render,
         a_view_cannot_reach_the_app,
     ];
     // `E2E_ONLY=a,b` runs only those scenarios (while working on them; CI runs every one).

@@ -900,6 +900,104 @@ pub async fn an_mcp_app_renders_and_asks_through_the_door(desktop: &Desktop) {
     }
 }
 
+/// The other official example apps render in the real window and get their tool's result: the
+/// React one's button calls its server's tool after the person approves; the budget allocator
+/// draws its sliders from the result; the map, whose globe library comes from a CDN this machine
+/// cannot reach, renders its page and is reported as not started.
+pub async fn the_official_example_apps_render(desktop: &Desktop) {
+    let s = &desktop.session;
+    // server-basic-react: the result, then its button through the door.
+    let frame = open_view(s, "react", "get-time", true).await;
+    s.enter_frame(&frame).await;
+    let first = s
+        .wait_text("body", LONG, |t| {
+            t.contains("Server Time:") && !t.contains("Loading")
+        })
+        .await;
+    s.leave_frame().await;
+    desktop.screenshot("mcp-app-react.png").await;
+    s.enter_frame(&frame).await;
+    let button = s
+        .script(
+            "return [...document.querySelectorAll('button')].find(b => b.textContent.includes('Get Server Time'))",
+            json!([]),
+        )
+        .await;
+    assert!(button.is_object(), "no Get Server Time button: {button}");
+    s.script(
+        "[...document.querySelectorAll('button')].find(b => b.textContent.includes('Get Server Time')).click()",
+        json!([]),
+    )
+    .await;
+    s.leave_frame().await;
+    s.wait_text("[data-testid=review-dialog]", SHORT, |t| {
+        t.contains("A view wants to call a tool") && t.contains("get-time")
+    })
+    .await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
+    s.enter_frame(&frame).await;
+    s.wait_text("body", LONG, |t| t.contains("Server Time:") && t != first)
+        .await;
+    s.leave_frame().await;
+
+    // server-budget-allocator: its sliders come from the tool's result.
+    let frame = open_view(s, "budget", "get-budget-data", true).await;
+    s.enter_frame(&frame).await;
+    s.wait_for("#sliders-container input[type=range]", LONG)
+        .await;
+    s.leave_frame().await;
+    desktop.screenshot("mcp-app-budget.png").await;
+
+    // server-map loads its globe library from cesium.com (an origin it declares) before it
+    // connects; this machine has no way out, so the view renders its page, tries the CDN, and
+    // the app says plainly that it did not start instead of waiting for ever.
+    let frame = open_view(s, "map", "show-map", false).await;
+    s.enter_frame(&frame).await;
+    s.wait_text("#loading", LONG, |t| {
+        t.contains("Loading globe") || t.contains("Failed to load CesiumJS from CDN")
+    })
+    .await;
+    let tried = s
+        .script(
+            "return [...document.scripts].map(s => s.src).filter(src => src.startsWith('https://cesium.com/'))",
+            json!([]),
+        )
+        .await;
+    assert!(
+        tried.as_array().is_some_and(|a| !a.is_empty()),
+        "the map did not try its CDN: {tried}"
+    );
+    s.leave_frame().await;
+    s.wait_text("[data-testid=app-frame-error]", LONG, |t| {
+        t.contains("did not start")
+    })
+    .await;
+}
+
+/// Calls `tool` of `server` on the Tools screen and returns its view's frame (once the view has
+/// initialized, if `ready`).
+async fn open_view(
+    s: &webdriver::Session,
+    server: &str,
+    tool: &str,
+    ready: bool,
+) -> webdriver::Element {
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row(server, "running"), LONG).await;
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", server).await;
+    s.click_css(&format!("[data-testid=tool-item][data-name={tool}]"))
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    let frame = s.wait_for("[data-testid=app-iframe]", LONG).await;
+    if ready {
+        s.wait_for("[data-testid=app-frame][data-ready=true]", LONG)
+            .await;
+    }
+    frame
+}
+
 /// A view that tries every way out of its frame: the app's commands, DOM, storage and window
 /// stay out of its reach.
 pub async fn a_view_cannot_reach_the_app(desktop: &Desktop) {

@@ -238,7 +238,7 @@ export function AppFrame(props: AppFrameProps) {
   }
   const classes = ["app-frame", mode === "fullscreen" ? "fullscreen" : "inline", view.prefersBorder === false ? "borderless" : ""];
   return (
-    <div ref={container} className={classes.filter(Boolean).join(" ")} data-testid="app-frame" data-mode={mode}>
+    <div ref={container} className={classes.filter(Boolean).join(" ")} data-testid="app-frame" data-mode={mode} data-ready={ready}>
       <div className="app-frame-bar">
         <span className="muted small">
           View of <strong>{title}</strong> from {view.server}
