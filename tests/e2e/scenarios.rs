@@ -236,8 +236,8 @@ pub async fn elicitation_form(desktop: &Desktop) {
 
 /// Tasks: a long call runs as a task whose live status shows under it, and its question comes
 /// through the approval dialog; the Tasks screen follows running tasks, cancels one on the
-/// server, and keeps them when the window reloads; a server's own task-augmented elicitation is
-/// answered through the dialog while the server polls Switchboard for it.
+/// server, and keeps them when the window reloads; a server's own task-augmented elicitation and
+/// sampling are answered through the dialog while the server polls Switchboard for them.
 pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     let s = &desktop.session;
     s.click_css("[data-testid=nav-tools]").await;
@@ -327,6 +327,35 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
         })
         .await;
     assert!(result.contains("Grace Hopper"), "{result}");
+
+    // And sampling as a task: both reviews, then the server fetches the answer from the task.
+    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request-async]")
+        .await;
+    s.type_into("[data-testid=arg-prompt]", "Name a tide.")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_request]",
+        SHORT,
+    )
+    .await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_completion]",
+        SHORT,
+    )
+    .await;
+    s.type_into("[data-testid=completion-text-0]", "Spring tide")
+        .await;
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
+    let result = s
+        .wait_text("[data-testid=tool-result]", LONG, |t| {
+            t.contains("[COMPLETED] Async sampling completed!")
+        })
+        .await;
+    assert!(result.contains("Spring tide"), "{result}");
 }
 
 /// Chat: the model is offered only approved tools; once the person approves them in place, its
