@@ -127,6 +127,11 @@ pub struct Error {
     #[serde(skip)]
     #[ts(skip)]
     pub challenge: Option<String>,
+    /// The JSON-RPC error code of a server's error answer, for the core's own decisions. Never
+    /// sent to the UI.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub rpc_code: Option<i32>,
 }
 
 impl Error {
@@ -136,6 +141,7 @@ impl Error {
             code,
             message: message.into(),
             challenge: None,
+            rpc_code: None,
         }
     }
 
@@ -171,10 +177,12 @@ impl From<rmcp::ServiceError> for Error {
                 // SDKs often put "MCP error <code>: " in the message themselves.
                 let own = format!("MCP error {}: ", data.code.0);
                 let message = data.message.strip_prefix(&own).unwrap_or(&data.message);
-                Error::new(
+                let mut error = Error::new(
                     ErrorCode::ServerError,
                     format!("server error {}: {message}", data.code.0),
-                )
+                );
+                error.rpc_code = Some(data.code.0);
+                error
             }
             S::Timeout { .. } => Error::new(
                 ErrorCode::Timeout,

@@ -106,7 +106,17 @@ impl Connection {
         if self.calls_as_task(name).await {
             return self.call_as_task(call_id, name, arguments).await;
         }
-        match self.rounds(tool_params(name, arguments)?, call_id).await? {
+        // Where the server's task support cannot be seen, a tool that must run as a task is
+        // found by its refusal (method not found, before it ran) and called again as one.
+        let again = self.task_support_unseen().then(|| arguments.clone());
+        let answered = self.rounds(tool_params(name, arguments)?, call_id).await;
+        if let Some(arguments) = again
+            && needs_a_task(&answered)
+        {
+            tracing::debug!(server = %self.inner.server, tool = name, "calling again as a task");
+            return self.call_as_task(call_id, name, arguments).await;
+        }
+        match answered? {
             Answered::Done(result) => Ok(result),
             Answered::Task(created) => {
                 let task = wire::created_2026(&created.task)
@@ -252,6 +262,27 @@ fn tool_params(name: &str, arguments: Option<serde_json::Value>) -> Result<CallT
     params(p)
 }
 
+/// JSON-RPC's "method not found", which a 2025-11-25 server answers for a tool that requires a
+/// task when it is called without one.
+const METHOD_NOT_FOUND: i32 = -32601;
+
+/// Whether a tool call was refused for want of a task: the JSON-RPC error the spec asks for, or
+/// the same error as the TypeScript SDK's servers return it, folded into an error result whose
+/// only text is "MCP error -32601: …" (the SDK refuses before the tool runs).
+fn needs_a_task(answered: &Result<Answered<CallToolRequestParams>>) -> bool {
+    match answered {
+        Err(e) => e.rpc_code == Some(METHOD_NOT_FOUND),
+        Ok(Answered::Done(r)) if r.is_error == Some(true) && r.content.len() == 1 => {
+            r.content[0].as_text().is_some_and(|t| {
+                t.text
+                    .starts_with(&format!("MCP error {METHOD_NOT_FOUND}:"))
+                    && t.text.contains("task")
+            })
+        }
+        Ok(_) => false,
+    }
+}
+
 /// How a request ended: with its result, or (2026-07-28) with a task to follow.
 enum Answered<P: RoundTrip> {
     Done(P::Output),
@@ -378,5 +409,37 @@ impl Drop for Abandoned {
                 let _ = peer.notify_cancelled(p).await;
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(value: serde_json::Value) -> Result<Answered<CallToolRequestParams>> {
+        Ok(Answered::Done(serde_json::from_value(value).unwrap()))
+    }
+
+    #[test]
+    fn a_refusal_for_want_of_a_task_is_told_apart_from_other_failures() {
+        let mut refused = Error::new(ErrorCode::ServerError, "server error -32601: needs a task");
+        refused.rpc_code = Some(METHOD_NOT_FOUND);
+        assert!(needs_a_task(&Err(refused)));
+        let mut invalid = Error::new(ErrorCode::ServerError, "server error -32602: bad");
+        invalid.rpc_code = Some(-32602);
+        assert!(!needs_a_task(&Err(invalid)));
+        let folded = |text: &str, is_error: bool| {
+            result(serde_json::json!({
+                "content": [{"type": "text", "text": text}], "isError": is_error
+            }))
+        };
+        let sdk = "MCP error -32601: Tool t requires task augmentation (taskSupport: 'required')";
+        assert!(needs_a_task(&folded(sdk, true)));
+        assert!(!needs_a_task(&folded(sdk, false)));
+        assert!(!needs_a_task(&folded(
+            "MCP error -32601: no such method",
+            true
+        )));
+        assert!(!needs_a_task(&folded("the tool failed", true)));
     }
 }

@@ -69,6 +69,16 @@ impl Connection {
         )
     }
 
+    /// Whether this 2025-11-25 connection's transport hides the server's task support (rmcp
+    /// decodes Streamable HTTP before Switchboard sees it, dropping `capabilities.tasks` and
+    /// `execution.taskSupport`).
+    pub(super) fn task_support_unseen(&self) -> bool {
+        let inner = &self.inner;
+        !inner.modern
+            && !inner.task_fields.watched()
+            && inner.summary.protocol_version.as_str() >= "2025-11-25"
+    }
+
     /// Calls `name` with `params.task` (2025-11-25) and follows the task it creates.
     pub(super) async fn call_as_task(
         &self,

@@ -62,6 +62,7 @@ where
 
     /// Shares what this transport sees of tasks with the connection (see [`task_fields`]).
     pub fn with_task_fields(mut self, fields: TaskFields) -> Self {
+        fields.watch();
         self.task_fields = fields;
         self
     }

@@ -7,7 +7,9 @@
 //! task support are noted on their way in ([`TaskFields`], read by the connection); and a
 //! task-augmented sampling or elicitation request is renamed so rmcp hands it to the handler
 //! whole as a custom request ([`TASK_AUGMENTED`]). Over Streamable HTTP, rmcp decodes messages
-//! before Switchboard sees them, so none of this applies there.
+//! before Switchboard sees them, so none of this applies there: the client's tasks are not
+//! declared, and a tool that needs a task is found by its refusal and called again as one
+//! (`Connection::call_tool_for`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -27,6 +29,8 @@ pub struct TaskFields(Arc<Inner>);
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// Whether a transport reads the messages for these fields (stdio does; HTTP cannot).
+    watched: std::sync::atomic::AtomicBool,
     server_tasks: OnceLock<Value>,
     tools_seen: std::sync::atomic::AtomicBool,
     // A plain lock: held for one map operation, never across an await.
@@ -34,6 +38,19 @@ struct Inner {
 }
 
 impl TaskFields {
+    /// Marks these fields as read by the transport, so what they lack the server did not say.
+    pub fn watch(&self) {
+        self.0
+            .watched
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether a transport reads the messages for these fields: if not, the server's task
+    /// support is unknown rather than absent.
+    pub fn watched(&self) -> bool {
+        self.0.watched.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The server's `capabilities.tasks` from its `initialize` result, if it had one.
     pub fn server_tasks(&self) -> Option<Value> {
         self.0.server_tasks.get().cloned()

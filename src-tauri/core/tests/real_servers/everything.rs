@@ -211,7 +211,7 @@ async fn sampling_denied_returns_minus_one_and_elicitation_accepts_defaults() {
 
 /// Starts server-everything in an HTTP mode on a free port and waits until it listens. Its stdout
 /// (where it logs every HTTP request it handles) goes to the returned file.
-async fn http_everything(mode: &str) -> (tokio::process::Child, u16, std::path::PathBuf) {
+pub async fn http_everything(mode: &str) -> (tokio::process::Child, u16, std::path::PathBuf) {
     let port = free_port();
     let log = std::env::temp_dir().join(format!("switchboard-everything-{mode}-{port}.log"));
     let child = tokio::process::Command::new(npm_bin("mcp-server-everything"))

@@ -397,3 +397,47 @@ async fn task_augmented_sampling_and_elicitation_run_as_client_tasks() {
     assert_eq!(asked.len(), 2, "both went through the approver: {asked:?}");
     live.shutdown().await;
 }
+
+/// Over Streamable HTTP rmcp decodes messages before Switchboard sees them, so a tool's
+/// `execution.taskSupport` is unknown; a tool that must run as a task is called again as one
+/// when the server refuses it (method not found, before it ran), and followed to its result.
+#[tokio::test]
+async fn over_streamable_http_a_tool_that_needs_a_task_runs_as_one() {
+    let (mut child, port, log) = crate::everything::http_everything("streamableHttp").await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let h = Harness::new();
+    let mut events = h.events.control();
+    let live = h
+        .connect(
+            "http",
+            switchboard_core::config::ServerConfig::remote(
+                url,
+                switchboard_core::config::RemoteTransport::StreamableHttp,
+            ),
+        )
+        .await;
+    let r = live
+        .connection
+        .call_tool_for(
+            Some("call-http"),
+            "simulate-research-query",
+            Some(json!({"topic": "tides"})),
+        )
+        .await
+        .unwrap();
+    assert!(first_text(&r).contains("Research Report: tides"), "{r:?}");
+    let last = task_events(&mut events).pop().expect("task events");
+    assert_eq!(last.status, TaskState::Completed);
+    assert_eq!(last.call_id.as_deref(), Some("call-http"));
+    // A plain tool is called as before, with no task.
+    let echo = live
+        .connection
+        .call_tool("echo", Some(json!({"message": "plain"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&echo), "Echo: plain");
+    assert!(task_events(&mut events).is_empty());
+    live.shutdown().await;
+    let _ = child.kill().await;
+    let _ = std::fs::remove_file(log);
+}
