@@ -9,6 +9,7 @@
 //! manual provider the person writes the model's answers ([`Door::write_answer`]), so every flow
 //! can be tried without a key.
 
+mod partial;
 mod store;
 mod tools;
 mod turn;

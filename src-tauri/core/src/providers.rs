@@ -103,6 +103,20 @@ pub struct Completion {
     pub usage: Usage,
 }
 
+/// What a provider streams of its answer as it arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streamed<'a> {
+    /// The next piece of the answer's text.
+    Text(&'a str),
+    /// The arguments of one of the answer's tool calls so far (JSON, likely cut short): the
+    /// call's place in the answer and the tool's name as the model wrote it.
+    ToolInput {
+        index: usize,
+        name: &'a str,
+        json: &'a str,
+    },
+}
+
 /// A configured provider, ready to send.
 #[derive(Debug, Clone)]
 pub struct Provider {
@@ -199,13 +213,14 @@ impl Provider {
         &self.base_url
     }
 
-    /// Sends an MCP sampling request to `model` and streams the answer: `on_text` receives each
-    /// piece of text as it arrives. The manual provider cannot be sent to.
+    /// Sends an MCP sampling request to `model` and streams the answer: `on_stream` receives
+    /// each piece of text, and each tool call's arguments so far, as they arrive. The manual
+    /// provider cannot be sent to.
     pub async fn complete(
         &self,
         model: &str,
         request: &Value,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_text: &mut (dyn FnMut(Streamed<'_>) + Send),
     ) -> Result<Completion> {
         let answer = async {
             match self.kind {

@@ -11,7 +11,7 @@ use axum::response::Response;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use switchboard_core::ErrorCode;
-use switchboard_core::providers::{Provider, ProviderKind, Sensitive};
+use switchboard_core::providers::{Provider, ProviderKind, Sensitive, Streamed};
 
 /// One request the loopback server received.
 #[derive(Debug, Clone)]
@@ -91,14 +91,32 @@ fn provider(kind: ProviderKind, base: &str) -> Provider {
 }
 
 async fn complete(p: &Provider, model: &str, req: &Value) -> (Value, Vec<String>, (u32, u32)) {
-    let mut pieces = Vec::new();
+    let (result, pieces, _, usage) = complete_streamed(p, model, req).await;
+    (result, pieces, usage)
+}
+
+/// A tool call's arguments as they streamed: its place in the answer, its name, the JSON so far.
+type ToolInput = (usize, String, String);
+
+async fn complete_streamed(
+    p: &Provider,
+    model: &str,
+    req: &Value,
+) -> (Value, Vec<String>, Vec<ToolInput>, (u32, u32)) {
+    let (mut pieces, mut inputs) = (Vec::new(), Vec::new());
     let c = p
-        .complete(model, req, &mut |t: &str| pieces.push(t.to_owned()))
+        .complete(model, req, &mut |s: Streamed<'_>| match s {
+            Streamed::Text(t) => pieces.push(t.to_owned()),
+            Streamed::ToolInput { index, name, json } => {
+                inputs.push((index, name.to_owned(), json.to_owned()))
+            }
+        })
         .await
         .unwrap();
     (
         c.result,
         pieces,
+        inputs,
         (c.usage.input_tokens, c.usage.output_tokens),
     )
 }
@@ -194,8 +212,19 @@ async fn openai_streamed_tool_call_becomes_tool_use() {
         "tools": weather_tools(),
         "toolChoice": {"mode": "required"},
     });
-    let (result, pieces, usage) = complete(&p, "gpt-4o-mini", &req).await;
+    let (result, pieces, inputs, usage) = complete_streamed(&p, "gpt-4o-mini", &req).await;
     assert!(pieces.is_empty(), "{pieces:?}");
+    // The arguments stream as they come, for a view to show them early.
+    let last = inputs.last().unwrap();
+    assert_eq!(
+        (last.0, last.1.as_str(), last.2.as_str()),
+        (0, "get_weather", r#"{"city":"Paris"}"#)
+    );
+    assert!(inputs.len() > 2, "{inputs:?}");
+    assert!(
+        inputs.windows(2).all(|w| w[1].2.starts_with(&w[0].2)),
+        "{inputs:?}"
+    );
     assert_eq!(result["stopReason"], "toolUse");
     assert_eq!(
         result["content"],
@@ -263,8 +292,14 @@ async fn anthropic_streams_text_with_its_headers() {
 async fn anthropic_streamed_tool_use_and_tool_results() {
     let server = Replay::start(200, include_str!("providers/anthropic_tool_use.sse")).await;
     let p = provider(ProviderKind::Anthropic, &server.base);
-    let (result, pieces, _) = complete(&p, "claude-sonnet-4-5", &tool_loop_request()).await;
+    let (result, pieces, inputs, _) =
+        complete_streamed(&p, "claude-sonnet-4-5", &tool_loop_request()).await;
     assert_eq!(pieces.concat(), "Let me check the weather in Paris.");
+    let last = inputs.last().unwrap();
+    assert_eq!(
+        (last.0, last.1.as_str(), last.2.as_str()),
+        (1, "get_weather", r#"{"city": "Paris"}"#)
+    );
     assert_eq!(result["stopReason"], "toolUse");
     assert_eq!(
         result["content"],
@@ -366,7 +401,7 @@ async fn provider_errors_are_clear_and_never_echo_the_key() {
     .await;
     let p = provider(ProviderKind::Openai, &server.base);
     let err = p
-        .complete("gpt-4o-mini", &full_request(), &mut |_: &str| {})
+        .complete("gpt-4o-mini", &full_request(), &mut |_: Streamed<'_>| {})
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Provider);
@@ -385,7 +420,9 @@ async fn provider_errors_are_clear_and_never_echo_the_key() {
     .await;
     let p = provider(ProviderKind::Anthropic, &server.base);
     let err = p
-        .complete("claude-sonnet-4-5", &full_request(), &mut |_: &str| {})
+        .complete("claude-sonnet-4-5", &full_request(), &mut |_: Streamed<
+            '_,
+        >| {})
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Provider);
@@ -396,7 +433,7 @@ async fn provider_errors_are_clear_and_never_echo_the_key() {
     let p = provider(ProviderKind::Anthropic, &server.base);
     let audio = json!({"messages": [{"role": "user", "content": {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}}], "maxTokens": 10});
     let err = p
-        .complete("claude-sonnet-4-5", &audio, &mut |_: &str| {})
+        .complete("claude-sonnet-4-5", &audio, &mut |_: Streamed<'_>| {})
         .await
         .unwrap_err();
     assert!(err.message.contains("audio"), "{}", err.message);
@@ -425,7 +462,9 @@ async fn a_redirect_never_carries_the_key_to_another_origin() {
 
     let p = provider(ProviderKind::Anthropic, &base);
     let err = p
-        .complete("claude-sonnet-4-5", &full_request(), &mut |_: &str| {})
+        .complete("claude-sonnet-4-5", &full_request(), &mut |_: Streamed<
+            '_,
+        >| {})
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Provider);
@@ -488,7 +527,10 @@ async fn a_provider_that_never_finishes_is_cut_off_at_the_deadline() {
     let p = provider(ProviderKind::Openai, &base).with_deadline(Duration::from_millis(500));
     let req = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
     let started = std::time::Instant::now();
-    let e = p.complete("m", &req, &mut |_: &str| {}).await.unwrap_err();
+    let e = p
+        .complete("m", &req, &mut |_: Streamed<'_>| {})
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::Provider);
     assert!(e.message.contains("no complete answer"), "{}", e.message);
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -503,6 +545,9 @@ async fn a_tool_call_index_past_the_bound_is_an_error_not_an_allocation() {
     .await;
     let p = provider(ProviderKind::Openai, &base.base);
     let req = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
-    let e = p.complete("m", &req, &mut |_: &str| {}).await.unwrap_err();
+    let e = p
+        .complete("m", &req, &mut |_: Streamed<'_>| {})
+        .await
+        .unwrap_err();
     assert!(e.message.contains("tool call index"), "{}", e.message);
 }

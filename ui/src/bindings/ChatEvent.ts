@@ -6,4 +6,4 @@ import type { WithheldTool } from "./WithheldTool";
 /**
  * Something that happened in a conversation.
  */
-export type ChatEvent = { "type": "chatText", conversation: string, text: string, } | { "type": "chatMessage", conversation: string, message: ChatMessage, } | { "type": "chatToolsWithheld", conversation: string, tools: Array<WithheldTool>, } | { "type": "chatDone", conversation: string, error: Error | null, };
+export type ChatEvent = { "type": "chatText", conversation: string, text: string, } | { "type": "chatMessage", conversation: string, message: ChatMessage, } | { "type": "chatToolsWithheld", conversation: string, tools: Array<WithheldTool>, } | { "type": "chatToolInput", conversation: string, index: number, name: string, arguments: Record<string, unknown>, } | { "type": "chatToolCall", conversation: string, toolUseId: string, arguments: Record<string, unknown>, } | { "type": "chatDone", conversation: string, error: Error | null, };

@@ -7,7 +7,7 @@ import type { App } from "@modelcontextprotocol/ext-apps";
 import { APP_TOOLS, FakeBackend } from "../backend/fake";
 import { startView } from "../components/app-frame/test-view";
 import { useHost } from "../host";
-import { ChatScreen } from "./chat";
+import { ChatScreen, sentArguments } from "./chat";
 
 function Screen(props: { backend: FakeBackend }) {
   const host = useHost(props.backend);
@@ -59,6 +59,34 @@ describe("Chat: a tool's view", () => {
     expect(b.calls.find((c) => c.method === "openAppView")?.args).toEqual(["demo", "dashboard", "ui://demo/dashboard.html"]);
     await waitFor(() => expect(seen.inputs).toEqual([{ city: "Oslo" }]));
     await waitFor(() => expect(seen.results).toEqual([[{ type: "text", text: "3 °C" }]]));
+  });
+
+  it("shows a view a call only once the person approved it, with the arguments as approved", async () => {
+    const b = backend();
+    const pending = b.conversations[0]!.messages.slice(0, 2);
+    b.conversations[0]!.messages = pending;
+    render(<Screen backend={b} />);
+    fireEvent.click(await screen.findByText("Weather"));
+    await screen.findByTestId("chat-tool-use");
+    // The model asked for Oslo; nothing of it reaches the server's view before the approval.
+    expect(screen.queryByTestId("app-iframe")).toBeNull();
+    expect(b.calls.filter((c) => c.method === "openAppView")).toEqual([]);
+    const inputs: unknown[] = [];
+    await act(async () => b.emit({ type: "chatToolCall", conversation: "other", toolUseId: "u1", arguments: { city: "Rome" } }));
+    expect(screen.queryByTestId("app-iframe")).toBeNull();
+    await act(async () => b.emit({ type: "chatToolCall", conversation: "c1", toolUseId: "u1", arguments: { city: "Bergen" } }));
+    const iframe = (await screen.findByTestId("app-iframe")) as HTMLIFrameElement;
+    await act(() => startView(iframe.contentWindow!, (a) => (a.ontoolinput = (p) => inputs.push(p.arguments))));
+    await waitFor(() => expect(inputs).toEqual([{ city: "Bergen" }]));
+  });
+
+  it("reads what a finished call went out with from its result", () => {
+    const input = { city: "Oslo" };
+    const result = (text: string, isError = false) => ({ content: [{ type: "text", text }], isError });
+    expect(sentArguments(result("3 °C"), input)).toEqual(input);
+    expect(sentArguments(result('The user changed the arguments before the call to: {"city":"Bergen"}'), input)).toEqual({ city: "Bergen" });
+    expect(sentArguments(result("The user changed the arguments before the call to: {broken"), input)).toBeNull();
+    expect(sentArguments(result("The tool was not called: you denied it", true), input)).toBeNull();
   });
 
   it("puts a view's message before the person, who sends or discards it", async () => {

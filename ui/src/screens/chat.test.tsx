@@ -172,6 +172,26 @@ describe("Chat screen", () => {
     expect(status.getAttribute("data-status")).toBe("input_required");
   });
 
+  it("shows a call the model is still writing with its arguments so far, until its answer arrives", async () => {
+    const b = backend();
+    b.turnMs = 300;
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "Echo hi" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await screen.findByTestId("chat-message");
+    const conversation = b.conversations[0]!.conversation.id;
+    await act(async () => {
+      b.emit({ type: "chatToolInput", conversation: "other", index: 0, name: "everything__echo", arguments: { message: "x" } });
+      b.emit({ type: "chatToolInput", conversation, index: 0, name: "everything__echo", arguments: { message: "h" } });
+      b.emit({ type: "chatToolInput", conversation, index: 0, name: "everything__echo", arguments: { message: "hi" } });
+    });
+    const writing = screen.getAllByTestId("chat-writing-call");
+    expect(writing).toHaveLength(1);
+    expect(writing[0]!.textContent).toContain("everything__echo");
+    expect(writing[0]!.textContent).toContain('"message": "hi"');
+    await waitFor(() => expect(screen.queryByTestId("chat-writing-call")).toBeNull());
+  });
+
   it("says which tools the model was not offered and why, and reviews them in place", async () => {
     const b = backend();
     b.pins.everything = [

@@ -252,6 +252,25 @@ function chatResult(block: Json): CallToolResult {
   };
 }
 
+/** How the core's chat words a result whose arguments the person changed (chat/turn.rs). */
+const CHANGED = "The user changed the arguments before the call to: ";
+
+/** The arguments a finished call went out with, read from its result; null when that result
+ * does not show the call went out (refused, failed before or while being sent, stopped). */
+export function sentArguments(result: Json, input: Record<string, unknown>): Record<string, unknown> | null {
+  const first = Array.isArray(result.content) ? (result.content as Json[])[0] : undefined;
+  const text = typeof first?.text === "string" ? first.text : "";
+  if (text.startsWith(CHANGED)) {
+    try {
+      const edited: unknown = JSON.parse(text.slice(CHANGED.length));
+      return typeof edited === "object" && edited !== null && !Array.isArray(edited) ? (edited as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  }
+  return result.isError ? null : input;
+}
+
 /** A prompt's content block as the model takes it: embedded resources and links become text. */
 function chatBlock(b: Json): Json {
   if (b.type === "resource") {
@@ -291,6 +310,10 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
   const [reviewing, setReviewing] = useState(false);
   const [viewMessages, setViewMessages] = useState<ViewMessage[]>([]);
   const [viewContexts, setViewContexts] = useState<ViewContext[]>([]);
+  // The tool calls the model is still writing in this turn, by their place in its answer.
+  const [writing, setWriting] = useState<ReadonlyMap<number, { name: string; args: Record<string, unknown> }>>(new Map());
+  // The arguments of this turn's approved calls, by tool_use id: all a view may be shown.
+  const [approved, setApproved] = useState<ReadonlyMap<string, Record<string, unknown>>>(new Map());
   // The tasks of this conversation's tool calls, by call id (see `chatCallId`).
   const [tasks, setTasks] = useState<ReadonlyMap<string, TaskView>>(new Map());
   const nextViewMessage = useRef(1);
@@ -320,6 +343,8 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
     setViewMessages([]);
     setViewContexts([]);
     setTasks(new Map());
+    setWriting(new Map());
+    setApproved(new Map());
     if (!current) return setMessages([]);
     backend.getConversation(current).then((v) => setMessages(v.messages), (e: unknown) => setError(errorMessage(e)));
     const prefix = chatCallId(current, "");
@@ -348,9 +373,20 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
           const task = e.task;
           setTasks((known) => new Map(known).set(task.callId ?? "", task));
         }
+        if (e.type === "chatToolCall" && e.conversation === currentRef.current) {
+          const { toolUseId, arguments: args } = e;
+          setApproved((a) => new Map(a).set(toolUseId, args));
+        }
+        if (e.type === "chatToolInput" && e.conversation === currentRef.current && busyRef.current) {
+          const { index, name, arguments: args } = e;
+          setWriting((w) => new Map(w).set(index, { name, args }));
+        }
         if (e.type === "chatMessage" && e.conversation === currentRef.current) {
           setMessages((m) => (m.some((x) => x.id === e.message.id) ? m : [...m, e.message]));
-          if (e.message.role === "assistant") setStreaming(null);
+          if (e.message.role === "assistant") {
+            setStreaming(null);
+            setWriting(new Map());
+          }
         }
         // A tool the model called reports progress, as on the Tools screen.
         if (e.type === "progress" && busyRef.current)
@@ -383,6 +419,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
         if (e.type === "chatDone" && e.conversation === currentRef.current) {
           setProgress(null);
           setStreaming(null);
+          setWriting(new Map());
           setBusy(false);
           if (e.error) setError(e.error.message);
           loadList();
@@ -451,12 +488,27 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
     );
   };
 
+  // The calls the model is still writing, shown here only: no server (nor its view) sees a
+  // call's arguments before the person approved them.
+  const writingCalls = [...writing].map(([index, call]) => (
+    <div className="message assistant streaming" key={`writing-${index}`} data-testid="chat-writing-call">
+      <div className="role">assistant</div>
+      <div className="muted">
+        <span className="spinner" aria-hidden="true" /> Writing a call to <code>{reveal(call.name)}</code>
+      </div>
+      <pre className="json">{reveal(JSON.stringify(call.args, null, 2))}</pre>
+    </div>
+  ));
+
   const appFor = (toolUse: Json): ReactNode => {
     const found = resolveExposed(tools, String(toolUse.name ?? ""));
     const uri = found ? toolUiUri(found.tool) : null;
     if (!found || !uri || typeof toolUse.id !== "string") return null;
     const result = results.get(toolUse.id);
     const input = typeof toolUse.input === "object" && toolUse.input !== null ? (toolUse.input as Record<string, unknown>) : {};
+    // The view is the server's: it sees a call only as the person approved it, once approved.
+    const args = approved.get(toolUse.id) ?? (result ? sentArguments(result, input) : null);
+    if (!args) return null;
     return (
       <ToolAppView
         key={toolUse.id}
@@ -464,7 +516,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
         server={found.server}
         tool={found.tool}
         uri={uri}
-        args={input}
+        args={args}
         result={result ? chatResult(result) : null}
         cancelled={!result && !busy ? "the call did not finish" : null}
         onMessage={(view, message) => {
@@ -572,6 +624,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
                   <ChatText text={streaming} />
                 </div>
               ) : null}
+              {writingCalls}
               {progress ? (
                 <div className="muted" data-testid="chat-progress">
                   {progress.server}: {progress.message ?? "working"}{" "}

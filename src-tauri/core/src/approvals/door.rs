@@ -638,7 +638,12 @@ impl Door {
         self.note(flow, Step::Sent, "host", None, sent).await;
         let reviewer = self.0.reviewer.clone();
         let flow_id = flow.id.clone();
-        let mut on_text = move |t: &str| reviewer.streamed(&flow_id, t);
+        // The reviewer sees the answer's text stream; its tool calls are shown once complete.
+        let mut on_text = move |s: crate::providers::Streamed<'_>| {
+            if let crate::providers::Streamed::Text(t) = s {
+                reviewer.streamed(&flow_id, t);
+            }
+        };
         let c = p
             .complete(model, &request_json(edited), &mut on_text)
             .await

@@ -192,6 +192,8 @@ struct Seen {
     text: String,
     messages: Vec<String>,
     withheld: Vec<WithheldTool>,
+    tool_inputs: Vec<(usize, String, Value)>,
+    tool_calls: Vec<(String, Value)>,
 }
 
 impl TurnEvents for Seen {
@@ -203,6 +205,13 @@ impl TurnEvents for Seen {
     }
     fn withheld(&mut self, tools: &[WithheldTool]) {
         self.withheld = tools.to_vec();
+    }
+    fn tool_input(&mut self, index: usize, name: &str, arguments: Value) {
+        self.tool_inputs.push((index, name.into(), arguments));
+    }
+    fn tool_call(&mut self, tool_use_id: &str, arguments: &Value) {
+        self.tool_calls
+            .push((tool_use_id.into(), arguments.clone()));
     }
 }
 
@@ -273,6 +282,15 @@ async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
         .unwrap();
 
     assert_eq!(seen.messages, ["assistant", "user", "assistant"]);
+    // While the model wrote the call, its arguments so far were shown, closed as they grew.
+    let inputs: Vec<_> = seen.tool_inputs.iter().map(|(_, _, a)| a.clone()).collect();
+    assert_eq!(inputs.first(), Some(&json!({})));
+    assert_eq!(inputs.last(), Some(&json!({"city": "Paris"})));
+    assert!(
+        seen.tool_inputs
+            .iter()
+            .all(|(i, n, _)| *i == 0 && n == "weather__get_weather")
+    );
     assert_eq!(added.len(), 3);
     assert_eq!(added[0].content[0]["type"], "tool_use");
     assert_eq!(added[0].content[0]["name"], "weather__get_weather");
@@ -291,6 +309,11 @@ async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
     // The call is named after the conversation and the model's tool_use, so the window can
     // show the call's task under it.
     let use_id = added[0].content[0]["id"].as_str().unwrap();
+    // Once approved, the call is told with the arguments as the person left them.
+    assert_eq!(
+        seen.tool_calls,
+        vec![(use_id.to_owned(), json!({"city": "Lyon"}))]
+    );
     assert_eq!(
         weather.ids.lock().unwrap().clone(),
         vec![format!("chat:{}:{use_id}", c.id)]

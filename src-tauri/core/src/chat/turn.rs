@@ -12,7 +12,7 @@ use super::{ChatMessage, Chats, OfferedTool, ToolHost, ToolNames, WithheldTool, 
 use crate::approvals::Door;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ChatEvent};
-use crate::providers::{self, Provider, ProviderKind};
+use crate::providers::{self, Provider, ProviderKind, Streamed};
 use crate::visible;
 
 /// How many model requests one turn may make (each tool round trip is one).
@@ -26,6 +26,12 @@ pub trait TurnEvents: Send {
     fn message(&mut self, message: &ChatMessage);
     /// The turn began without offering the model these tools (empty when none was held back).
     fn withheld(&mut self, tools: &[WithheldTool]);
+    /// The arguments of the answer's `index`th tool call (of `name`, as offered to the model)
+    /// so far, cut back and closed, while the model writes them.
+    fn tool_input(&mut self, _index: usize, _name: &str, _arguments: Value) {}
+    /// The person approved the model's call `tool_use_id`: it goes out with `arguments` (as
+    /// they were approved, edits included). Only now may a view of the tool see them.
+    fn tool_call(&mut self, _tool_use_id: &str, _arguments: &Value) {}
 }
 
 /// Reports a turn on the host's event channel, for the window.
@@ -53,6 +59,23 @@ impl TurnEvents for BroadcastTurn {
         self.events.publish(ChatEvent::ChatToolsWithheld {
             conversation: self.conversation.clone(),
             tools: tools.to_vec(),
+        });
+    }
+
+    fn tool_call(&mut self, tool_use_id: &str, arguments: &Value) {
+        self.events.publish(ChatEvent::ChatToolCall {
+            conversation: self.conversation.clone(),
+            tool_use_id: tool_use_id.to_owned(),
+            arguments: arguments.clone(),
+        });
+    }
+
+    fn tool_input(&mut self, index: usize, name: &str, arguments: Value) {
+        self.events.publish(ChatEvent::ChatToolInput {
+            conversation: self.conversation.clone(),
+            index,
+            name: name.to_owned(),
+            arguments,
         });
     }
 }
@@ -203,9 +226,16 @@ pub async fn run_turn(
         let completion = if provider.kind == ProviderKind::Manual {
             door.write_answer(&model, &request).await?
         } else {
-            let mut on_text = |t: &str| events.text(t);
+            let mut on_stream = |s: Streamed<'_>| match s {
+                Streamed::Text(t) => events.text(t),
+                Streamed::ToolInput { index, name, json } => {
+                    if let Some(arguments) = super::partial::close(json) {
+                        events.tool_input(index, name, arguments);
+                    }
+                }
+            };
             provider
-                .complete(&model, &request, &mut on_text)
+                .complete(&model, &request, &mut on_stream)
                 .await?
                 .result
         };
@@ -237,7 +267,8 @@ pub async fn run_turn(
                 )),
                 Some(t) => {
                     let call_id = super::tools::call_id(id, &use_id);
-                    call_tool(door, tools, t, input.clone(), &call_id).await
+                    let mut approved = |sent: &Value| events.tool_call(&use_id, sent);
+                    call_tool(door, tools, t, input.clone(), &call_id, &mut approved).await
                 }
             };
             results.blocks.push(match outcome {
@@ -310,6 +341,7 @@ async fn call_tool(
     tool: &OfferedTool,
     arguments: Value,
     call_id: &str,
+    approved: &mut (dyn FnMut(&Value) + Send),
 ) -> Result<(Value, Value)> {
     let (flow, arguments) = door
         .authorize_tool_call(
@@ -319,6 +351,7 @@ async fn call_tool(
             arguments,
         )
         .await?;
+    approved(&arguments);
     let name = tool.definition["name"].as_str().unwrap_or_default();
     let mut unfinished = Unfinished {
         door,

@@ -71,6 +71,24 @@ pub enum ChatEvent {
         conversation: String,
         tools: Vec<WithheldTool>,
     },
+    /// The arguments of a tool call the model is still writing (a stream): the call's place in
+    /// the answer, the tool's name as offered to the model, and the arguments so far, cut back
+    /// to what is complete and closed.
+    ChatToolInput {
+        conversation: String,
+        index: usize,
+        name: String,
+        #[ts(type = "Record<string, unknown>")]
+        arguments: Value,
+    },
+    /// The person approved the model's call `tool_use_id`, which goes out with `arguments`
+    /// (edits included): what a view of the tool may be shown.
+    ChatToolCall {
+        conversation: String,
+        tool_use_id: String,
+        #[ts(type = "Record<string, unknown>")]
+        arguments: Value,
+    },
     /// A chat turn ended, with its error if it failed.
     ChatDone {
         conversation: String,
@@ -81,6 +99,9 @@ pub enum ChatEvent {
 impl ChatEvent {
     /// Streamed text is a stream; messages and the end of a turn are state.
     pub fn is_stream(&self) -> bool {
-        matches!(self, ChatEvent::ChatText { .. })
+        matches!(
+            self,
+            ChatEvent::ChatText { .. } | ChatEvent::ChatToolInput { .. }
+        )
     }
 }

@@ -4,7 +4,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Completion, Provider, Usage, block_type, blocks, get_json, read_sse, result_json, send,
+    Completion, Provider, Streamed, Usage, block_type, blocks, get_json, read_sse, result_json,
+    send,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -127,6 +128,8 @@ pub struct Assembler {
     model: String,
     blocks: Vec<Value>,
     partial_json: Vec<String>,
+    /// The block whose tool input grew with the last event.
+    grown: Option<usize>,
     stop: String,
     usage: Usage,
 }
@@ -180,6 +183,7 @@ impl Assembler {
                             .unwrap_or("");
                         if let Some(p) = self.partial_json.get_mut(i) {
                             p.push_str(t);
+                            self.grown = Some(i);
                         }
                     }
                     _ => {}
@@ -201,6 +205,16 @@ impl Assembler {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// The tool call whose input grew with the last event, with its input so far.
+    pub fn grown_tool_input(&mut self) -> Option<Streamed<'_>> {
+        let i = self.grown.take()?;
+        Some(Streamed::ToolInput {
+            index: i,
+            name: self.blocks.get(i)?.get("name")?.as_str()?,
+            json: self.partial_json.get(i)?,
+        })
     }
 
     /// The MCP result.
@@ -247,7 +261,7 @@ pub(super) async fn complete(
     p: &Provider,
     model: &str,
     req: &Value,
-    on_text: &mut (dyn FnMut(&str) + Send),
+    on_stream: &mut (dyn FnMut(Streamed<'_>) + Send),
 ) -> Result<Completion> {
     let body = request_body(model, req)?;
     let mut http = p
@@ -272,7 +286,10 @@ pub(super) async fn complete(
             ev.event
         };
         if let Some(t) = asm.apply(&name, &data)? {
-            on_text(&t);
+            on_stream(Streamed::Text(&t));
+        }
+        if let Some(input) = asm.grown_tool_input() {
+            on_stream(input);
         }
         Ok(())
     })

@@ -8,8 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Completion, Provider, Usage, block_type, blocks, get_json, read_sse, result_json, result_text,
-    send,
+    Completion, Provider, Streamed, Usage, block_type, blocks, get_json, read_sse, result_json,
+    result_text, send,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -235,7 +235,7 @@ pub(super) async fn complete(
     p: &Provider,
     model: &str,
     req: &Value,
-    on_text: &mut (dyn FnMut(&str) + Send),
+    on_stream: &mut (dyn FnMut(Streamed<'_>) + Send),
 ) -> Result<Completion> {
     let body = request_body(req)?;
     let mut http = p
@@ -252,8 +252,9 @@ pub(super) async fn complete(
     read_sse(p, resp, |ev| {
         let chunk: Value = serde_json::from_str(&ev.data)
             .map_err(|e| p.error(format_args!("invalid stream chunk: {e}")))?;
+        // Gemini sends each function call whole, so only text streams.
         if let Some(t) = asm.apply(&chunk)? {
-            on_text(&t);
+            on_stream(Streamed::Text(&t));
         }
         Ok(())
     })

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Completion, Provider, Usage, block_type, blocks, get_json, read_sse, result_json, result_text,
-    send,
+    Completion, Provider, Streamed, Usage, block_type, blocks, get_json, read_sse, result_json,
+    result_text, send,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -180,6 +180,8 @@ pub struct Assembler {
     text: String,
     /// Tool calls by index: id, name, argument text.
     calls: Vec<(String, String, String)>,
+    /// The call whose arguments grew with the last chunk.
+    grown: Option<usize>,
     stop: String,
     usage: Usage,
 }
@@ -244,6 +246,7 @@ impl Assembler {
                 }
                 if let Some(a) = call.pointer("/function/arguments").and_then(Value::as_str) {
                     slot.2.push_str(a);
+                    self.grown = Some(i);
                 }
             }
             if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -251,6 +254,17 @@ impl Assembler {
             }
         }
         Ok(shown)
+    }
+
+    /// The tool call whose arguments grew with the last chunk, with its arguments so far.
+    pub fn grown_tool_input(&mut self) -> Option<Streamed<'_>> {
+        let i = self.grown.take()?;
+        let (_, name, json) = self.calls.get(i)?;
+        Some(Streamed::ToolInput {
+            index: i,
+            name,
+            json,
+        })
     }
 
     /// The MCP result.
@@ -306,7 +320,7 @@ pub(super) async fn complete(
     p: &Provider,
     model: &str,
     req: &Value,
-    on_text: &mut (dyn FnMut(&str) + Send),
+    on_stream: &mut (dyn FnMut(Streamed<'_>) + Send),
 ) -> Result<Completion> {
     let body = request_body(model, req, is_official(p))?;
     let mut http = p
@@ -325,7 +339,10 @@ pub(super) async fn complete(
         let chunk: Value = serde_json::from_str(&ev.data)
             .map_err(|e| p.error(format_args!("invalid stream chunk: {e}")))?;
         if let Some(t) = asm.apply(&chunk)? {
-            on_text(&t);
+            on_stream(Streamed::Text(&t));
+        }
+        if let Some(input) = asm.grown_tool_input() {
+            on_stream(input);
         }
         Ok(())
     })
