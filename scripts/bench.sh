@@ -1,24 +1,89 @@
 #!/usr/bin/env bash
-# Benchmarks Switchboard's client path against a plain rmcp client on the same fixture server
-# (release builds) and prints both figures and the ratio per mode. Not a test: it prints numbers.
-# Usage: scripts/bench.sh [N]   (default N=5000)
+# Benchmarks Switchboard's client path (`switchboard-cli bench`: the app's own connection code)
+# against a bare rmcp client on a current-thread runtime (the fastest configuration of the peer)
+# and on a multi-thread runtime, in one run, on the same fixture server, release builds. The
+# client is pinned to one vCPU and the server to another; each figure is the median of
+# BENCH_REPS runs (the three clients take turns in each). Prints the figures, the ratios and
+# whether the targets hold. Not a test: it prints numbers (BENCHMARKS.md keeps them).
+# Usage: scripts/bench.sh            BENCH_N=20000 calls, BENCH_REPS=5, BENCH_CONCURRENCY=64
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n="${1:-5000}"
+n="${BENCH_N:-20000}"
+reps="${BENCH_REPS:-5}"
+conc="${BENCH_CONCURRENCY:-64}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
 cargo build --release --quiet -p switchboard-cli --bin switchboard-cli --example plain_rmcp_bench
 cargo build --release --quiet -p switchboard-core --example fixture_server
 bin="$CARGO_TARGET_DIR/release"
 server="$bin/examples/fixture_server"
-printf '%-6s %14s %14s %8s %12s %12s\n' mode switchboard/s rmcp/s ratio sb_p99_us rmcp_p99_us
-for mode in ping seq conc blob list; do
-  count=$n; [ "$mode" = blob ] || [ "$mode" = list ] && count=20
-  sb=$("$bin/switchboard-cli" bench --mode "$mode" --n "$count" --concurrency 16 --warmup 50 --blob-bytes 4000000 -- "$server" | tail -n1)
-  rm=$("$bin/examples/plain_rmcp_bench" "$mode" "$count" 16 50 4000000 -- "$server" | tail -n1)
-  python3 - "$mode" "$sb" "$rm" <<'PY'
-import json, sys
-mode, sb, rm = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-ratio = sb["ops_per_s"] / rm["ops_per_s"] if rm["ops_per_s"] else float("nan")
-print(f'{mode:<6} {sb["ops_per_s"]:>14.1f} {rm["ops_per_s"]:>14.1f} {ratio:>8.2f} {sb["p99_us"]:>12} {rm["p99_us"]:>12}')
-PY
+# One vCPU for the client, another for the server (both on the only one if there is one).
+cpus=$(nproc)
+client_cpu=0
+server_cpu=$((cpus > 1 ? 1 : 0))
+pin_client=(taskset -c "$client_cpu")
+pin_server=(taskset -c "$server_cpu" "$server")
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+run() { # client mode count
+  local client=$1 mode=$2 count=$3
+  case "$client" in
+    switchboard)
+      "${pin_client[@]}" "$bin/switchboard-cli" bench --mode "$mode" --n "$count" \
+        --concurrency "$conc" --warmup 200 --blob-bytes 4000000 -- "${pin_server[@]}" | tail -n1 ;;
+    rmcp-current | rmcp-multi)
+      "${pin_client[@]}" "$bin/examples/plain_rmcp_bench" "$mode" "$count" "$conc" 200 4000000 \
+        "${client#rmcp-}" -- "${pin_server[@]}" | tail -n1 ;;
+  esac
+}
+
+for rep in $(seq "$reps"); do
+  for client in switchboard rmcp-current rmcp-multi; do
+    for mode in seq conc; do
+      echo "{\"rep\":$rep,\"line\":$(run "$client" "$mode" "$n")}" >> "$out"
+    done
+    for mode in blob list; do
+      echo "{\"rep\":$rep,\"line\":$(run "$client" "$mode" 20)}" >> "$out"
+    done
+  done
 done
+
+python3 - "$out" "$n" "$reps" "$conc" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)" <<'PY'
+import json, statistics, sys
+path, n, reps, conc, cpus, cpu = sys.argv[1:]
+rows = [json.loads(l)["line"] for l in open(path)]
+bad = [r for r in rows if not r.get("ok")]
+if bad:
+    sys.exit(f"a run failed: {bad[0]}")
+def med(client, mode, key):
+    return statistics.median(r[key] for r in rows if r["client"] == client and r["mode"] == mode)
+clients = ["switchboard", "rmcp-current", "rmcp-multi"]
+figures = [
+    ("sequential tools/call p50 (µs)", "seq", "p50_us", "lower"),
+    ("sequential tools/call p99 (µs)", "seq", "p99_us", "lower"),
+    (f"{conc} in flight, calls/s", "conc", "ops_per_s", "higher"),
+    ("spawn + initialize (ms)", "seq", "connect_ms", "lower"),
+    ("peak RSS (MiB)", "seq", "peak_rss_kb", "lower"),
+    ("4 MB tool result, calls/s", "blob", "ops_per_s", "higher"),
+    ("1,000 resources listed (10 pages), lists/s", "list", "ops_per_s", "higher"),
+]
+print(f"machine: {cpus} vCPU ({cpu}); client on one vCPU, server on another")
+print(f"{n} calls per run, {reps} runs, medians; ratio = Switchboard / rmcp (µs, ms, MiB: lower is better; per second: higher is better)\n")
+print(f"| {'':36} | {'rmcp current-thread':>19} | {'rmcp multi-thread':>17} | {'Switchboard':>11} | {'vs current':>10} | {'vs multi':>8} |")
+print(f"|{'-'*38}|{'-'*21}:|{'-'*19}:|{'-'*13}:|{'-'*12}:|{'-'*10}:|")
+verdict = {}
+for label, mode, key, better in figures:
+    v = {c: med(c, mode, key) for c in clients}
+    if key == "peak_rss_kb":
+        v = {c: x / 1024 for c, x in v.items()}
+    ratio_cur = v["switchboard"] / v["rmcp-current"] if v["rmcp-current"] else float("nan")
+    ratio_multi = v["switchboard"] / v["rmcp-multi"] if v["rmcp-multi"] else float("nan")
+    verdict[(mode, key)] = ratio_cur
+    fmt = lambda x: f"{x:,.1f}" if x < 1000 else f"{x:,.0f}"
+    print(f"| {label:36} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {ratio_cur:>9.2f}× | {ratio_multi:>7.2f}× |")
+p50 = verdict[("seq", "p50_us")]
+tput = verdict[("conc", "ops_per_s")]
+print()
+print(f"target: sequential p50 within 10% of rmcp current-thread: {p50:.2f}× → {'MET' if p50 <= 1.10 else 'NOT MET'}")
+print(f"target: {conc}-in-flight throughput at least rmcp current-thread's: {tput:.2f}× → {'MET' if tput >= 1.0 else 'NOT MET'}")
+PY

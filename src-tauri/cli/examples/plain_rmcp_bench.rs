@@ -1,14 +1,18 @@
 //! The baseline for `switchboard-cli bench`: the same modes through a plain rmcp client (rmcp's
-//! own child-process transport, no Switchboard code), printing the same JSON line with
-//! `"client": "rmcp"`. `scripts/bench.sh` runs both and prints the ratio.
+//! own child-process transport, no Switchboard code, the same protocol negotiation) on the runtime
+//! flavour asked for
+//! (`current` thread or `multi` thread), printing the same JSON line with `"client": "rmcp"`.
+//! `scripts/bench.sh` runs it in both flavours beside Switchboard and prints the ratios.
 //!
-//! Usage: plain_rmcp_bench MODE N CONCURRENCY WARMUP BLOB_BYTES -- SERVER_CMD [ARG…]
+//! Usage: plain_rmcp_bench MODE N CONCURRENCY WARMUP BLOB_BYTES FLAVOR -- SERVER_CMD [ARG…]
 
 use std::time::Instant;
 
 use futures::StreamExt;
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientRequest, PaginatedRequestParams, PingRequest};
+use rmcp::model::{
+    CallToolRequestParams, ClientRequest, PaginatedRequestParams, PingRequest, ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
 use rmcp::service::{Peer, RoleClient};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
@@ -131,25 +135,57 @@ fn peak_rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-#[tokio::main]
-async fn main() -> Result<(), BoxError> {
+fn main() -> Result<(), BoxError> {
     let args: Vec<String> = std::env::args().collect();
     let sep = args
         .iter()
         .position(|a| a == "--")
         .ok_or("missing -- SERVER_CMD")?;
-    let [mode, n, conc, warmup, blob] = &args[1..sep] else {
-        return Err("usage: plain_rmcp_bench MODE N CONCURRENCY WARMUP BLOB_BYTES -- CMD…".into());
+    let [mode, n, conc, warmup, blob, flavor] = &args[1..sep] else {
+        return Err(
+            "usage: plain_rmcp_bench MODE N CONCURRENCY WARMUP BLOB_BYTES FLAVOR -- CMD…".into(),
+        );
     };
+    let runtime = match flavor.as_str() {
+        "current" => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+        "multi" => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?,
+        other => return Err(format!("unknown runtime flavour {other}").into()),
+    };
+    runtime.block_on(bench(mode, n, conc, warmup, blob, flavor, &args[sep + 1..]))
+}
+
+async fn bench(
+    mode: &str,
+    n: &str,
+    conc: &str,
+    warmup: &str,
+    blob: &str,
+    flavor: &str,
+    server: &[String],
+) -> Result<(), BoxError> {
     let (n, conc, warmup, blob): (usize, usize, usize, u64) =
         (n.parse()?, conc.parse()?, warmup.parse()?, blob.parse()?);
-    let server = &args[sep + 1..];
-    let mut cmd = tokio::process::Command::new(&server[0]);
-    cmd.args(&server[1..]);
+    let (program, rest) = server.split_first().ok_or("missing SERVER_CMD")?;
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(rest);
     let start = Instant::now();
-    let client = ().serve(TokioChildProcess::new(cmd)?).await?;
+    // The same negotiation as Switchboard's, so both speak the same revision to the server
+    // (2026-07-28 when it offers it).
+    let lifecycle = ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    };
+    let client = serve_client_with_lifecycle((), TokioChildProcess::new(cmd)?, lifecycle).await?;
     let connect_ms = start.elapsed().as_secs_f64() * 1000.0;
     let peer = client.peer().clone();
+    let protocol = client
+        .peer_info()
+        .map(|i| i.protocol_version.to_string())
+        .unwrap_or_default();
     let mut warm = Tally {
         lat: vec![],
         bytes: 0,
@@ -177,7 +213,7 @@ async fn main() -> Result<(), BoxError> {
     println!(
         "{}",
         json!({
-            "client": "rmcp", "mode": mode, "n": n,
+            "client": format!("rmcp-{flavor}"), "protocol": protocol, "mode": mode, "n": n,
             "concurrency": if mode == "conc" { conc } else { 1 },
             "connect_ms": (connect_ms * 1000.0).round() / 1000.0,
             "elapsed_s": (secs * 1000.0).round() / 1000.0,

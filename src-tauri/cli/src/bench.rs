@@ -71,6 +71,10 @@ pub async fn run(host: &Host, args: &BenchArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let live = host.connect("bench", server, &[], None).await;
     let connect_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let protocol = live
+        .as_ref()
+        .map(|l| l.connection.summary().protocol_version.clone())
+        .unwrap_or_default();
     let mut tally = Tally::default();
     let mut elapsed = Duration::ZERO;
     let outcome = match &live {
@@ -104,6 +108,7 @@ pub async fn run(host: &Host, args: &BenchArgs) -> Result<ExitCode> {
     let secs = elapsed.as_secs_f64();
     print_line(&json!({
         "client": "switchboard",
+        "protocol": protocol,
         "mode": args.mode.name(),
         "n": args.n,
         "concurrency": if args.mode == Mode::Conc { args.concurrency } else { 1 },
