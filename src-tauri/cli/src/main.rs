@@ -25,6 +25,7 @@ use switchboard_core::auth;
 use switchboard_core::config::{Config, ServerConfig, import};
 use switchboard_core::connection::{CompletionRef, Connection, Live};
 use switchboard_core::paths::Paths;
+use switchboard_core::process::BaseEnv;
 use switchboard_core::providers::{Models, Provider, ProviderKind};
 use switchboard_core::secrets::Keychain;
 use switchboard_core::{Error, ErrorCode, Result};
@@ -291,7 +292,10 @@ fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // One thread: the CLI drives one server (or a few) and waits on it; blocking work (the
+    // keychain, the terminal, the editor) already goes to tokio's blocking pool. No hops between
+    // worker threads on every message.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
@@ -360,7 +364,12 @@ impl Host {
                 },
             }),
         };
-        let mut builder = AppBuilder::new(paths).supervise(false).reviewer(reviewer);
+        // Run from a shell, the CLI already has the login shell's PATH: asking that shell again
+        // (as the desktop app must) would only hold up the first spawn.
+        let mut builder = AppBuilder::new(paths)
+            .supervise(false)
+            .reviewer(reviewer)
+            .base_env(BaseEnv::from_current());
         // Without --provider, sampling goes to the providers on the app's Models screen.
         if let Some(models) = models(cli)? {
             builder = builder.models(models);
