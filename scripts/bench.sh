@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks Switchboard's client path (`switchboard-cli bench`: the app's own connection code)
 # against a bare rmcp client on a current-thread runtime (the fastest configuration of the peer)
-# and on a multi-thread runtime, in one run, on the same fixture server, release builds. The
+# and on a multi-thread runtime, in one run, on the same fixture server, release builds. The bare
+# client negotiates as Switchboard does and declares the same capabilities (on 2026-07-28 each
+# request carries them); a third column shows rmcp as it comes (`().serve()`: the initialize
+# handshake, no capabilities) for reference. The
 # client is pinned to one vCPU and the server to another; each figure is the median of
 # BENCH_REPS runs (the three clients take turns in each). Prints the figures, the ratios and
 # whether the targets hold. Not a test: it prints numbers (BENCHMARKS.md keeps them).
@@ -34,11 +37,14 @@ run() { # client mode count
     rmcp-current | rmcp-multi)
       "${pin_client[@]}" "$bin/examples/plain_rmcp_bench" "$mode" "$count" "$conc" 200 4000000 \
         "${client#rmcp-}" -- "${pin_server[@]}" | tail -n1 ;;
+    rmcp-current-defaults)
+      RMCP_BASELINE=defaults "${pin_client[@]}" "$bin/examples/plain_rmcp_bench" "$mode" "$count" \
+        "$conc" 200 4000000 current -- "${pin_server[@]}" | tail -n1 ;;
   esac
 }
 
 for rep in $(seq "$reps"); do
-  for client in switchboard rmcp-current rmcp-multi; do
+  for client in switchboard rmcp-current rmcp-multi rmcp-current-defaults; do
     for mode in seq conc; do
       echo "{\"rep\":$rep,\"line\":$(run "$client" "$mode" "$n")}" >> "$out"
     done
@@ -57,7 +63,7 @@ if bad:
     sys.exit(f"a run failed: {bad[0]}")
 def med(client, mode, key):
     return statistics.median(r[key] for r in rows if r["client"] == client and r["mode"] == mode)
-clients = ["switchboard", "rmcp-current", "rmcp-multi"]
+clients = ["switchboard", "rmcp-current", "rmcp-multi", "rmcp-current-defaults"]
 figures = [
     ("sequential tools/call p50 (µs)", "seq", "p50_us", "lower"),
     ("sequential tools/call p99 (µs)", "seq", "p99_us", "lower"),
@@ -67,10 +73,12 @@ figures = [
     ("4 MB tool result, calls/s", "blob", "ops_per_s", "higher"),
     ("1,000 resources listed (10 pages), lists/s", "list", "ops_per_s", "higher"),
 ]
+protocols = {c: sorted({r.get("protocol", "?") for r in rows if r["client"] == c}) for c in clients}
 print(f"machine: {cpus} vCPU ({cpu}); client on one vCPU, server on another")
+print("protocol: " + ", ".join(f"{c} {'/'.join(p)}" for c, p in protocols.items()))
 print(f"{n} calls per run, {reps} runs, medians; ratio = Switchboard / rmcp (µs, ms, MiB: lower is better; per second: higher is better)\n")
-print(f"| {'':36} | {'rmcp current-thread':>19} | {'rmcp multi-thread':>17} | {'Switchboard':>11} | {'vs current':>10} | {'vs multi':>8} |")
-print(f"|{'-'*38}|{'-'*21}:|{'-'*19}:|{'-'*13}:|{'-'*12}:|{'-'*10}:|")
+print(f"| {'':42} | {'rmcp current-thread':>19} | {'rmcp multi-thread':>17} | {'Switchboard':>11} | {'vs current':>10} | {'vs multi':>8} | {'rmcp as it comes':>16} |")
+print(f"|{'-'*44}|{'-'*20}:|{'-'*18}:|{'-'*12}:|{'-'*11}:|{'-'*9}:|{'-'*17}:|")
 verdict = {}
 for label, mode, key, better in figures:
     v = {c: med(c, mode, key) for c in clients}
@@ -80,7 +88,7 @@ for label, mode, key, better in figures:
     ratio_multi = v["switchboard"] / v["rmcp-multi"] if v["rmcp-multi"] else float("nan")
     verdict[(mode, key)] = ratio_cur
     fmt = lambda x: f"{x:,.1f}" if x < 1000 else f"{x:,.0f}"
-    print(f"| {label:36} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {ratio_cur:>9.2f}× | {ratio_multi:>7.2f}× |")
+    print(f"| {label:42} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {ratio_cur:>9.2f}× | {ratio_multi:>7.2f}× | {fmt(v['rmcp-current-defaults']):>16} |")
 p50 = verdict[("seq", "p50_us")]
 tput = verdict[("conc", "ops_per_s")]
 print()

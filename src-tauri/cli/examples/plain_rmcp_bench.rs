@@ -9,8 +9,10 @@
 use std::time::Instant;
 
 use futures::StreamExt;
+use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, ClientRequest, PaginatedRequestParams, PingRequest, ProtocolVersion,
+    CallToolRequestParams, ClientConfig, ClientRequest, PaginatedRequestParams, PingRequest,
+    ProtocolVersion,
 };
 use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
 use rmcp::service::{Peer, RoleClient};
@@ -172,14 +174,25 @@ async fn bench(
     let (program, rest) = server.split_first().ok_or("missing SERVER_CMD")?;
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(rest);
+    // By default it negotiates as Switchboard does and declares what Switchboard declares: on
+    // 2026-07-28 every request carries the client's capabilities, so a client declaring none
+    // sends (and has parsed) less. `RMCP_BASELINE=defaults` is rmcp as it comes instead:
+    // `().serve()`, the initialize handshake, no capabilities.
     let start = Instant::now();
-    // The same negotiation as Switchboard's, so both speak the same revision to the server
-    // (2026-07-28 when it offers it).
-    let lifecycle = ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    let defaults = std::env::var("RMCP_BASELINE").as_deref() == Ok("defaults");
+    let client = if defaults {
+        // What `().serve(…)` declares, in the type the other branch has.
+        ClientConfig::default()
+            .serve(TokioChildProcess::new(cmd)?)
+            .await?
+    } else {
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        let declared = switchboard_core::handler::client_config();
+        serve_client_with_lifecycle(declared, TokioChildProcess::new(cmd)?, lifecycle).await?
     };
-    let client = serve_client_with_lifecycle((), TokioChildProcess::new(cmd)?, lifecycle).await?;
     let connect_ms = start.elapsed().as_secs_f64() * 1000.0;
     let peer = client.peer().clone();
     let protocol = client
@@ -213,7 +226,7 @@ async fn bench(
     println!(
         "{}",
         json!({
-            "client": format!("rmcp-{flavor}"), "protocol": protocol, "mode": mode, "n": n,
+            "client": format!("rmcp-{flavor}{}", if defaults { "-defaults" } else { "" }), "protocol": protocol, "mode": mode, "n": n,
             "concurrency": if mode == "conc" { conc } else { 1 },
             "connect_ms": (connect_ms * 1000.0).round() / 1000.0,
             "elapsed_s": (secs * 1000.0).round() / 1000.0,
