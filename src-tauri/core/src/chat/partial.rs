@@ -3,11 +3,42 @@
 //! complete member and closed, so that it parses. A string being written is kept as far as it
 //! goes; a key without its value, a number or literal cut short, and a trailing comma are left out.
 
+use std::time::{Duration, Instant};
+
 use serde_json::Value;
 
 /// The longest partial arguments (bytes of JSON) a view is shown; past it only the complete
 /// arguments follow.
 pub const MAX_PARTIAL_BYTES: usize = 64 * 1024;
+
+/// How often a call's arguments so far are shown while they stream: closing them reads them
+/// whole, so doing it for every delta of a long argument would be quadratic.
+pub const SHOW_EVERY: Duration = Duration::from_millis(100);
+
+/// Says when each streaming call's arguments are due to be shown again.
+#[derive(Debug, Default)]
+pub struct Throttle {
+    last: Vec<(usize, Instant)>,
+}
+
+impl Throttle {
+    /// Whether call `index` may be shown again (a call not shown yet always may).
+    pub fn due(&self, index: usize) -> bool {
+        self.last
+            .iter()
+            .find(|(i, _)| *i == index)
+            .is_none_or(|(_, at)| at.elapsed() >= SHOW_EVERY)
+    }
+
+    /// Notes that call `index` was just shown.
+    pub fn shown(&mut self, index: usize) {
+        let now = Instant::now();
+        match self.last.iter_mut().find(|(i, _)| *i == index) {
+            Some((_, at)) => *at = now,
+            None => self.last.push((index, now)),
+        }
+    }
+}
 
 /// Where the JSON so far could end: the bytes to keep, whether a string is left open there, and
 /// the closers to add.
@@ -194,6 +225,17 @@ mod tests {
         assert_eq!(close(r#"{"q": "a\"#), Some(json!({"q": "a"})));
         assert_eq!(close(r#"{"q": "a\u00"#), Some(json!({"q": "a"})));
         assert_eq!(close(r#"{"q": "a\u00e9"#), Some(json!({"q": "aé"})));
+    }
+
+    #[test]
+    fn each_call_is_shown_at_most_every_interval() {
+        let mut throttle = Throttle::default();
+        assert!(throttle.due(0));
+        throttle.shown(0);
+        assert!(!throttle.due(0));
+        assert!(throttle.due(1));
+        std::thread::sleep(SHOW_EVERY);
+        assert!(throttle.due(0));
     }
 
     #[test]

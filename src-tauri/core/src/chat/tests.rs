@@ -282,10 +282,10 @@ async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
         .unwrap();
 
     assert_eq!(seen.messages, ["assistant", "user", "assistant"]);
-    // While the model wrote the call, its arguments so far were shown, closed as they grew.
+    // While the model wrote the call, its arguments so far were shown, closed (at most every
+    // 100 ms: the replayed stream, all at once, shows its first closable prefix).
     let inputs: Vec<_> = seen.tool_inputs.iter().map(|(_, _, a)| a.clone()).collect();
     assert_eq!(inputs.first(), Some(&json!({})));
-    assert_eq!(inputs.last(), Some(&json!({"city": "Paris"})));
     assert!(
         seen.tool_inputs
             .iter()

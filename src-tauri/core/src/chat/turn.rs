@@ -226,10 +226,14 @@ pub async fn run_turn(
         let completion = if provider.kind == ProviderKind::Manual {
             door.write_answer(&model, &request).await?
         } else {
+            let mut shown = super::partial::Throttle::default();
             let mut on_stream = |s: Streamed<'_>| match s {
                 Streamed::Text(t) => events.text(t),
                 Streamed::ToolInput { index, name, json } => {
-                    if let Some(arguments) = super::partial::close(json) {
+                    if shown.due(index)
+                        && let Some(arguments) = super::partial::close(json)
+                    {
+                        shown.shown(index);
                         events.tool_input(index, name, arguments);
                     }
                 }
