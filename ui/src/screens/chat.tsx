@@ -256,7 +256,7 @@ function chatResult(block: Json): CallToolResult {
 const CHANGED = "The user changed the arguments before the call to: ";
 
 /** The arguments a finished call went out with, read from its result; null when that result
- * does not show the call went out (refused, failed before or while being sent, stopped). */
+ * does not show that it went out as the model wrote it or as edited (any error result). */
 export function sentArguments(result: Json, input: Record<string, unknown>): Record<string, unknown> | null {
   const first = Array.isArray(result.content) ? (result.content as Json[])[0] : undefined;
   const text = typeof first?.text === "string" ? first.text : "";
