@@ -25,6 +25,14 @@ fn row(name: &str, state: &str) -> String {
     format!("[data-testid=server-row][data-name=\"{name}\"][data-state=\"{state}\"]")
 }
 
+/// Opens `tool` of `server` on the Tools screen.
+async fn open_tool(s: &webdriver::Session, server: &str, tool: &str) {
+    s.click_css("[data-testid=nav-tools]").await;
+    s.select("[data-testid=server-picker]", server).await;
+    s.click_css(&format!("[data-testid=tool-item][data-name={tool}]"))
+        .await;
+}
+
 /// Adds an OpenAI-compatible provider at `base` with one model, on the Models screen.
 async fn add_provider(s: &webdriver::Session, id: &str, base: &str, key: &str) {
     s.click_css("[data-testid=nav-models]").await;

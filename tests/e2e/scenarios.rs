@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::desktop::{self, Desktop};
-use super::{LONG, SHORT, add_provider, mark, replay_provider, row, webdriver};
+use super::{LONG, SHORT, add_provider, mark, open_tool, replay_provider, row, webdriver};
 
 /// Servers from the config come up; a server added through the form runs once its definition is
 /// trusted in the native dialog; a tool is called.
@@ -47,9 +47,7 @@ pub async fn servers_and_tools(desktop: &Desktop) {
     desktop.screenshot("servers.png").await;
 
     // Tools: call echo.
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=echo]").await;
+    open_tool(s, "everything", "echo").await;
     s.type_into("[data-testid=arg-message]", "hello from the window")
         .await;
     s.click_css("[data-testid=call-tool]").await;
@@ -154,10 +152,7 @@ pub async fn provider_streams_its_answer(desktop: &Desktop) {
     )
     .await;
     desktop.screenshot("models.png").await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request]")
-        .await;
+    open_tool(s, "everything", "trigger-sampling-request").await;
     s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
         .await;
     s.click_css("[data-testid=call-tool]").await;
@@ -206,10 +201,7 @@ pub async fn provider_streams_its_answer(desktop: &Desktop) {
 pub async fn elicitation_form(desktop: &Desktop) {
     let s = &desktop.session;
     // Elicitation: the server's form, filled in the dialog (titled and multi-select enums too).
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=trigger-elicitation-request]")
-        .await;
+    open_tool(s, "everything", "trigger-elicitation-request").await;
     s.click_css("[data-testid=call-tool]").await;
     s.wait_for("[data-testid=review-dialog][data-kind=elicitation]", SHORT)
         .await;
@@ -240,10 +232,7 @@ pub async fn elicitation_form(desktop: &Desktop) {
 /// sampling are answered through the dialog while the server polls Switchboard for them.
 pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     let s = &desktop.session;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=simulate-research-query]")
-        .await;
+    open_tool(s, "everything", "simulate-research-query").await;
     s.type_into("[data-testid=arg-topic]", "tides").await;
     s.click_css("[data-testid=arg-ambiguous]").await;
     s.click_css("[data-testid=call-tool]").await;
@@ -279,10 +268,7 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     s.wait_for("[data-testid=task-row][data-status=cancelled]", SHORT)
         .await;
     // One more, seen running on the Tasks screen, then finished.
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=simulate-research-query]")
-        .await;
+    open_tool(s, "everything", "simulate-research-query").await;
     s.type_into("[data-testid=arg-topic]", "tides of the North Sea")
         .await;
     s.click_css("[data-testid=call-tool]").await;
@@ -311,10 +297,7 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     assert!(kept.contains("Cancelled"), "{kept}");
 
     // The server asks for elicitation as a task: Switchboard takes it at once and asks the person.
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
-    s.click_css("[data-testid=tool-item][data-name=trigger-elicitation-request-async]")
-        .await;
+    open_tool(s, "everything", "trigger-elicitation-request-async").await;
     s.click_css("[data-testid=call-tool]").await;
     s.wait_for("[data-testid=review-dialog][data-kind=elicitation]", SHORT)
         .await;
@@ -626,10 +609,7 @@ pub async fn roots_reach_the_server(desktop: &Desktop) {
     )
     .await;
     desktop.screenshot("roots.png").await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "files").await;
-    s.click_css("[data-testid=tool-item][data-name=list_allowed_directories]")
-        .await;
+    open_tool(s, "files", "list_allowed_directories").await;
     let mut seen = false;
     for _ in 0..20 {
         s.click_css("[data-testid=call-tool]").await;
@@ -672,10 +652,7 @@ pub async fn sign_in_to_a_protected_server(desktop: &Desktop) {
     desktop.screenshot("sign-in.png").await;
     s.click_css("[data-testid=sign-in]").await;
     s.wait_for(&row("tracker", "running"), LONG).await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "tracker").await;
-    s.click_css("[data-testid=tool-item][data-name=whoami]")
-        .await;
+    open_tool(s, "tracker", "whoami").await;
     s.click_css("[data-testid=call-tool]").await;
     s.wait_text("[data-testid=tool-result]", SHORT, |t| {
         t.contains("signed in as")
@@ -782,10 +759,7 @@ pub async fn server_content_cannot_take_over_the_window(desktop: &Desktop) {
     assert!(app.starts_with("tauri://localhost"), "{app}");
     // The payload as a tool result; the server then asks for sampling, so the approval dialog
     // opens over it.
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "hostile").await;
-    s.click_css("[data-testid=tool-item][data-name=overlay]")
-        .await;
+    open_tool(s, "hostile", "overlay").await;
     s.click_css("[data-testid=call-tool]").await;
     s.wait_for(
         "[data-testid=tool-result] [data-testid=overlay-cover]",
@@ -873,10 +847,7 @@ pub async fn an_mcp_app_renders_and_asks_through_the_door(desktop: &Desktop) {
     let s = &desktop.session;
     s.click_css("[data-testid=nav-servers]").await;
     s.wait_for(&row("apps", "running"), LONG).await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "apps").await;
-    s.click_css("[data-testid=tool-item][data-name=get-time]")
-        .await;
+    open_tool(s, "apps", "get-time").await;
     s.click_css("[data-testid=call-tool]").await;
     let frame = s.wait_for("[data-testid=app-iframe]", LONG).await;
     let attrs = s
@@ -1014,10 +985,7 @@ async fn open_view(
 ) -> webdriver::Element {
     s.click_css("[data-testid=nav-servers]").await;
     s.wait_for(&row(server, "running"), LONG).await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", server).await;
-    s.click_css(&format!("[data-testid=tool-item][data-name={tool}]"))
-        .await;
+    open_tool(s, server, tool).await;
     s.click_css("[data-testid=call-tool]").await;
     let frame = s.wait_for("[data-testid=app-iframe]", LONG).await;
     if ready {
@@ -1034,10 +1002,7 @@ pub async fn a_view_cannot_reach_the_app(desktop: &Desktop) {
     let app = s.url().await;
     s.click_css("[data-testid=nav-servers]").await;
     s.wait_for(&row("views", "running"), LONG).await;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "views").await;
-    s.click_css("[data-testid=tool-item][data-name=dashboard]")
-        .await;
+    open_tool(s, "views", "dashboard").await;
     s.click_css("[data-testid=call-tool]").await;
     let frame = s.wait_for("[data-testid=app-iframe]", LONG).await;
     s.enter_frame(&frame).await;
