@@ -3,7 +3,8 @@
 # formatting, lints, type-checks the UI, runs every Rust test (against real servers, inside a
 # D-Bus session with an unlocked gnome-keyring for the real Secret Service; the app itself in a
 # real window under Xvfb through tauri-driver), the UI's component tests, and fails when the
-# generated TypeScript bindings drift from the Rust types.
+# generated TypeScript bindings drift from the Rust types; last, builds the debug .deb, installs
+# it, starts the installed app and removes it (scripts/package-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -62,4 +63,6 @@ step "UI type check"
 npm --prefix ui run --silent typecheck
 step "UI component tests"
 npm --prefix ui run --silent test
+step "the package: the debug .deb installs, starts, lists a server, and is removed"
+bash scripts/package-test.sh
 echo "all checks passed"

@@ -39,7 +39,7 @@ pub struct Desktop {
 
 /// The package's directory as `cargo test` gives it at run time: a test binary built in another
 /// clone (a shared target directory) must read this clone's files.
-fn repo() -> PathBuf {
+pub fn repo() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
 }
@@ -53,7 +53,7 @@ fn example(node: &Path, package: &str) -> serde_json::Value {
     serde_json::json!({"command": node, "args": [script, "--stdio"]})
 }
 
-fn must_exist(p: PathBuf, hint: &str) -> PathBuf {
+pub fn must_exist(p: PathBuf, hint: &str) -> PathBuf {
     assert!(p.exists(), "{} is missing: {hint}", p.display());
     p
 }
@@ -120,9 +120,6 @@ impl Desktop {
             "run scripts/setup-fixtures.sh",
         );
         must_exist(repo().join("ui/dist/index.html"), "run scripts/setup-ui.sh");
-        let webkit_driver = on_path("WebKitWebDriver")
-            .expect("WebKitWebDriver is missing: run scripts/setup-system.sh");
-        let xvfb_bin = on_path("Xvfb").expect("Xvfb is missing: run scripts/setup-system.sh");
 
         let home = tempfile::tempdir().expect("temp dir");
         let workspace = home.path().join("workspace");
@@ -197,65 +194,25 @@ impl Desktop {
             );
         }
 
-        let display = free_display();
-        let xvfb = Command::new(xvfb_bin)
-            .args([
-                format!(":{display}"),
-                "-screen".into(),
-                "0".into(),
-                "1280x800x24".into(),
-                "-nolisten".into(),
-                "tcp".into(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start Xvfb");
-        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{display}"));
-        for _ in 0..100 {
-            if socket.exists() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        assert!(socket.exists(), "Xvfb did not start on :{display}");
-
-        let port = free_port();
-        let native_port = free_port();
-        let driver = Command::new(tauri_driver())
-            .args([
-                "--port".to_owned(),
-                port.to_string(),
-                "--native-port".to_owned(),
-                native_port.to_string(),
-                "--native-driver".to_owned(),
-                webkit_driver.display().to_string(),
-            ])
-            .env("DISPLAY", format!(":{display}"))
-            .env("SWITCHBOARD_CONFIG", &config_file)
-            .env("SWITCHBOARD_DATA_DIR", &data_dir)
-            // Window state and WebKit caches stay in this run's directory.
-            .env("XDG_CONFIG_HOME", home.path().join("xdg-config"))
-            .env("XDG_CACHE_HOME", home.path().join("xdg-cache"))
-            .env("XDG_DATA_HOME", home.path().join("xdg-data"))
-            .env("SWITCHBOARD_LOG", "info")
-            // The system browser the app opens for sign-in is the test's: it follows the
-            // authorization server's redirect back to the app.
-            .env("PATH", browser)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start tauri-driver");
-        wait_port(port).await;
+        let (xvfb, display) = start_xvfb().await;
+        let (driver, port) = start_driver(display, |driver| {
+            driver
+                .env("SWITCHBOARD_CONFIG", &config_file)
+                .env("SWITCHBOARD_DATA_DIR", &data_dir)
+                // Window state and WebKit caches stay in this run's directory.
+                .env("XDG_CONFIG_HOME", home.path().join("xdg-config"))
+                .env("XDG_CACHE_HOME", home.path().join("xdg-cache"))
+                .env("XDG_DATA_HOME", home.path().join("xdg-data"))
+                .env("SWITCHBOARD_LOG", "info")
+                // The system browser the app opens for sign-in is the test's: it follows the
+                // authorization server's redirect back to the app.
+                .env("PATH", browser);
+        })
+        .await;
         let session = Session::start(port, &app.display().to_string()).await;
         Self {
             session,
-            screenshots: profile_dir
-                .parent()
-                .unwrap_or(&profile_dir)
-                .join("e2e-screenshots"),
+            screenshots: screenshots_dir(&profile_dir),
             everything: everything.display().to_string(),
             workspace,
             foreign,
@@ -335,10 +292,9 @@ impl Desktop {
     /// The id of the visible native window whose title contains `title`, once it is painted.
     async fn native_window(&self, title: &str) -> String {
         for _ in 0..200 {
-            let found = self.xdotool(&["search", "--onlyvisible", "--name", title]);
-            if let Some(id) = String::from_utf8_lossy(&found.stdout).lines().next() {
+            if let Some(id) = visible_window(self.display, title) {
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                return id.trim().to_owned();
+                return id;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -348,8 +304,7 @@ impl Desktop {
     /// Waits until no visible native window's title contains `title`.
     async fn native_window_gone(&self, title: &str) {
         for _ in 0..100 {
-            let left = self.xdotool(&["search", "--onlyvisible", "--name", title]);
-            if left.stdout.is_empty() {
+            if visible_window(self.display, title).is_none() {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -358,22 +313,12 @@ impl Desktop {
     }
 
     fn xdotool(&self, args: &[&str]) -> std::process::Output {
-        std::process::Command::new("xdotool")
-            .args(args)
-            .env("DISPLAY", format!(":{}", self.display))
-            .output()
-            .expect("run xdotool (scripts/setup-system.sh installs it)")
+        xdotool(self.display, args)
     }
 
     /// Saves a PNG of the whole screen (a native dialog sits outside the window).
     fn screenshot_screen(&self, name: &str) {
-        std::fs::create_dir_all(&self.screenshots).expect("screenshot dir");
-        let status = std::process::Command::new("import")
-            .args(["-display", &format!(":{}", self.display), "-window", "root"])
-            .arg(self.screenshots.join(name))
-            .status()
-            .expect("run ImageMagick import");
-        assert!(status.success(), "import failed for {name}");
+        save_screen(self.display, &self.screenshots, name);
     }
 
     /// Ends the app as `kill` would (SIGTERM), waits until it has exited, and starts it again in
@@ -414,6 +359,103 @@ impl Desktop {
         let _ = self.driver.kill().await;
         let _ = self.xvfb.kill().await;
     }
+}
+
+/// Where screenshots go: `<target>/e2e-screenshots/` (`profile_dir` is `<target>/<profile>`).
+pub fn screenshots_dir(profile_dir: &Path) -> PathBuf {
+    profile_dir
+        .parent()
+        .unwrap_or(profile_dir)
+        .join("e2e-screenshots")
+}
+
+/// Saves a PNG of the whole of X display `display` as `dir/name`.
+pub fn save_screen(display: u32, dir: &Path, name: &str) {
+    std::fs::create_dir_all(dir).expect("screenshot dir");
+    let status = std::process::Command::new("import")
+        .args(["-display", &format!(":{display}"), "-window", "root"])
+        .arg(dir.join(name))
+        .status()
+        .expect("run ImageMagick import (scripts/setup-system.sh installs it)");
+    assert!(status.success(), "import failed for {name}");
+}
+
+/// Runs xdotool on X display `display`.
+fn xdotool(display: u32, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", format!(":{display}"))
+        .output()
+        .expect("run xdotool (scripts/setup-system.sh installs it)")
+}
+
+/// The id of a visible window on X display `display` whose title contains `title`.
+pub fn visible_window(display: u32, title: &str) -> Option<String> {
+    let found = xdotool(display, &["search", "--onlyvisible", "--name", title]);
+    let id = String::from_utf8_lossy(&found.stdout)
+        .lines()
+        .next()?
+        .trim()
+        .to_owned();
+    (!id.is_empty()).then_some(id)
+}
+
+/// Starts Xvfb on a free display and waits for its socket.
+pub async fn start_xvfb() -> (Child, u32) {
+    let xvfb_bin = on_path("Xvfb").expect("Xvfb is missing: run scripts/setup-system.sh");
+    let display = free_display();
+    let xvfb = Command::new(xvfb_bin)
+        .args([
+            format!(":{display}"),
+            "-screen".into(),
+            "0".into(),
+            "1280x800x24".into(),
+            "-nolisten".into(),
+            "tcp".into(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start Xvfb");
+    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{display}"));
+    for _ in 0..100 {
+        if socket.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(socket.exists(), "Xvfb did not start on :{display}");
+    (xvfb, display)
+}
+
+/// Starts tauri-driver in front of WebKitWebDriver on `display`, with the environment the app
+/// it starts will inherit (`env`), and waits until it listens; returns it with its port.
+pub async fn start_driver(display: u32, env: impl FnOnce(&mut Command)) -> (Child, u16) {
+    let webkit_driver = on_path("WebKitWebDriver")
+        .expect("WebKitWebDriver is missing: run scripts/setup-system.sh");
+    let port = free_port();
+    let native_port = free_port();
+    let mut driver = Command::new(tauri_driver());
+    driver
+        .args([
+            "--port".to_owned(),
+            port.to_string(),
+            "--native-port".to_owned(),
+            native_port.to_string(),
+            "--native-driver".to_owned(),
+            webkit_driver.display().to_string(),
+        ])
+        .env("DISPLAY", format!(":{display}"));
+    env(&mut driver);
+    let driver = driver
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start tauri-driver");
+    wait_port(port).await;
+    (driver, port)
 }
 
 /// Starts tests/fixtures/python/oauth_server.py (the Python SDK's OAuth support, approving at

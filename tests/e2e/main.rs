@@ -8,6 +8,7 @@
 //! all of that first.
 
 mod desktop;
+mod installed;
 #[path = "../support/replay_provider.rs"]
 mod replay_provider;
 mod scenarios;
@@ -113,6 +114,14 @@ async fn a_person_uses_every_screen() {
     window_state_survives_a_restart(&mut desktop).await;
     desktop.finish().await;
     assert!(failed.is_empty(), "failed scenarios: {failed:?}");
+}
+
+/// The installed package runs: `scripts/package-test.sh` installs the debug .deb first (CI runs
+/// it after the other tests) and removes it after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the package installed: scripts/package-test.sh"]
+async fn the_installed_package_runs() {
+    installed::the_installed_package_runs().await;
 }
 
 /// The window opens where and as large as the person left it, after the app was ended by a
