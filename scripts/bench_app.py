@@ -2,12 +2,15 @@
 """Desktop figures, printed (not a timed test): cold start to first paint, and idle memory (PSS of
 the whole process tree: the app, its WebKit processes and its servers) with 10 servers running;
 and, given a blank Tauri window (src-tauri/examples/blank_window.rs), the same figures for it in
-the same run (the runs alternate) and the ratios against it.
+the same run (the runs alternate) and the ratios against it. Then the Resources screen with
+100,000 resources (BENCH_RESOURCES): from the first page's arrival to its painted rows, and the
+longest frame while scrolling through all of them.
 
 Usage: scripts/bench-app.sh [--debug]   (which builds both and calls this script)
   python3 scripts/bench_app.py APP FIXTURE_SERVER [RUNS [BLANK_APP]]
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -100,11 +103,13 @@ def app_pid(app):
     return max(pids) if pids else None
 
 
-def run_once(display, driver, servers, app=APP):
+@contextlib.contextmanager
+def app_session(display, driver, mcp, app):
+    """Starts `app` through tauri-driver with the servers `mcp` (trusted first) in a home of its
+    own; yields the WebDriver session's URL and the app's pid."""
     home = tempfile.mkdtemp(prefix="switchboard-bench-")
     try:
         config = os.path.join(home, "switchboard.json")
-        mcp = {f"fixture-{i}": {"command": FIXTURE, "env": {"FIXTURE_RESOURCES": "100"}} for i in range(servers)}
         with open(config, "w") as f:
             json.dump({"mcpServers": mcp}, f)
         env = dict(os.environ, DISPLAY=f":{display}", SWITCHBOARD_CONFIG=config,
@@ -140,39 +145,110 @@ def run_once(display, driver, servers, app=APP):
             if sid is None:
                 raise SystemExit("no WebDriver session")
             s = f"{base}/session/{sid}"
-            pid = app_pid(app)
-            # First contentful paint, in wall-clock ms, as the page itself recorded it.
-            paint = None
-            for _ in range(200):
-                paint = wd("POST", f"{s}/execute/sync", {"script":
-                    "const p = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint') "
-                    "|| performance.getEntriesByType('paint')[0]; return p ? performance.timeOrigin + p.startTime : null;",
-                    "args": []})
-                if paint:
-                    break
-                time.sleep(0.05)
-            first_paint_ms = paint - start_epoch(pid) * 1000 if paint and pid else float("nan")
-            # Idle: every server running, then a few quiet seconds.
-            deadline = time.time() + 120
-            while time.time() < deadline:
-                n = wd("POST", f"{s}/execute/sync", {"script":
-                    "return document.querySelectorAll('[data-testid=server-row][data-state=running]').length", "args": []})
-                if n == servers:
-                    break
-                time.sleep(0.25)
-            time.sleep(5)
-            tree = children()
-            procs = descendants(pid, tree)
-            server_pids = [p for p in procs if comm(p).startswith("fixture_server")]
-            host = sum(pss_kb(p) for p in procs if p not in server_pids)
-            srv = sum(pss_kb(p) for p in server_pids)
-            wd("DELETE", s)
-            return first_paint_ms, host, srv, len(server_pids)
+            try:
+                yield s, app_pid(app)
+            finally:
+                wd("DELETE", s)
         finally:
             drv.kill()
             drv.wait()
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def script(s, js, *args):
+    return wd("POST", f"{s}/execute/sync", {"script": js, "args": list(args)})
+
+
+def script_async(s, js, *args):
+    return wd("POST", f"{s}/execute/async", {"script": js, "args": list(args)})
+
+
+def wait_running(s, servers, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if script(s, "return document.querySelectorAll('[data-testid=server-row][data-state=running]').length") == servers:
+            return
+        time.sleep(0.25)
+    raise SystemExit(f"the {servers} servers did not all start")
+
+
+def run_once(display, driver, servers, app=APP):
+    """Cold start to first paint, and idle PSS with `servers` servers running."""
+    mcp = {f"fixture-{i}": {"command": FIXTURE, "env": {"FIXTURE_RESOURCES": "100"}} for i in range(servers)}
+    with app_session(display, driver, mcp, app) as (s, pid):
+        # First contentful paint, in wall-clock ms, as the page itself recorded it.
+        paint = None
+        for _ in range(200):
+            paint = script(s, "const p = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint') "
+                              "|| performance.getEntriesByType('paint')[0]; return p ? performance.timeOrigin + p.startTime : null;")
+            if paint:
+                break
+            time.sleep(0.05)
+        first_paint_ms = paint - start_epoch(pid) * 1000 if paint and pid else float("nan")
+        # Idle: every server running, then a few quiet seconds.
+        wait_running(s, servers)
+        time.sleep(5)
+        procs = descendants(pid, children())
+        server_pids = [p for p in procs if comm(p).startswith("fixture_server")]
+        host = sum(pss_kb(p) for p in procs if p not in server_pids)
+        srv = sum(pss_kb(p) for p in server_pids)
+        return first_paint_ms, host, srv, len(server_pids)
+
+
+# From the first page's arrival (the app marks it: `resources-page`) to the frame that painted its
+# rows: the rows' insertion is observed, then the frame after it (rAF, then the task after it).
+FIRST_PAGE_JS = """
+const done = arguments[arguments.length - 1];
+performance.clearMarks('resources-page');
+const mo = new MutationObserver(() => {
+  if (!document.querySelector('[data-testid=resource-row]')) return;
+  mo.disconnect();
+  requestAnimationFrame(() => setTimeout(() => {
+    const m = performance.getEntriesByName('resources-page')[0];
+    done(m ? performance.now() - m.startTime : null);
+  }, 0));
+});
+mo.observe(document.body, {childList: true, subtree: true});
+document.querySelector('[data-testid=nav-resources]').click();
+"""
+
+# Scrolls the list to its very end, a screenful and more per frame, loading pages as a person
+# scrolling down would (the list asks for the next page near its end), and times every frame.
+SCROLL_JS = """
+const [total, stepPx, done] = arguments;
+const list = document.querySelector('[data-testid=resource-list]');
+const loaded = () => Number(document.querySelector('[data-testid=resource-count]').textContent.split(' ')[0].replace(/,/g, ''));
+const frames = [];
+let last = null, started = null;
+function step(t) {
+  if (last !== null) frames.push(t - last);
+  last = t;
+  if (started === null) started = t;
+  const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 1;
+  if ((atEnd && loaded() >= total) || t - started > 240000) {
+    frames.sort((a, b) => a - b);
+    return done({longest: frames[frames.length - 1], p99: frames[Math.floor(frames.length * 0.99)],
+                 median: frames[frames.length >> 1], frames: frames.length, seconds: (t - started) / 1000,
+                 loaded: loaded()});
+  }
+  if (!atEnd) list.scrollTop += stepPx;
+  requestAnimationFrame(step);
+}
+requestAnimationFrame(step);
+"""
+
+
+def resources_once(display, driver, count):
+    """The Resources screen with `count` resources: the first page's arrival to its painted rows,
+    then the frames while scrolling through all of them."""
+    mcp = {"big": {"command": FIXTURE, "env": {"FIXTURE_RESOURCES": str(count)}}}
+    with app_session(display, driver, mcp, APP) as (s, _):
+        wd("POST", f"{s}/timeouts", {"script": 300000})
+        wait_running(s, 1)
+        first = script_async(s, FIRST_PAGE_JS)
+        scroll = script_async(s, SCROLL_JS, count, 2200)
+        return first, scroll
 
 
 def main():
@@ -211,8 +287,28 @@ def main():
                   f"{'MET' if paint / bpaint <= 1.2 else 'NOT MET'}")
             print(f"idle PSS of app + WebKit vs the blank window: {host / bhost:.2f}× (target at most 1.25×) → "
                   f"{'MET' if host / bhost <= 1.25 else 'NOT MET'}")
+        resources(display, driver)
     finally:
         xvfb.kill()
+
+
+def resources(display, driver):
+    count = int(os.environ.get("BENCH_RESOURCES", "100000"))
+    firsts, longest = [], []
+    for i in range(RUNS):
+        first, scroll = resources_once(display, driver, count)
+        firsts.append(first)
+        longest.append(scroll["longest"])
+        print(f"run {i + 1}: {count:,} resources: first page painted {first:.1f} ms after it arrived; "
+              f"scrolled through {scroll['loaded']:,} in {scroll['seconds']:.1f} s, {scroll['frames']} frames, "
+              f"median {scroll['median']:.1f} ms, p99 {scroll['p99']:.1f} ms, longest {scroll['longest']:.1f} ms", flush=True)
+        if scroll["loaded"] < count:
+            raise SystemExit(f"only {scroll['loaded']:,} of {count:,} resources loaded while scrolling")
+    median = lambda xs: sorted(xs)[len(xs) // 2]
+    first, worst = median(firsts), median(longest)
+    print(f"Resources screen, {count:,} resources (median of {RUNS}): first page painted {first:.1f} ms after "
+          f"the list arrived (target < 100 ms) → {'MET' if first < 100 else 'NOT MET'}; longest frame while "
+          f"scrolling through it {worst:.1f} ms (target < 50 ms) → {'MET' if worst < 50 else 'NOT MET'}")
 
 
 if __name__ == "__main__":
