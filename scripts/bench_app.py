@@ -11,6 +11,7 @@ Usage: scripts/bench-app.sh [--debug]   (which builds both and calls this script
 """
 
 import contextlib
+import http.client
 import json
 import os
 import shutil
@@ -37,7 +38,7 @@ def free_port():
 def wd(method, url, body=None):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
+    with urllib.request.urlopen(req, timeout=600) as r:
         return json.loads(r.read() or b"{}").get("value")
 
 
@@ -157,7 +158,15 @@ def app_session(display, driver, mcp, app):
 
 
 def script(s, js, *args):
-    return wd("POST", f"{s}/execute/sync", {"script": js, "args": list(args)})
+    # tauri-driver now and then drops a connection while the page starts; these scripts only
+    # read, so they are asked again.
+    for attempt in range(5):
+        try:
+            return wd("POST", f"{s}/execute/sync", {"script": js, "args": list(args)})
+        except (http.client.RemoteDisconnected, ConnectionResetError):
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
 
 
 def script_async(s, js, *args):
@@ -186,6 +195,15 @@ def run_once(display, driver, servers, app=APP):
                 break
             time.sleep(0.05)
         first_paint_ms = paint - start_epoch(pid) * 1000 if paint and pid else float("nan")
+        # When the app's own script first drew the live window (the blank window has none).
+        live = None
+        for _ in range(200 if servers else 0):
+            live = script(s, "const m = performance.getEntriesByName('app-rendered')[0]; "
+                             "return m ? performance.timeOrigin + m.startTime : null;")
+            if live:
+                break
+            time.sleep(0.05)
+        live_ms = live - start_epoch(pid) * 1000 if live and pid else float("nan")
         # Idle: every server running, then a few quiet seconds.
         wait_running(s, servers)
         time.sleep(5)
@@ -193,7 +211,7 @@ def run_once(display, driver, servers, app=APP):
         server_pids = [p for p in procs if comm(p).startswith("fixture_server")]
         host = sum(pss_kb(p) for p in procs if p not in server_pids)
         srv = sum(pss_kb(p) for p in server_pids)
-        return first_paint_ms, host, srv, len(server_pids)
+        return first_paint_ms, host, srv, len(server_pids), live_ms
 
 
 # From the first page's arrival (the app marks it: `resources-page`) to the frame that painted its
@@ -262,14 +280,15 @@ def main():
                 break
             time.sleep(0.1)
         driver = os.environ.get("TAURI_DRIVER") or os.path.expanduser("~/.cache/switchboard/tools/bin/tauri-driver")
-        paints, mems, blank_paints, blank_mems = [], [], [], []
+        paints, mems, blank_paints, blank_mems, lives = [], [], [], [], []
         for i in range(RUNS):
-            fp, host, srv, n = run_once(display, driver, SERVERS)
+            fp, host, srv, n, live = run_once(display, driver, SERVERS)
             paints.append(fp)
+            lives.append(live)
             mems.append((host, srv, n))
-            print(f"run {i + 1}: first paint {fp:.0f} ms; idle PSS host {host / 1024:.1f} MiB + {n} servers {srv / 1024:.1f} MiB", flush=True)
+            print(f"run {i + 1}: first paint {fp:.0f} ms, live window drawn {live:.0f} ms; idle PSS host {host / 1024:.1f} MiB + {n} servers {srv / 1024:.1f} MiB", flush=True)
             if BLANK:
-                bp, bhost, _, _ = run_once(display, driver, 0, BLANK)
+                bp, bhost, _, _, _ = run_once(display, driver, 0, BLANK)
                 blank_paints.append(bp)
                 blank_mems.append(bhost)
                 print(f"run {i + 1}: blank window first paint {bp:.0f} ms; idle PSS {bhost / 1024:.1f} MiB", flush=True)
@@ -277,7 +296,9 @@ def main():
         paint = median(paints)
         host = median([m[0] for m in mems])
         srv = median([m[1] for m in mems])
-        print(f"cold start to first paint (median of {RUNS}): {paint:.0f} ms")
+        live = median(lives)
+        print(f"cold start to first paint (median of {RUNS}): {paint:.0f} ms; to the live window's first "
+              f"drawing (its script loaded and rendered): {live:.0f} ms")
         print(f"idle memory with {SERVERS} servers (median PSS): host {host / 1024:.1f} MiB "
               f"(app + WebKit), servers {srv / 1024:.1f} MiB, whole tree {(host + srv) / 1024:.1f} MiB")
         if BLANK:
@@ -285,6 +306,8 @@ def main():
             print(f"blank Tauri window (median of {RUNS}): first paint {bpaint:.0f} ms, idle PSS {bhost / 1024:.1f} MiB")
             print(f"cold start vs the blank window: {paint / bpaint:.2f}× (target at most 1.2×) → "
                   f"{'MET' if paint / bpaint <= 1.2 else 'NOT MET'}")
+            print(f"the live window drawn vs the blank window's first paint: {live / bpaint:.2f}× (no target; "
+                  f"the first paint is the static sidebar, src/shell.ts)")
             print(f"idle PSS of app + WebKit vs the blank window: {host / bhost:.2f}× (target at most 1.25×) → "
                   f"{'MET' if host / bhost <= 1.25 else 'NOT MET'}")
         resources(display, driver)

@@ -1,9 +1,17 @@
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
+import { shellHtml } from "./src/shell";
+
+/** Puts the sidebar into index.html as static markup: the window's first paint (src/shell.ts). */
+function firstPaint(): Plugin {
+  return { name: "first-paint", transformIndexHtml: (html) => html.replace('<div id="app"></div>', `<div id="app">${shellHtml()}</div>`) };
+}
 
 // Tauri serves ui/dist in production and this dev server (fixed port) during `tauri dev`.
 // JSX goes through esbuild (no React plugin needed); tests run in jsdom.
 export default defineConfig({
   clearScreen: false,
+  plugins: [firstPaint()],
   server: { port: 1420, strictPort: true },
   esbuild: { jsx: "automatic" },
   build: { target: "es2022", outDir: "dist", emptyOutDir: true },

@@ -1,11 +1,14 @@
 //! The anchor of `scripts/bench-app.sh`: a blank Tauri window, built from the same package (so the
 //! same Tauri version, features and build script as Switchboard), that shows one line of text
 //! (so the page records a first contentful paint) and does nothing else. No plugins, no commands,
-//! no state: what any Tauri app pays before it does anything.
+//! no state: what any Tauri app pays before it does anything. It draws as Switchboard's window
+//! does (`rendering::configure`).
 
 const PAGE: &[u8] = b"<!doctype html><title>Blank</title><p>Blank window</p>";
 
 fn main() {
+    // Drawn as Switchboard's window is, so the comparison is of the app, not of two ways to draw.
+    switchboard_lib::rendering::configure();
     let mut context = tauri::generate_context!();
     // The app's own window would load Switchboard's UI; this one makes its own.
     context.config_mut().app.windows.clear();

@@ -5,6 +5,7 @@ mod commands;
 #[cfg(test)]
 mod lint;
 mod navigation;
+pub mod rendering;
 mod views;
 
 use switchboard_core::app::{App, AppBuilder};

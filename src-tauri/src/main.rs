@@ -2,5 +2,6 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    switchboard_lib::rendering::configure();
     switchboard_lib::run();
 }

@@ -16,6 +16,12 @@ pub async fn servers_and_tools(desktop: &Desktop) {
     let s = &desktop.session;
     // Servers from the config file come up on their own.
     s.wait_for(&row("fixture", "running"), LONG).await;
+    // The first paint's static sidebar is gone: the live one replaced it, and only it.
+    assert!(
+        s.all("[data-shell]").await.is_empty(),
+        "the static sidebar is still there"
+    );
+    assert_eq!(s.all("nav.sidebar").await.len(), 1, "two sidebars");
 
     // Add a server through the form and see it running.
     s.click_css("[data-testid=add-server]").await;

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { App } from "./app";
 import { FakeBackend } from "./backend/fake";
 import type { ServerStatus } from "./bindings/ServerStatus";
+import { shellHtml } from "./shell";
 import { withAppStyles } from "./test-styles";
 
 const SCREENS = ["servers", "chat", "tools", "resources", "prompts", "roots", "models", "approvals"];
@@ -26,7 +27,11 @@ describe("App layout", () => {
     expect(getComputedStyle(main).flexDirection).toBe("column");
     for (const id of SCREENS) {
       fireEvent.click(screen.getByTestId(`nav-${id}`));
-      await waitFor(() => expect(main.firstElementChild).not.toBeNull());
+      // A screen's script loads when it is first opened.
+      await waitFor(() => {
+        expect(main.firstElementChild).not.toBeNull();
+        expect(screen.queryByTestId("screen-loading")).toBeNull();
+      });
       if (id === "chat") {
         fireEvent.click(await screen.findByTestId("new-chat"));
         await screen.findByTestId("chat-messages");
@@ -42,6 +47,41 @@ describe("App layout", () => {
         expect(scroller && scrolls(scroller), `${id}: ${pane.className}`).toBe(true);
       }
     }
+  });
+});
+
+describe("Screens that load when first opened", () => {
+  it("take the screen before off the page at once, not hidden behind the loading one", async () => {
+    render(<App backend={new FakeBackend().addServer("everything")} />);
+    fireEvent.click(screen.getByTestId("nav-resources"));
+    await screen.findByRole("region", { name: "Resources" });
+    fireEvent.click(screen.getByTestId("nav-prompts"));
+    expect(screen.queryByRole("region", { name: "Resources", hidden: true })).toBeNull();
+    await screen.findByRole("region", { name: "Prompts" });
+    expect(document.querySelectorAll("[data-testid=server-picker]")).toHaveLength(1);
+  });
+});
+
+describe("The first paint", () => {
+  it("draws the sidebar as the live window does, inert until the script replaces it", async () => {
+    const shell = document.createElement("div");
+    shell.innerHTML = shellHtml();
+    expect(shell.querySelector(".app")!.hasAttribute("inert")).toBe(true);
+    const { container } = render(<App backend={new FakeBackend()} />);
+    await screen.findByText("No servers");
+    const tabs = (root: ParentNode) =>
+      [...root.querySelectorAll("nav.sidebar [role=tab]")].map((t) => [
+        t.textContent,
+        t.className,
+        t.getAttribute("aria-selected"),
+        t.getAttribute("tabindex"),
+      ]);
+    expect(tabs(shell)).toEqual(tabs(container));
+    expect(tabs(shell)).toHaveLength(9);
+    const frame = (root: ParentNode) =>
+      [...root.querySelectorAll(".app, nav.sidebar, .brand, ul[role=tablist], .summary, main.main")].map((e) => [e.tagName, e.className]);
+    expect(frame(shell)).toEqual(frame(container));
+    expect(shell.querySelector(".brand")!.textContent).toBe(container.querySelector(".brand")!.textContent);
   });
 });
 

@@ -1,40 +1,35 @@
 // The window: a sidebar of screens with a live server summary, and the chosen screen.
-import { useState } from "react";
+import type { ReactNode } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import type { Backend } from "./backend";
 import { errorMessage } from "./backend";
 import { OpenLink } from "./components/content";
 import { ReviewDialog } from "./components/review-dialog";
 import { SignInWaiting, useSignIn } from "./components/sign-in";
 import { needsSignIn, useHost } from "./host";
-import { ApprovalsScreen } from "./screens/approvals";
-import { ChatScreen } from "./screens/chat";
-import { ModelsScreen } from "./screens/models";
-import { PromptsScreen } from "./screens/prompts";
-import { ResourcesScreen } from "./screens/resources";
-import { RootsScreen } from "./screens/roots";
 import { ServersScreen } from "./screens/servers";
-import { TasksScreen } from "./screens/tasks";
+import type { ScreenId } from "./shell";
+import { SCREENS } from "./shell";
 import type { ToolSelection } from "./screens/tools";
-import { ToolsScreen } from "./screens/tools";
 
-const SCREENS = [
-  { id: "servers", label: "Servers" },
-  { id: "chat", label: "Chat" },
-  { id: "tools", label: "Tools" },
-  { id: "tasks", label: "Tasks" },
-  { id: "resources", label: "Resources" },
-  { id: "prompts", label: "Prompts" },
-  { id: "roots", label: "Roots" },
-  { id: "models", label: "Models" },
-  { id: "approvals", label: "Approvals" },
-] as const;
-
-type ScreenId = (typeof SCREENS)[number]["id"];
+// Only the first screen is in the window's first script. The others load when first opened, and
+// with them what only they use (the MCP Apps bridge brings the MCP SDK and zod): the window
+// paints sooner and an idle window holds less (scripts/bench-app.sh measures both).
+const ChatScreen = lazy(() => import("./screens/chat").then((m) => ({ default: m.ChatScreen })));
+const ToolsScreen = lazy(() => import("./screens/tools").then((m) => ({ default: m.ToolsScreen })));
+const TasksScreen = lazy(() => import("./screens/tasks").then((m) => ({ default: m.TasksScreen })));
+const ResourcesScreen = lazy(() => import("./screens/resources").then((m) => ({ default: m.ResourcesScreen })));
+const PromptsScreen = lazy(() => import("./screens/prompts").then((m) => ({ default: m.PromptsScreen })));
+const RootsScreen = lazy(() => import("./screens/roots").then((m) => ({ default: m.RootsScreen })));
+const ModelsScreen = lazy(() => import("./screens/models").then((m) => ({ default: m.ModelsScreen })));
+const ApprovalsScreen = lazy(() => import("./screens/approvals").then((m) => ({ default: m.ApprovalsScreen })));
 
 export function App(props: { backend: Backend }) {
   const host = useHost(props.backend);
   const [screen, setScreen] = useState<ScreenId>("servers");
   const [tools, setTools] = useState<ToolSelection>({ server: null, tools: {} });
+  // scripts/bench_app.py reports when the live window was first drawn, beside the first paint.
+  useEffect(() => void performance.mark("app-rendered"), []);
   const up = host.servers.filter((s) => s.status.state === "running").length;
   const failing = host.servers.filter(
     (s) =>
@@ -86,18 +81,36 @@ export function App(props: { backend: Backend }) {
               <SignInEnded key={s.name} backend={props.backend} server={s.name} onDone={() => void host.reload()} />
             ))}
           {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
-          {screen === "chat" ? <ChatScreen backend={props.backend} host={host} /> : null}
-          {screen === "tools" ? <ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} /> : null}
-          {screen === "tasks" ? <TasksScreen backend={props.backend} /> : null}
-          {screen === "resources" ? <ResourcesScreen backend={props.backend} host={host} /> : null}
-          {screen === "prompts" ? <PromptsScreen backend={props.backend} host={host} /> : null}
-          {screen === "roots" ? <RootsScreen backend={props.backend} host={host} /> : null}
-          {screen === "models" ? <ModelsScreen backend={props.backend} /> : null}
-          {screen === "approvals" ? <ApprovalsScreen backend={props.backend} host={host} /> : null}
+          {screen === "chat" ? <Loaded element={<ChatScreen backend={props.backend} host={host} />} /> : null}
+          {screen === "tools" ? (
+            <Loaded element={<ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} />} />
+          ) : null}
+          {screen === "tasks" ? <Loaded element={<TasksScreen backend={props.backend} />} /> : null}
+          {screen === "resources" ? <Loaded element={<ResourcesScreen backend={props.backend} host={host} />} /> : null}
+          {screen === "prompts" ? <Loaded element={<PromptsScreen backend={props.backend} host={host} />} /> : null}
+          {screen === "roots" ? <Loaded element={<RootsScreen backend={props.backend} host={host} />} /> : null}
+          {screen === "models" ? <Loaded element={<ModelsScreen backend={props.backend} />} /> : null}
+          {screen === "approvals" ? <Loaded element={<ApprovalsScreen backend={props.backend} host={host} />} /> : null}
         </main>
         <ReviewDialog backend={props.backend} />
       </div>
     </OpenLink.Provider>
+  );
+}
+
+/** A screen whose script may still be loading. Each screen has a boundary of its own: one shared
+ *  boundary would keep the screen before on the page, hidden, until the next had loaded. */
+function Loaded(props: { element: ReactNode }) {
+  return (
+    <Suspense
+      fallback={
+        <div className="empty muted" data-testid="screen-loading">
+          Loading…
+        </div>
+      }
+    >
+      {props.element}
+    </Suspense>
   );
 }
 

@@ -1,20 +1,17 @@
-// Entry point: the Tauri backend in the app, an in-memory fake with `?backend=fake` (for working
-// on the UI in a browser).
-import { createRoot } from "react-dom/client";
-import type { Backend } from "./backend";
-import { App } from "./app";
+// Entry point. index.html already holds the sidebar as static markup (src/shell.ts); this script
+// is small so that WebKit paints it at once, and the app's own script loads after that frame
+// (requestAnimationFrame runs before the frame is painted, the timeout after it). A window that
+// is not shown gets no frames: then the app starts after 100 ms all the same.
 import "./styles.css";
-
-async function backend(): Promise<Backend> {
-  if (new URLSearchParams(location.search).get("backend") === "fake") {
-    const { demoBackend } = await import("./backend/fake");
-    return demoBackend();
-  }
-  const { tauriBackend } = await import("./backend/tauri");
-  return tauriBackend;
-}
 
 const root = document.getElementById("app");
 if (root) {
-  void backend().then((b) => createRoot(root).render(<App backend={b} />));
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    void import("./start").then((m) => m.start(root));
+  };
+  requestAnimationFrame(() => setTimeout(start));
+  setTimeout(start, 100);
 }

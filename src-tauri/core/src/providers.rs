@@ -11,6 +11,7 @@ pub mod gemini;
 pub mod openai;
 pub mod settings;
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -125,7 +126,9 @@ pub struct Provider {
     pub kind: ProviderKind,
     base_url: String,
     key: Option<Sensitive>,
-    http: reqwest::Client,
+    /// Built on first use (copies share it): building one loads the system's CA roots, tens of
+    /// milliseconds that the window's start should not wait for.
+    http: Arc<OnceLock<reqwest::Client>>,
     deadline: Duration,
 }
 
@@ -160,20 +163,12 @@ impl Provider {
                 )
             })?;
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .read_timeout(IDLE_TIMEOUT)
-            // reqwest strips only `Authorization` on a cross-origin redirect: `x-api-key` and
-            // `x-goog-api-key` would go along.
-            .redirect(crate::transport::same_origin_redirects())
-            .build()
-            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
         Ok(Self {
             id: id.into(),
             kind,
             base_url,
             key,
-            http,
+            http: Arc::default(),
             deadline: TOTAL_TIMEOUT,
         })
     }
@@ -253,14 +248,31 @@ impl Provider {
             .map_err(|_| self.over_time())?
     }
 
-    fn post(&self, path: &str) -> reqwest::RequestBuilder {
-        self.http
-            .post(format!("{}{path}", self.base_url))
-            .header("content-type", "application/json")
+    /// The HTTP client, built on first use.
+    fn http(&self) -> Result<&reqwest::Client> {
+        if let Some(http) = self.http.get() {
+            return Ok(http);
+        }
+        let built = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(IDLE_TIMEOUT)
+            // reqwest strips only `Authorization` on a cross-origin redirect: `x-api-key` and
+            // `x-goog-api-key` would go along.
+            .redirect(crate::transport::same_origin_redirects())
+            .build()
+            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        Ok(self.http.get_or_init(|| built))
     }
 
-    fn get(&self, path: &str) -> reqwest::RequestBuilder {
-        self.http.get(format!("{}{path}", self.base_url))
+    fn post(&self, path: &str) -> Result<reqwest::RequestBuilder> {
+        Ok(self
+            .http()?
+            .post(format!("{}{path}", self.base_url))
+            .header("content-type", "application/json"))
+    }
+
+    fn get(&self, path: &str) -> Result<reqwest::RequestBuilder> {
+        Ok(self.http()?.get(format!("{}{path}", self.base_url)))
     }
 
     fn key(&self) -> Option<&str> {

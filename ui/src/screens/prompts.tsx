@@ -20,13 +20,19 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
 
   useEffect(() => {
     if (!picked) return setPrompts([]);
+    // Another server picked meanwhile: this answer is for the one before and must not show.
+    let live = true;
     backend.listPrompts(picked).then(
       (p) => {
+        if (!live) return;
         setPrompts(p);
         setError(null);
       },
-      (e: unknown) => setError(errorMessage(e)),
+      (e: unknown) => live && setError(errorMessage(e)),
     );
+    return () => {
+      live = false;
+    };
   }, [backend, picked, revision]);
 
   const prompt = prompts.find((p) => p.name === selected) ?? null;

@@ -47,7 +47,15 @@ export function ResourcesScreen(props: { backend: Backend; host: HostState; list
 
   useEffect(() => {
     if (!picked) return setTemplates([]);
-    backend.listResourceTemplates(picked).then(setTemplates, () => setTemplates([]));
+    // Another server picked meanwhile: this answer is for the one before and must not show.
+    let live = true;
+    backend.listResourceTemplates(picked).then(
+      (t) => live && setTemplates(t),
+      () => live && setTemplates([]),
+    );
+    return () => {
+      live = false;
+    };
   }, [backend, picked, catalogRevision]);
 
   const read = useCallback(

@@ -4,8 +4,9 @@ import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import { useHost } from "../host";
+import type { Prompt } from "../mcp";
 import { withAppStyles } from "../test-styles";
-import { PromptPanel } from "./prompts";
+import { PromptPanel, PromptsScreen } from "./prompts";
 import { expandTemplate, ResourcesScreen, templateVars } from "./resources";
 import { RootsScreen } from "./roots";
 import { ServersScreen } from "./servers";
@@ -452,6 +453,30 @@ describe("Prompts", () => {
     fireEvent.mouseDown(screen.getByText("Alice"));
     fireEvent.click(screen.getByTestId("get-prompt"));
     expect((await screen.findByTestId("prompt-preview")).textContent).toContain("Promote Alice to head of Engineering.");
+  });
+});
+
+describe("Prompts screen", () => {
+  it("shows the picked server's prompts, not a late answer for the server picked before", async () => {
+    let answerFirst: (p: Prompt[]) => void = () => undefined;
+    class Slow extends FakeBackend {
+      override async listPrompts(server: string): Promise<Prompt[]> {
+        if (server === "first") return new Promise((r) => (answerFirst = r));
+        return [{ name: "second-prompt" }];
+      }
+    }
+    const b = new Slow().addServer("first").addServer("second");
+    function Screen() {
+      return <PromptsScreen backend={b} host={useHost(b)} />;
+    }
+    render(<Screen />);
+    const picker = (await screen.findByTestId("server-picker")) as HTMLSelectElement;
+    await waitFor(() => expect(picker.value).toBe("first"));
+    fireEvent.change(picker, { target: { value: "second" } });
+    await screen.findByText("second-prompt");
+    await act(async () => answerFirst([{ name: "first-prompt" }]));
+    expect(screen.queryByText("first-prompt")).toBeNull();
+    expect(screen.getByText("second-prompt")).toBeTruthy();
   });
 });
 

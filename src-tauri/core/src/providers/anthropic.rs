@@ -265,7 +265,7 @@ pub(super) async fn complete(
 ) -> Result<Completion> {
     let body = request_body(model, req)?;
     let mut http = p
-        .post("/v1/messages")
+        .post("/v1/messages")?
         .header("anthropic-version", VERSION)
         .header("accept", "text/event-stream")
         .body(body.to_string());
@@ -299,7 +299,7 @@ pub(super) async fn complete(
 
 pub(super) async fn models(p: &Provider) -> Result<Vec<String>> {
     let mut http = p
-        .get("/v1/models?limit=1000")
+        .get("/v1/models?limit=1000")?
         .header("anthropic-version", VERSION);
     if let Some(k) = p.key() {
         http = http.header("x-api-key", k);

@@ -242,7 +242,7 @@ pub(super) async fn complete(
         .post(&format!(
             "{}:streamGenerateContent?alt=sse",
             model_path(model)
-        ))
+        ))?
         .body(body.to_string());
     if let Some(k) = p.key() {
         http = http.header("x-goog-api-key", k);
@@ -263,7 +263,7 @@ pub(super) async fn complete(
 }
 
 pub(super) async fn models(p: &Provider) -> Result<Vec<String>> {
-    let mut http = p.get("/models?pageSize=1000");
+    let mut http = p.get("/models?pageSize=1000")?;
     if let Some(k) = p.key() {
         http = http.header("x-goog-api-key", k);
     }

@@ -324,7 +324,7 @@ pub(super) async fn complete(
 ) -> Result<Completion> {
     let body = request_body(model, req, is_official(p))?;
     let mut http = p
-        .post("/chat/completions")
+        .post("/chat/completions")?
         .header("accept", "text/event-stream")
         .body(body.to_string());
     if let Some(k) = p.key() {
@@ -351,7 +351,7 @@ pub(super) async fn complete(
 }
 
 pub(super) async fn models(p: &Provider) -> Result<Vec<String>> {
-    let mut http = p.get("/models");
+    let mut http = p.get("/models")?;
     if let Some(k) = p.key() {
         http = http.bearer_auth(k);
     }
