@@ -182,28 +182,26 @@ def wait_running(s, servers, timeout=120):
     raise SystemExit(f"the {servers} servers did not all start")
 
 
+def since_start(s, pid, entry):
+    """Milliseconds from the process's start to the page's performance `entry` (a JS expression),
+    waiting up to 10 s for the page to record it."""
+    for _ in range(200):
+        at = script(s, f"const e = {entry}; return e ? performance.timeOrigin + e.startTime : null;")
+        if at and pid:
+            return at - start_epoch(pid) * 1000
+        time.sleep(0.05)
+    return float("nan")
+
+
 def run_once(display, driver, servers, app=APP):
     """Cold start to first paint, and idle PSS with `servers` servers running."""
     mcp = {f"fixture-{i}": {"command": FIXTURE, "env": {"FIXTURE_RESOURCES": "100"}} for i in range(servers)}
     with app_session(display, driver, mcp, app) as (s, pid):
-        # First contentful paint, in wall-clock ms, as the page itself recorded it.
-        paint = None
-        for _ in range(200):
-            paint = script(s, "const p = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint') "
-                              "|| performance.getEntriesByType('paint')[0]; return p ? performance.timeOrigin + p.startTime : null;")
-            if paint:
-                break
-            time.sleep(0.05)
-        first_paint_ms = paint - start_epoch(pid) * 1000 if paint and pid else float("nan")
+        # First contentful paint, as the page itself recorded it.
+        first_paint_ms = since_start(s, pid, "performance.getEntriesByType('paint').find(e => e.name === "
+                                     "'first-contentful-paint') || performance.getEntriesByType('paint')[0]")
         # When the app's own script first drew the live window (the blank window has none).
-        live = None
-        for _ in range(200 if servers else 0):
-            live = script(s, "const m = performance.getEntriesByName('app-rendered')[0]; "
-                             "return m ? performance.timeOrigin + m.startTime : null;")
-            if live:
-                break
-            time.sleep(0.05)
-        live_ms = live - start_epoch(pid) * 1000 if live and pid else float("nan")
+        live_ms = since_start(s, pid, "performance.getEntriesByName('app-rendered')[0]") if servers else float("nan")
         # Idle: every server running, then a few quiet seconds.
         wait_running(s, servers)
         time.sleep(5)

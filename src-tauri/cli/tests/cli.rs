@@ -112,15 +112,13 @@ fn a_tool_that_runs_as_a_task_prints_its_statuses_and_then_its_result() {
         .unwrap_or_default()
         .to_owned();
     assert!(report.contains("Research Report: tides"), "{report}");
-    // Each change of status, as the server described it, reached stderr.
+    // The statuses the CLI saw, as the server described them, reached stderr. It polls, so a
+    // short last stage may be seen only in the completed status, which keeps its message.
     assert!(
         stderr.contains(": working (Gathering sources...)"),
         "{stderr}"
     );
-    assert!(
-        stderr.contains(": working (Generating report...)"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("(Generating report...)"), "{stderr}");
     assert!(stderr.contains(": completed"), "{stderr}");
 }
 
