@@ -26,11 +26,17 @@ describe("App layout", () => {
     expect(getComputedStyle(main).display).toBe("flex");
     expect(getComputedStyle(main).flexDirection).toBe("column");
     for (const id of SCREENS) {
+      const before = main.firstElementChild;
       fireEvent.click(screen.getByTestId(`nav-${id}`));
-      // A screen's script loads when it is first opened.
+      // A screen's script loads when it is first opened; until it has, React may keep the screen
+      // before on the page, then show the loading line.
       await waitFor(() => {
         expect(main.firstElementChild).not.toBeNull();
+        // The window opens on Servers: clicking it changes nothing.
+        if (id !== "servers") expect(main.firstElementChild).not.toBe(before);
         expect(screen.queryByTestId("screen-loading")).toBeNull();
+        // Nor is the screen itself still loading what it shows (Roots reads the roots first).
+        expect(main.firstElementChild!.textContent).not.toBe("Loading…");
       });
       if (id === "chat") {
         fireEvent.click(await screen.findByTestId("new-chat"));
