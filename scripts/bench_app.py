@@ -317,7 +317,15 @@ def resources(display, driver):
     count = int(os.environ.get("BENCH_RESOURCES", "100000"))
     firsts, longest = [], []
     for i in range(RUNS):
-        first, scroll = resources_once(display, driver, count)
+        for attempt in range(3):
+            try:
+                first, scroll = resources_once(display, driver, count)
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError):
+                # tauri-driver dropped the connection: the whole run again, in a new window.
+                if attempt == 2:
+                    raise
+                print(f"run {i + 1}: the WebDriver connection dropped; starting this run again", flush=True)
         firsts.append(first)
         longest.append(scroll["longest"])
         print(f"run {i + 1}: {count:,} resources: first page painted {first:.1f} ms after it arrived; "
