@@ -202,6 +202,8 @@ def run_once(display, driver, servers, app=APP):
                                      "'first-contentful-paint') || performance.getEntriesByType('paint')[0]")
         # When the app's own script first drew the live window (the blank window has none).
         live_ms = since_start(s, pid, "performance.getEntriesByName('app-rendered')[0]") if servers else float("nan")
+        # When the page's navigation began: the WebDriver launch sometimes waits here (below).
+        began_ms = since_start(s, pid, "({startTime: 0})")
         # Idle: every server running, then a few quiet seconds.
         wait_running(s, servers)
         time.sleep(5)
@@ -209,7 +211,7 @@ def run_once(display, driver, servers, app=APP):
         server_pids = [p for p in procs if comm(p).startswith("fixture_server")]
         host = sum(pss_kb(p) for p in procs if p not in server_pids)
         srv = sum(pss_kb(p) for p in server_pids)
-        return first_paint_ms, host, srv, len(server_pids), live_ms
+        return first_paint_ms, host, srv, len(server_pids), live_ms, began_ms
 
 
 # From the first page's arrival (the app marks it: `resources-page`) to the frame that painted its
@@ -267,6 +269,42 @@ def resources_once(display, driver, count):
         return first, scroll
 
 
+# About one start in three, of either window, reaches its page ~500 ms late: the WebDriver launch
+# waits before the navigation begins (seen with the blank window alone). Such a start measures
+# the harness, not the app: it is left out of the start figures (not of the memory ones) and
+# counted, and the runs go on until each side has RUNS starts without it.
+STALL_MS = 300
+
+
+def clean(runs):
+    """The runs whose navigation began within STALL_MS of that side's earliest."""
+    first = min(r[5] for r in runs)
+    return [r for r in runs if r[5] - first <= STALL_MS]
+
+
+def starts(display, driver):
+    """Alternating runs of the app and the blank window, until each has RUNS clean starts."""
+    app_runs, blank_runs = [], []
+    for i in range(RUNS * 3):
+        enough = lambda runs: bool(runs) and len(clean(runs)) >= RUNS
+        if enough(app_runs) and (not BLANK or enough(blank_runs)):
+            break
+        r = run_once(display, driver, SERVERS)
+        app_runs.append(r)
+        print(f"run {i + 1}: first paint {r[0]:.0f} ms (page began at {r[5]:.0f} ms), live window drawn "
+              f"{r[4]:.0f} ms; idle PSS host {r[1] / 1024:.1f} MiB + {r[3]} servers {r[2] / 1024:.1f} MiB", flush=True)
+        if BLANK:
+            r = run_once(display, driver, 0, BLANK)
+            blank_runs.append(r)
+            print(f"run {i + 1}: blank window first paint {r[0]:.0f} ms (page began at {r[5]:.0f} ms); "
+                  f"idle PSS {r[1] / 1024:.1f} MiB", flush=True)
+    for name, runs in (("Switchboard", app_runs), ("blank window", blank_runs)):
+        if runs:
+            print(f"{name}: {len(runs) - len(clean(runs))} of {len(runs)} starts waited in the WebDriver launch "
+                  f"(page began > {STALL_MS} ms after the earliest); left out of the start figures")
+    return app_runs, blank_runs
+
+
 def main():
     display = next(n for n in range(150, 400)
                    if not os.path.exists(f"/tmp/.X11-unix/X{n}") and not os.path.exists(f"/tmp/.X{n}-lock"))
@@ -278,30 +316,24 @@ def main():
                 break
             time.sleep(0.1)
         driver = os.environ.get("TAURI_DRIVER") or os.path.expanduser("~/.cache/switchboard/tools/bin/tauri-driver")
-        paints, mems, blank_paints, blank_mems, lives = [], [], [], [], []
-        for i in range(RUNS):
-            fp, host, srv, n, live = run_once(display, driver, SERVERS)
-            paints.append(fp)
-            lives.append(live)
-            mems.append((host, srv, n))
-            print(f"run {i + 1}: first paint {fp:.0f} ms, live window drawn {live:.0f} ms; idle PSS host {host / 1024:.1f} MiB + {n} servers {srv / 1024:.1f} MiB", flush=True)
-            if BLANK:
-                bp, bhost, _, _, _ = run_once(display, driver, 0, BLANK)
-                blank_paints.append(bp)
-                blank_mems.append(bhost)
-                print(f"run {i + 1}: blank window first paint {bp:.0f} ms; idle PSS {bhost / 1024:.1f} MiB", flush=True)
+        app_runs, blank_runs = starts(display, driver)
+        paints = [r[0] for r in clean(app_runs)]
+        lives = [r[4] for r in clean(app_runs)]
+        mems = [(r[1], r[2], r[3]) for r in app_runs]
+        blank_paints = [r[0] for r in clean(blank_runs)]
+        blank_mems = [r[1] for r in blank_runs]
         median = lambda xs: sorted(xs)[len(xs) // 2]
         paint = median(paints)
         host = median([m[0] for m in mems])
         srv = median([m[1] for m in mems])
         live = median(lives)
-        print(f"cold start to first paint (median of {RUNS}): {paint:.0f} ms; to the live window's first "
+        print(f"cold start to first paint (median of {len(paints)}): {paint:.0f} ms; to the live window's first "
               f"drawing (its script loaded and rendered): {live:.0f} ms")
         print(f"idle memory with {SERVERS} servers (median PSS): host {host / 1024:.1f} MiB "
               f"(app + WebKit), servers {srv / 1024:.1f} MiB, whole tree {(host + srv) / 1024:.1f} MiB")
         if BLANK:
             bpaint, bhost = median(blank_paints), median(blank_mems)
-            print(f"blank Tauri window (median of {RUNS}): first paint {bpaint:.0f} ms, idle PSS {bhost / 1024:.1f} MiB")
+            print(f"blank Tauri window (median of {len(blank_paints)}): first paint {bpaint:.0f} ms, idle PSS {bhost / 1024:.1f} MiB")
             print(f"cold start vs the blank window: {paint / bpaint:.2f}× (target at most 1.2×) → "
                   f"{'MET' if paint / bpaint <= 1.2 else 'NOT MET'}")
             print(f"the live window drawn vs the blank window's first paint: {live / bpaint:.2f}× (no target; "
