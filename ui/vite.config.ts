@@ -4,7 +4,15 @@ import { shellHtml } from "./src/shell";
 
 /** Puts the sidebar into index.html as static markup: the window's first paint (src/shell.ts). */
 function firstPaint(): Plugin {
-  return { name: "first-paint", transformIndexHtml: (html) => html.replace('<div id="app"></div>', `<div id="app">${shellHtml()}</div>`) };
+  const root = '<div id="app"></div>';
+  return {
+    name: "first-paint",
+    transformIndexHtml(html) {
+      // A renamed root would otherwise leave the window blank until the script runs, silently.
+      if (!html.includes(root)) throw new Error(`index.html has no ${root} for the first paint`);
+      return html.replace(root, `<div id="app">${shellHtml()}</div>`);
+    },
+  };
 }
 
 // Tauri serves ui/dist in production and this dev server (fixed port) during `tauri dev`.
