@@ -75,6 +75,12 @@ export function App(props: { backend: Backend }) {
           </div>
         </nav>
         <main className="main">
+          {host.configProblem ? (
+            <div className="banner error" role="alert" data-testid="config-problem">
+              <strong>The configuration file was changed and cannot be read.</strong> {host.configProblem}. Your servers go on as
+              they were; nothing you change here is saved until the file is fixed.
+            </div>
+          ) : null}
           {host.servers
             .filter((s) => s.status.state === "failed" && s.status.error.code === "sign_in_expired")
             .map((s) => (

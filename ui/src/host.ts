@@ -20,6 +20,8 @@ export interface HostState {
   servers: ServerView[];
   loaded: boolean;
   error: string | null;
+  /** Why the configuration file, changed outside Switchboard, cannot be used (servers go on). */
+  configProblem: string | null;
   logs: Record<string, LogEntry[]>;
   /** Bumped per server when its tools/prompts/templates were re-fetched. */
   catalog: Record<string, number>;
@@ -60,6 +62,7 @@ export function useHost(backend: Backend): HostState {
   const [servers, setServers] = useState<ServerView[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [configProblem, setConfigProblem] = useState<string | null>(null);
   const [logs, setLogs] = useState<Record<string, LogEntry[]>>({});
   const [catalog, setCatalog] = useState<Record<string, number>>({});
   const [resourceList, setResourceList] = useState<Record<string, number>>({});
@@ -130,6 +133,11 @@ export function useHost(backend: Backend): HostState {
         case "progress":
           // Each call streams its own progress (Backend.callTool's onProgress).
           break;
+        case "configChanged":
+          // Edited outside Switchboard: the list (and each definition) may have changed.
+          setConfigProblem(event.error ? event.error.message : null);
+          void reload();
+          break;
         case "catalogUpdated":
           setCatalog((c) => ({ ...c, [event.server]: (c[event.server] ?? 0) + 1 }));
           break;
@@ -180,7 +188,7 @@ export function useHost(backend: Backend): HostState {
     if (from !== to) renames.current.set(from, to);
   };
 
-  return { servers, loaded, error, logs, catalog, resourceList, resourceUpdated, restartsAsked, reload, restartServer, renaming };
+  return { servers, loaded, error, configProblem, logs, catalog, resourceList, resourceUpdated, restartsAsked, reload, restartServer, renaming };
 }
 
 /** Servers that can take requests. */

@@ -59,7 +59,8 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
     /// How server→client requests (sampling, elicitation) are decided (default: ask on a
-    /// terminal, deny otherwise). Standing rules from the app's settings apply first.
+    /// terminal, deny otherwise). The app's "deny" rules apply first (a denied tool is not
+    /// called, even by `call`); with deny, the app's "allow" rules let nothing through.
     #[arg(long, global = true, value_enum)]
     approve: Option<Approve>,
     /// Where sampling goes (default: the providers on the app's Models screen, else you write
@@ -381,7 +382,7 @@ impl Host {
         let app = builder.build().await?;
         // A broken configuration file is the CLI's error, not an empty list.
         if let Some(e) = app.config_error() {
-            return Err(e.clone());
+            return Err(e);
         }
         Ok(Self { app })
     }
@@ -602,7 +603,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 let flow = host
                     .door()
                     .user_tool_call(c.server(), tool, args.as_ref())
-                    .await;
+                    .await?;
                 // A tool that runs as a task reports its status changes on stderr as it goes.
                 let (done, finished) = tokio::sync::oneshot::channel();
                 let control = host.app.events().control();
@@ -725,7 +726,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Import { file, dry_run } => import_file(&host, file, *dry_run),
+        Command::Import { file, dry_run } => import_file(&host, file, *dry_run).await,
         Command::Login {
             server,
             no_browser,
@@ -772,7 +773,7 @@ async fn servers(host: &Host) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<ExitCode> {
+async fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<ExitCode> {
     let text = std::fs::read_to_string(file).map_err(|e| {
         Error::new(
             ErrorCode::ConfigIo,
@@ -780,15 +781,14 @@ fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<Exi
         )
     })?;
     let mut plan = import::plan(&text, file)?;
-    let mut config = host.config()?;
-    plan.compare(&config);
+    plan.compare(&host.config()?);
     if dry_run {
         print_line(&plan)?;
         return Ok(ExitCode::SUCCESS);
     }
     let interactive = std::io::stdin().is_terminal();
     let secrets = host.app.host().context().secrets.clone();
-    let report = plan.apply(&mut config, secrets.as_ref(), &mut |input| {
+    let mut report = plan.store_secrets(secrets.as_ref(), &mut |input| {
         let var = format!(
             "SWITCHBOARD_INPUT_{}",
             input.id.to_ascii_uppercase().replace(['-', '.'], "_")
@@ -804,7 +804,14 @@ fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<Exi
                 .flatten()
         })
     })?;
-    config.save(&host.app.paths().config_file)?;
+    // Merged into the file as it is now: what was written there since it was read stays.
+    let merged = host
+        .app
+        .host()
+        .edit_config(move |config| Ok(plan.add_servers(config)))
+        .await?;
+    (report.added, report.updated, report.unchanged) =
+        (merged.added, merged.updated, merged.unchanged);
     print_line(&report)?;
     Ok(ExitCode::SUCCESS)
 }

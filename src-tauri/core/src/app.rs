@@ -56,8 +56,6 @@ pub struct App(Arc<Inner>);
 
 struct Inner {
     paths: Paths,
-    /// Why the config could not be loaded, shown instead of an empty list.
-    config_error: Option<Error>,
     host: Host,
     door: Door,
     /// The desktop's review queue (absent when the CLI decides on the terminal).
@@ -166,10 +164,14 @@ impl AppBuilder {
         let (paths, supervise) = (self.paths.clone(), self.supervise);
         let data_dir = paths.data_dir.clone();
         let store = Arc::new(off_thread(move || Store::open(&data_dir)).await?);
+        // The desktop reads (and then watches) the file once its servers are supervised.
         let file = paths.config_file.clone();
-        let (config, config_error) = match off_thread(move || Config::load(&file)).await {
-            Ok(c) => (c, None),
-            Err(e) => (Config::default(), Some(e)),
+        let (config, config_error) = match supervise {
+            true => (Config::default(), None),
+            false => match off_thread(move || Config::load(&file)).await {
+                Ok(c) => (c, None),
+                Err(e) => (Config::default(), Some(e)),
+            },
         };
         let secrets = self
             .secrets
@@ -211,7 +213,6 @@ impl AppBuilder {
             trust,
             records: Some(records),
         };
-        let retention = config.audit_retention();
         let tasks = TaskLog::new(store.clone());
         // Only the desktop keeps tasks: a CLI run sharing the database must not call the
         // desktop's running tasks lost.
@@ -220,17 +221,17 @@ impl AppBuilder {
             task_log::keep(tasks.clone(), events.clone());
         }
         let host = if supervise {
-            Host::start(config, ctx)
+            Host::start_watching(ctx, crate::host::config_file::WATCH_EVERY)
         } else {
-            Host::unsupervised(config, ctx)
+            Host::unsupervised(config, ctx, config_error)
         };
         let _ = host_cell.set(host.clone());
         if supervise {
+            let retention = host.config()?.audit_retention();
             keep_audit_pruned(door.audit().clone(), retention);
         }
         Ok(App(Arc::new(Inner {
             paths,
-            config_error,
             host,
             door,
             reviews,
@@ -322,10 +323,11 @@ impl App {
         &self.0.host
     }
 
-    /// Why the configuration file could not be read, if it could not (the app then runs with
-    /// no servers and says so).
-    pub fn config_error(&self) -> Option<&Error> {
-        self.0.config_error.as_ref()
+    /// Why the configuration file cannot be used, if it cannot: broken from the start (the app
+    /// then runs with no servers and says so), or since an edit in an editor (the servers go on
+    /// as they were).
+    pub fn config_error(&self) -> Option<Error> {
+        self.0.host.problem().0
     }
 
     /// Where the app keeps its files.

@@ -342,8 +342,9 @@ impl Config {
         Ok(config)
     }
 
-    /// Writes the config atomically (temp file + rename) so a crash never leaves half a file.
-    pub fn save(&self, file: &Path) -> Result<()> {
+    /// Writes the config atomically (temp file + rename) so a crash never leaves half a file;
+    /// the text written.
+    pub fn save(&self, file: &Path) -> Result<String> {
         let io = |e: std::io::Error| {
             Error::new(
                 ErrorCode::ConfigIo,
@@ -355,10 +356,11 @@ impl Config {
         }
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        let text = text + "\n";
         let tmp = file.with_extension("json.tmp");
-        std::fs::write(&tmp, text + "\n").map_err(io)?;
+        std::fs::write(&tmp, &text).map_err(io)?;
         std::fs::rename(&tmp, file).map_err(io)?;
-        Ok(())
+        Ok(text)
     }
 
     /// How long audit rows are kept; `None` keeps them forever.

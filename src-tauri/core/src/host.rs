@@ -1,7 +1,11 @@
 //! The host as the desktop app drives it: the configuration file and the supervised servers kept
-//! in step. Every edit (add, change, rename, remove, enable, roots, import) is validated, written
-//! to the file and then applied to the running servers; calls the user can cancel are tracked by
-//! id. The config lock is only held to read or edit the in-memory copy, never across an await.
+//! in step. Every edit (add, change, rename, remove, enable, roots, import) is validated, merged
+//! into the file as it is on disk (never over what was written in an editor meanwhile) and then
+//! applied to the running servers; a change made in an editor is reloaded and applied the same
+//! way. Calls the user can cancel are tracked by id. The config lock is only held to read or edit
+//! the in-memory copy, never across an await.
+
+pub mod config_file;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,9 +20,11 @@ use ts_rs::TS;
 use crate::config::import::{self, ImportReport};
 use crate::config::{Config, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::Bus;
+use crate::events::{Bus, ServerEvent};
 use crate::secrets::SecretStore;
 use crate::servers::{HostContext, ServerView, Servers};
+use crate::store::off_thread;
+use config_file::{Stamp, read_text, text_digest};
 
 /// The roots each server sees: the global set and every server's own override.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -43,6 +49,21 @@ pub struct Host {
     /// Taken by every edit for its whole length (file, then servers), so concurrent edits reach
     /// the file and the running servers in the same order.
     changes: Arc<tokio::sync::Mutex<()>>,
+    /// The file as last read or written, and why it cannot be read now, if it cannot.
+    disk: Arc<Mutex<Disk>>,
+    /// Ends the watcher when the host shuts down.
+    stop_watching: tokio_util::sync::CancellationToken,
+}
+
+/// What the host knows of the file on disk.
+#[derive(Default)]
+struct Disk {
+    /// The digest of the text last read or written (`None`: there was no file).
+    seen: Option<String>,
+    /// Why the file on disk cannot be used, while it cannot.
+    problem: Option<Error>,
+    /// Whether the configuration was ever read from the file (or there was none to read).
+    loaded: bool,
 }
 
 impl Host {
@@ -52,10 +73,45 @@ impl Host {
         Self::with_servers(config, ctx, servers)
     }
 
-    /// The configuration without supervisors (the CLI connects per command).
-    pub fn unsupervised(config: Config, ctx: HostContext) -> Self {
+    /// Starts supervising the servers of the configuration file as it is on disk now, and keeps
+    /// them in step with the file: a change made in an editor is reloaded within `every` (a
+    /// definition that changed then waits for trust like any other). A file that cannot be read
+    /// starts no servers; [`Host::problem`] says why.
+    pub fn start_watching(ctx: HostContext, every: std::time::Duration) -> Self {
+        let (config, text, problem) = match read_text(&ctx.config_file) {
+            Ok(None) => (Config::default(), None, None),
+            Ok(Some(text)) => match Config::parse(&text, &ctx.config_file) {
+                Ok(config) => (config, Some(text), None),
+                Err(e) => (Config::default(), None, Some(e)),
+            },
+            Err(e) => (Config::default(), None, Some(e)),
+        };
+        let host = Self::start(config, ctx);
+        if let Ok(mut disk) = host.disk.lock() {
+            disk.loaded = problem.is_none();
+            disk.seen = text.as_deref().map(text_digest);
+            disk.problem = problem;
+        }
+        let stamp = Stamp::of(&host.file);
+        tokio::spawn(host.clone().watch(every, stamp));
+        host
+    }
+
+    /// The configuration without supervisors (the CLI connects per command); `problem` is why
+    /// the file could not be read, if it could not.
+    pub fn unsupervised(config: Config, ctx: HostContext, problem: Option<Error>) -> Self {
         let servers = Servers::start(&Config::default(), ctx.clone());
-        Self::with_servers(config, ctx, servers)
+        let host = Self::with_servers(config, ctx, servers);
+        let seen = read_text(&host.file).ok().flatten();
+        if let Ok(mut disk) = host.disk.lock() {
+            disk.seen = seen
+                .as_deref()
+                .map(text_digest)
+                .filter(|_| problem.is_none());
+            disk.loaded = problem.is_none();
+            disk.problem = problem;
+        }
+        host
     }
 
     /// What everything else needs to reach a server: approver, events, environment, secrets.
@@ -72,6 +128,105 @@ impl Host {
             events: ctx.events,
             calls: Arc::default(),
             changes: Arc::default(),
+            disk: Arc::new(Mutex::new(Disk {
+                loaded: true,
+                ..Disk::default()
+            })),
+            stop_watching: tokio_util::sync::CancellationToken::new(),
+        }
+    }
+
+    /// Why the configuration file cannot be used right now (servers keep running as they were),
+    /// and whether it was ever read: a file broken from the start leaves nothing to show.
+    pub fn problem(&self) -> (Option<Error>, bool) {
+        match self.disk.lock() {
+            Ok(disk) => (disk.problem.clone(), disk.loaded),
+            Err(_) => (None, true),
+        }
+    }
+
+    /// Reads the file again if it changed since it was last read or written, and applies the
+    /// difference to the running servers. Whether it changed.
+    pub async fn reload(&self) -> Result<bool> {
+        let _in_order = self.changes.lock().await;
+        self.reload_in_order().await
+    }
+
+    /// [`Host::reload`] for callers already holding `changes`.
+    async fn reload_in_order(&self) -> Result<bool> {
+        let file = self.file.clone();
+        let text = off_thread(move || read_text(&file)).await?;
+        let digest = text.as_deref().map(text_digest);
+        // A file that disappeared (an editor saving by rename, perhaps) changes nothing: what
+        // runs goes on until a file is there again.
+        let seen = self.disk()?.seen.clone();
+        let Some(text) = text.filter(|_| digest != seen) else {
+            return Ok(false);
+        };
+        let next = match Config::parse(&text, &self.file) {
+            Ok(next) => next,
+            Err(e) => {
+                self.disk()?.problem = Some(e.clone());
+                self.events.publish(ServerEvent::ConfigChanged {
+                    error: Some(e.clone()),
+                });
+                return Err(e);
+            }
+        };
+        let previous = std::mem::replace(&mut *self.write()?, next.clone());
+        {
+            let mut disk = self.disk()?;
+            (disk.seen, disk.problem, disk.loaded) = (digest, None, true);
+        }
+        self.apply_difference(&previous, &next).await;
+        self.events
+            .publish(ServerEvent::ConfigChanged { error: None });
+        Ok(true)
+    }
+
+    /// Brings the running servers from `previous` to `next`: the removed stop, the changed get
+    /// their new definition or roots, the new start (once trusted).
+    async fn apply_difference(&self, previous: &Config, next: &Config) {
+        for name in previous.mcp_servers.keys() {
+            if !next.mcp_servers.contains_key(name) {
+                let _ = self.servers.remove(name).await;
+            }
+        }
+        for (name, server) in &next.mcp_servers {
+            let roots = next.roots_for(name);
+            let same =
+                previous.mcp_servers.get(name) == Some(server) && previous.roots_for(name) == roots;
+            if same {
+                continue;
+            }
+            if let Err(e) = self.servers.upsert(name, server.clone(), roots).await {
+                tracing::warn!(server = %name, error = %e.message, "could not apply the reloaded definition");
+            }
+        }
+    }
+
+    /// Reloads the file whenever its size, time or inode changes (or it was written so lately
+    /// that a second write could share its time), until the host shuts down. `last` is the
+    /// file's stamp when it was read.
+    async fn watch(self, every: std::time::Duration, mut last: Option<Stamp>) {
+        let file = self.file.clone();
+        loop {
+            tokio::select! {
+                _ = self.stop_watching.cancelled() => return,
+                _ = tokio::time::sleep(every) => {}
+            }
+            let now = Stamp::of(&file);
+            if now == last && !now.is_some_and(|s| s.is_recent()) {
+                continue;
+            }
+            last = now;
+            match self.reload().await {
+                Ok(true) => tracing::info!(file = %file.display(), "reloaded the configuration"),
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e.message, "the configuration file cannot be read; servers go on as they were")
+                }
+            }
         }
     }
 
@@ -119,6 +274,7 @@ impl Host {
         previous: Option<&str>,
     ) -> Result<()> {
         let _in_order = self.changes.lock().await;
+        self.merge_from_disk().await?;
         let name = name.trim();
         if name.is_empty() {
             return Err(invalid("a server needs a name"));
@@ -155,6 +311,7 @@ impl Host {
     /// Removes a server from the file and stops it.
     pub async fn remove_server(&self, name: &str) -> Result<()> {
         let _in_order = self.changes.lock().await;
+        self.merge_from_disk().await?;
         self.edit(|config| {
             config
                 .mcp_servers
@@ -168,6 +325,7 @@ impl Host {
     /// Enables (and starts) or disables (and stops) a server, remembering it in the file.
     pub async fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
         let _in_order = self.changes.lock().await;
+        self.merge_from_disk().await?;
         let (server, roots) = self.edit(|config| {
             let roots = config.roots_for(name);
             let server = config
@@ -197,6 +355,7 @@ impl Host {
     /// the global ones"), saves the file and tells every affected running server.
     pub async fn set_roots(&self, server: Option<&str>, paths: Option<Vec<PathBuf>>) -> Result<()> {
         let in_order = self.changes.lock().await;
+        self.merge_from_disk().await?;
         let paths = paths.map(|ps| ps.into_iter().map(absolute).collect::<Result<Vec<_>>>());
         let paths = paths.transpose()?;
         let affected = self.edit(|config| {
@@ -266,6 +425,7 @@ impl Host {
             ));
         }
         let _in_order = self.changes.lock().await;
+        self.merge_from_disk().await?;
         let (secrets, inputs) = (self.secrets.clone(), inputs.clone());
         // The keychain may wait on an unlock prompt: off the runtime, and before the config lock
         // is taken, so nothing that reads the config waits for the person.
@@ -343,20 +503,54 @@ impl Host {
 
     /// Stops every server (host exit).
     pub async fn shutdown(&self) {
+        self.stop_watching.cancel();
         self.servers.shutdown().await;
     }
 
-    /// Edits the in-memory config and saves it; nothing changes when either step fails.
+    /// Changes the configuration as `change` says, merged into the file as it is on disk now
+    /// (what was written in an editor is reloaded first, never written over).
+    pub async fn edit_config<T>(&self, change: impl FnOnce(&mut Config) -> Result<T>) -> Result<T> {
+        let _in_order = self.changes.lock().await;
+        self.merge_from_disk().await?;
+        self.edit(change)
+    }
+
+    /// Before an edit: takes in what changed on disk, or refuses the edit while the file on disk
+    /// cannot be read (writing it would lose what the person is typing there).
+    async fn merge_from_disk(&self) -> Result<()> {
+        match self.reload_in_order().await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(config_file::edit_refused(&self.file, &e)),
+        }
+    }
+
+    /// Edits the in-memory config and saves it; nothing changes when either step fails, and
+    /// nothing is written when the file changed since it was last read.
     fn edit<T>(&self, change: impl FnOnce(&mut Config) -> Result<T>) -> Result<T> {
-        let mut guard = self
-            .config
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "config lock poisoned"))?;
+        let mut guard = self.write()?;
         let mut next = guard.clone();
         let out = change(&mut next)?;
-        next.save(&self.file)?;
+        let mut disk = self.disk()?;
+        let on_disk = read_text(&self.file)?.as_deref().map(text_digest);
+        if on_disk != disk.seen {
+            return Err(config_file::changed_while_saving(&self.file));
+        }
+        let text = next.save(&self.file)?;
+        disk.seen = Some(text_digest(&text));
         *guard = next;
         Ok(out)
+    }
+
+    fn write(&self) -> Result<std::sync::RwLockWriteGuard<'_, Config>> {
+        self.config
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "config lock poisoned"))
+    }
+
+    fn disk(&self) -> Result<std::sync::MutexGuard<'_, Disk>> {
+        self.disk
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "config file lock poisoned"))
     }
 
     fn read(&self) -> Result<std::sync::RwLockReadGuard<'_, Config>> {
@@ -439,5 +633,117 @@ mod tests {
         let running = script.served.lock().unwrap().last().cloned().unwrap();
         assert_eq!(saved, running, "the file and the running server agree");
         assert_eq!(script.alive.load(Ordering::SeqCst), 1, "one process");
+    }
+
+    /// Waits for the watcher to say it read the file again; its error, if it could not.
+    async fn reloaded(events: &mut crate::events::Listener) -> Option<Error> {
+        loop {
+            match events.recv().await {
+                Some(crate::events::HostEvent::Server(ServerEvent::ConfigChanged { error })) => {
+                    return error;
+                }
+                Some(_) => {}
+                None => panic!("the bus is gone"),
+            }
+        }
+    }
+
+    fn written(file: &Path, text: &str) {
+        std::fs::write(file, text).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_hand_edit_is_reloaded_and_never_written_over() {
+        let script = Script::new([]);
+        let bus = crate::events::Bus::default();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.json");
+        written(
+            &file,
+            r#"{"mcpServers": {"a": {"command": "unused", "args": ["1"]}}}"#,
+        );
+        let mut ctx = context(&script, &bus);
+        ctx.config_file = file.clone();
+        let mut events = bus.control();
+        let host = Host::start_watching(ctx, Duration::from_millis(20));
+        assert_eq!(host.config().unwrap().mcp_servers["a"].args, ["1"]);
+
+        // An editor adds a server and changes an argument: the host takes both in.
+        written(
+            &file,
+            r#"{"mcpServers": {"a": {"command": "unused", "args": ["2"]},
+                               "b": {"command": "unused"}}}"#,
+        );
+        assert_eq!(reloaded(&mut events).await, None);
+        let config = host.config().unwrap();
+        assert_eq!(config.mcp_servers["a"].args, ["2"]);
+        assert!(
+            host.servers().get("b").is_ok(),
+            "the added server is supervised"
+        );
+
+        // Another edit lands just before the window saves something: both are kept.
+        written(
+            &file,
+            r#"{"mcpServers": {"a": {"command": "unused", "args": ["2"]},
+                               "b": {"command": "unused"}, "c": {"command": "unused"}}}"#,
+        );
+        host.set_roots(None, Some(vec![dir.path().to_owned()]))
+            .await
+            .unwrap();
+        let saved = Config::load(&file).unwrap();
+        assert!(
+            saved.mcp_servers.contains_key("c"),
+            "the editor's server survives the save"
+        );
+        assert_eq!(saved.roots, [dir.path().to_owned()]);
+
+        // A file broken in the editor is never written over; the servers go on.
+        let broken = "{\"mcpServers\": {\"a\": \n";
+        written(&file, broken);
+        let error = host
+            .set_roots(None, Some(vec![]))
+            .await
+            .expect_err("an edit over a broken file is refused");
+        assert_eq!(error.code, ErrorCode::ConfigInvalid);
+        assert!(error.message.contains("line 2"), "{}", error.message);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), broken);
+        assert!(host.servers().get("c").is_ok());
+        host.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_broken_file_is_reported_and_its_fix_reloaded() {
+        let script = Script::new([]);
+        let bus = crate::events::Bus::default();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.json");
+        written(&file, r#"{"mcpServers": {"a": {"command": "unused"}}}"#);
+        let mut ctx = context(&script, &bus);
+        ctx.config_file = file.clone();
+        let mut events = bus.control();
+        let host = Host::start_watching(ctx, Duration::from_millis(20));
+        written(&file, "{\n  \"mcpServers\": {,\n}");
+        let error = reloaded(&mut events)
+            .await
+            .expect("the broken file is reported");
+        assert!(
+            error.message.contains("line 2 column 18"),
+            "{}",
+            error.message
+        );
+        assert_eq!(host.problem(), (Some(error), true));
+        assert!(
+            host.servers().get("a").is_ok(),
+            "the running server goes on"
+        );
+        written(&file, r#"{"mcpServers": {}}"#);
+        assert_eq!(reloaded(&mut events).await, None);
+        assert!(
+            host.servers().get("a").is_err(),
+            "the server removed in the file is gone"
+        );
+        assert_eq!(host.problem(), (None, true));
+        host.shutdown().await;
     }
 }

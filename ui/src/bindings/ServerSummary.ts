@@ -3,4 +3,9 @@
 /**
  * What the handshake told us about the server, as the UI and CLI show it.
  */
-export type ServerSummary = { protocolVersion: string, serverInfo: Record<string, unknown> | null, capabilities: Record<string, unknown>, instructions: string | null, };
+export type ServerSummary = { protocolVersion: string, 
+/**
+ * The transport the connection uses: `stdio`, `streamable-http` or `sse` (what `auto`
+ * settled on, or what an in-process test pipe is: `memory`).
+ */
+transport: string, serverInfo: Record<string, unknown> | null, capabilities: Record<string, unknown>, instructions: string | null, };

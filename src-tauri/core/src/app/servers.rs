@@ -15,6 +15,7 @@ use super::requests::{
     ResourceUri, ResourcesPage, ServerName, SetEnabled, SetLogLevel, SetRoots,
 };
 use crate::config::ServerConfig;
+use crate::config::import::locations::{self, ImportCandidate};
 use crate::config::import::{ImportPlan, ImportReport};
 use crate::connection::{CompletionRef, Connection};
 use crate::error::{Error, ErrorCode, Result};
@@ -26,15 +27,19 @@ use crate::store::off_thread;
 impl App {
     /// Every configured server with its status (or why the configuration could not be read).
     pub async fn list_servers(&self, _: NoArgs) -> Result<Vec<ServerView>> {
-        if let Some(e) = &self.0.config_error {
-            return Err(e.clone());
+        // A file broken from the start leaves nothing to list; one broken since, the servers
+        // that run (the window says what is wrong with the file).
+        if let (Some(e), false) = self.0.host.problem() {
+            return Err(e);
         }
         self.0.host.views(200)
     }
 
-    /// Starts a stopped or failed server.
+    /// Starts a stopped or failed server; refused, saying why, while it waits for trust.
     pub async fn start_server(&self, args: ServerName) -> Result<()> {
-        self.0.host.servers().get(&args.server)?.start().await
+        let handle = self.0.host.servers().get(&args.server)?;
+        self.admit(&args.server, &self.configured_server(&args.server)?)?;
+        handle.start().await
     }
 
     /// Stops a server and waits until its processes are gone.
@@ -42,9 +47,11 @@ impl App {
         self.0.host.servers().get(&args.server)?.stop().await
     }
 
-    /// Restarts a server now.
+    /// Restarts a server now; refused, saying why, while it waits for trust.
     pub async fn restart_server(&self, args: ServerName) -> Result<()> {
-        self.0.host.servers().get(&args.server)?.restart().await
+        let handle = self.0.host.servers().get(&args.server)?;
+        self.admit(&args.server, &self.configured_server(&args.server)?)?;
+        handle.restart().await
     }
 
     /// Removes a server; what was decided for it goes with it.
@@ -69,8 +76,14 @@ impl App {
         self.0.host.set_enabled(&args.server, args.enabled).await
     }
 
+    /// The Claude Desktop and VS Code configuration files found in their usual places.
+    pub async fn import_candidates(&self, _: NoArgs) -> Result<Vec<ImportCandidate>> {
+        off_thread(|| Ok(locations::found())).await
+    }
+
     /// What importing the Claude Desktop or VS Code file at `path` would do. The path is one
-    /// the person chose (the shell's native picker), never one the window names.
+    /// the person chose (the shell's native picker) or one of [`App::import_candidates`], never
+    /// any other the window names.
     pub async fn import_preview(&self, path: PathBuf) -> Result<ImportPlan> {
         let host = self.0.host.clone();
         off_thread(move || host.import_preview(&path)).await
@@ -124,6 +137,13 @@ impl App {
         let flow = door
             .user_tool_call(&args.server, &args.name, arguments.as_ref())
             .await;
+        let flow = match flow {
+            Ok(flow) => flow,
+            Err(e) => {
+                forward.abort();
+                return Err(e);
+            }
+        };
         let result = self
             .0
             .host

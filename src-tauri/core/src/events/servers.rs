@@ -25,6 +25,9 @@ pub enum ListKind {
 #[ts(export)]
 pub struct ServerSummary {
     pub protocol_version: String,
+    /// The transport the connection uses: `stdio`, `streamable-http` or `sse` (what `auto`
+    /// settled on, or what an in-process test pipe is: `memory`).
+    pub transport: String,
     #[ts(type = "Record<string, unknown> | null")]
     pub server_info: Value,
     #[ts(type = "Record<string, unknown>")]
@@ -103,6 +106,9 @@ pub enum ServerEvent {
     ResourceUpdated { server: String, uri: String },
     /// A task the server runs for the host changed status (or ended, with its result).
     Task { server: String, task: TaskView },
+    /// The configuration file was read again after a change on disk; `error` says why it cannot
+    /// be used, while it cannot (the servers then go on as they were).
+    ConfigChanged { error: Option<Error> },
     /// The server's cached tools, prompts and templates were fetched again: after it connected
     /// (`list` is null) or after it said `list` changed.
     CatalogUpdated {
