@@ -136,6 +136,11 @@ struct Inner {
     events: Bus,
     /// What the transport saw of tasks that rmcp's types drop (2025-11-25, stdio).
     task_fields: TaskFields,
+    /// Whether the server is reached over the network (its loss shows only as silence).
+    remote: bool,
+    /// Woken when a request failed at the transport or went unanswered: the supervisor then
+    /// checks at once whether the server is still there.
+    suspect: tokio::sync::Notify,
 }
 
 /// Builds an rmcp parameter struct from wire JSON (rmcp's structs are non-exhaustive).
@@ -222,6 +227,9 @@ impl Connection {
 
     fn map_error(&self, e: ServiceError) -> Error {
         let error = self.map_service_error(e);
+        if error.code == ErrorCode::TransportClosed {
+            self.suspect();
+        }
         match error.code {
             ErrorCode::AuthRequired => self.lose_sign_in(error),
             ErrorCode::InsufficientScope => {
@@ -265,6 +273,30 @@ impl Connection {
     /// Why the connection closed, when Switchboard knows better than "disconnected".
     pub fn close_reason(&self) -> Option<Error> {
         self.inner.close_reason.get()
+    }
+
+    /// Whether the server is reached over the network.
+    pub fn is_remote(&self) -> bool {
+        self.inner.remote
+    }
+
+    /// Says a request failed in a way a server that went away would explain.
+    pub(crate) fn suspect(&self) {
+        if self.inner.remote {
+            self.inner.suspect.notify_one();
+        }
+    }
+
+    /// Resolves when a request on this connection failed in a way a lost server would explain.
+    pub async fn suspected(&self) {
+        self.inner.suspect.notified().await;
+    }
+
+    /// Ends the connection because the server is gone: requests still waiting fail at once
+    /// with `error`, and the supervisor reconnects.
+    pub fn lose(&self, error: Error) {
+        self.inner.close_reason.set(error);
+        self.inner.service.cancellation_token().cancel();
     }
 
     fn map_service_error(&self, e: ServiceError) -> Error {
@@ -449,6 +481,11 @@ impl Connection {
     /// Checks the server answers: `ping` up to 2025-11-25; on 2026-07-28, which removed `ping`,
     /// a `server/discover` sent to the server (never answered from rmcp's cache).
     pub async fn ping(&self) -> Result<()> {
+        self.ping_within(self.inner.timeout).await
+    }
+
+    /// [`Connection::ping`], waiting at most `within` for the answer.
+    pub async fn ping_within(&self, within: Duration) -> Result<()> {
         let peer = self.inner.service.peer();
         let request = if self.inner.modern {
             ClientRequest::DiscoverRequest(DiscoverRequest::new(DiscoverRequestParams {}))
@@ -456,10 +493,7 @@ impl Connection {
             ClientRequest::PingRequest(PingRequest::default())
         };
         let handle = peer
-            .send_request_with_option(
-                request,
-                PeerRequestOptions::with_timeout(self.inner.timeout),
-            )
+            .send_request_with_option(request, PeerRequestOptions::with_timeout(within))
             .await
             .map_err(|e| self.map_error(e))?;
         handle

@@ -43,6 +43,9 @@ pub struct RestartPolicy {
     pub max_attempts: u32,
     /// A connection that lived this long resets the attempt count.
     pub stable_after: Duration,
+    /// How often a remote server is asked whether it is still there (also at once after a
+    /// request to it failed at the transport or went unanswered).
+    pub keepalive: Duration,
 }
 
 impl Default for RestartPolicy {
@@ -52,6 +55,7 @@ impl Default for RestartPolicy {
             max: Duration::from_secs(60),
             max_attempts: 8,
             stable_after: Duration::from_secs(60),
+            keepalive: Duration::from_secs(15),
         }
     }
 }
@@ -223,6 +227,7 @@ impl ServerHandle {
             policy: ctx.restart,
             connector: ctx.connector.clone(),
             trust: ctx.trust.clone(),
+            lost_remote: false,
         };
         tokio::spawn(supervisor.run());
         Self {
@@ -444,6 +449,9 @@ struct Supervisor {
     policy: RestartPolicy,
     connector: Connector,
     trust: Trust,
+    /// A remote server was lost while connected: it is tried again until it is back (a network
+    /// that drops, a laptop that slept), however many attempts that takes.
+    lost_remote: bool,
 }
 
 /// How a connected phase ended.
@@ -580,7 +588,8 @@ impl Supervisor {
         *attempt += 1;
         tracing::warn!(server = %self.opts.server, attempt = *attempt, "{}", error.message);
         // Trying again cannot help a server that wants the person to sign in first.
-        if *attempt > self.policy.max_attempts || error.needs_sign_in() {
+        let gave_up = *attempt > self.policy.max_attempts && !self.lost_remote;
+        if gave_up || error.needs_sign_in() {
             self.set(ServerState::Failed { error });
             return Next::Idle;
         }
@@ -612,6 +621,7 @@ impl Supervisor {
         keeper.abort();
         self.set(ServerState::Stopping);
         live.shutdown().await;
+        self.lost_remote = matches!(ended, Ended::Lost(_)) && self.opts.config.url.is_some();
         match ended {
             Ended::Lost(error) => Next::Failed(error),
             Ended::Restart => Next::Connect,
@@ -637,8 +647,14 @@ impl Supervisor {
         });
         let since = Instant::now();
         let closed = live.closed.clone();
+        let gone = keep_alive(connection.clone(), self.policy.keepalive);
+        tokio::pin!(gone);
         loop {
             tokio::select! {
+                error = &mut gone => {
+                    connection.lose(error.clone());
+                    return Ended::Lost(error);
+                }
                 _ = closed.cancelled() => {
                     let exit = match live.process.as_mut() {
                         Some(group) => tokio::time::timeout(Duration::from_millis(500), group.wait()).await.ok().flatten(),
@@ -661,6 +677,38 @@ impl Supervisor {
                     Some(Command::Replace { config, roots, ack }) => { *attempt = 0; return Ended::Replace(config, roots, ack) }
                     None => return Ended::Gone,
                 },
+            }
+        }
+    }
+}
+
+/// Resolves, with why, once a remote server stops answering: asked every `every`, and at once
+/// after a request to it failed at the transport or went unanswered. Never resolves for a local
+/// server, whose loss closes its pipes.
+async fn keep_alive(connection: Connection, every: Duration) -> Error {
+    if !connection.is_remote() {
+        return std::future::pending().await;
+    }
+    let within = every.clamp(Duration::from_secs(2), Duration::from_secs(10));
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = connection.suspected() => {}
+        }
+        match connection.ping_within(within).await {
+            // An error answer is an answer: the server is there.
+            Ok(()) => {}
+            Err(e) if e.code == ErrorCode::ServerError => {}
+            Err(e) if e.needs_sign_in() => return e,
+            Err(e) => {
+                return Error::new(
+                    ErrorCode::TransportClosed,
+                    format!(
+                        "server {:?} stopped answering ({}); reconnecting",
+                        connection.server(),
+                        e.message
+                    ),
+                );
             }
         }
     }

@@ -67,6 +67,7 @@ impl Connection {
         let ServiceError::Timeout { timeout } = e else {
             return self.map_error(e);
         };
+        self.suspect();
         let inner = &self.inner;
         let message = if timeout == inner.max_total && timeout != inner.timeout {
             format!(

@@ -116,6 +116,7 @@ pub(crate) fn context(script: &Arc<Script>, bus: &Bus) -> HostContext {
             max: Duration::from_secs(60),
             max_attempts: 3,
             stable_after: Duration::from_secs(60),
+            keepalive: Duration::from_secs(15),
         },
         connector: script.connector(),
         trust: crate::trust::Trust::everything(),

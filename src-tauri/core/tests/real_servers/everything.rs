@@ -212,7 +212,14 @@ async fn sampling_denied_returns_minus_one_and_elicitation_accepts_defaults() {
 /// Starts server-everything in an HTTP mode on a free port and waits until it listens. Its stdout
 /// (where it logs every HTTP request it handles) goes to the returned file.
 pub async fn http_everything(mode: &str) -> (tokio::process::Child, u16, std::path::PathBuf) {
-    let port = free_port();
+    http_everything_on(mode, free_port()).await
+}
+
+/// [`http_everything`] on a given port (a server coming back where it was).
+pub async fn http_everything_on(
+    mode: &str,
+    port: u16,
+) -> (tokio::process::Child, u16, std::path::PathBuf) {
     let log = std::env::temp_dir().join(format!("switchboard-everything-{mode}-{port}.log"));
     let child = tokio::process::Command::new(npm_bin("mcp-server-everything"))
         .arg(mode)

@@ -15,4 +15,5 @@ mod keychain;
 mod modern;
 mod oauth;
 mod python_sdk;
+mod remote_loss;
 mod tasks;

@@ -137,6 +137,7 @@ pub fn host_context() -> HostContext {
             max: std::time::Duration::from_secs(2),
             max_attempts: 5,
             stable_after: std::time::Duration::from_secs(60),
+            keepalive: std::time::Duration::from_millis(200),
         },
         connector: switchboard_core::servers::real_connector(),
         trust: switchboard_core::trust::Trust::everything(),
