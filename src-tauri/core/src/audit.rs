@@ -235,52 +235,16 @@ impl Audit {
 
     /// Rows matching `q`, newest first (on the calling thread).
     pub fn search(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>> {
-        let mut sql = String::from(
-            "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit WHERE 1=1",
-        );
-        let mut args: Vec<rusqlite::types::Value> = Vec::new();
-        // Each condition names its parameter by number; `{}` in a clause is that number.
-        let mut push = |clause: &str, v: rusqlite::types::Value| {
-            args.push(v);
-            sql.push_str(&clause.replace("{}", &args.len().to_string()));
-        };
-        if let Some(s) = &q.server {
-            push(" AND server = ?{}", s.clone().into());
-        }
-        if let Some(k) = q.kind {
-            push(" AND kind = ?{}", k.as_str().to_owned().into());
-        }
-        if let Some(f) = &q.flow {
-            push(" AND flow = ?{}", f.clone().into());
-        }
+        let (conditions, mut args) = conditions(q);
         if let Some(b) = q.before_id {
-            push(" AND id < ?{}", b.into());
+            args.push(b.into());
         }
-        let words: Vec<&str> = q.text.as_deref().unwrap_or("").split_whitespace().collect();
-        // The index matches substrings of three characters or more; shorter words are scanned
-        // for among the rows the index (and the other filters) left.
-        let (indexed, short): (Vec<&str>, Vec<&str>) =
-            words.into_iter().partition(|w| w.chars().count() >= 3);
-        if !indexed.is_empty() {
-            push(
-                " AND id IN (SELECT rowid FROM audit_text WHERE audit_text MATCH ?{})",
-                fts_phrases(&indexed).into(),
-            );
-        }
-        for word in short {
-            let escaped = word
-                .replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_");
-            push(
-                " AND (server LIKE ?{} ESCAPE '\\' OR coalesce(subject,'') LIKE ?{} ESCAPE '\\' \
-                 OR coalesce(decision,'') LIKE ?{} ESCAPE '\\' OR detail LIKE ?{} ESCAPE '\\' \
-                 OR step LIKE ?{} ESCAPE '\\')",
-                format!("%{escaped}%").into(),
-            );
-        }
+        let before = match q.before_id {
+            Some(_) => format!(" AND id < ?{}", args.len()),
+            None => String::new(),
+        };
         let sql = format!(
-            "{sql} ORDER BY id DESC LIMIT {}",
+            "{SELECT} WHERE 1=1{conditions}{before} ORDER BY id DESC LIMIT {}",
             q.limit.unwrap_or(200).min(10_000)
         );
         self.store.with(|c| {
@@ -290,18 +254,25 @@ impl Audit {
         })
     }
 
-    /// Writes every row, oldest first, as JSON Lines. Returns how many were written.
-    pub fn export_jsonl(&self, out: &mut dyn Write) -> Result<usize> {
+    /// Writes every row `q` matches (all of them: its limit and paging do not apply), oldest
+    /// first, as JSON Lines. Returns how many were written.
+    pub fn export_jsonl(&self, q: &AuditQuery, out: &mut dyn Write) -> Result<usize> {
         // Page by id so the database is never held for the whole export, nor the log in memory.
         const PAGE: i64 = 1000;
+        let (conditions, args) = conditions(q);
+        let sql = format!(
+            "{SELECT} WHERE id > ?{} {conditions} ORDER BY id LIMIT {PAGE}",
+            args.len() + 1
+        );
         let mut after = 0_i64;
         let mut written = 0;
         loop {
+            let mut page_args = args.clone();
+            page_args.push(after.into());
             let rows = self.store.with(|c| {
-                let mut stmt = c.prepare_cached(
-                    "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit WHERE id > ?1 ORDER BY id LIMIT ?2",
-                )?;
-                let rows = stmt.query_map(rusqlite::params![after, PAGE], row_to_entry)?;
+                let mut stmt = c.prepare_cached(&sql)?;
+                let rows =
+                    stmt.query_map(rusqlite::params_from_iter(page_args.iter()), row_to_entry)?;
                 rows.collect::<rusqlite::Result<Vec<_>>>()
             })?;
             let Some(last) = rows.last() else {
@@ -316,6 +287,54 @@ impl Audit {
             written += rows.len();
         }
     }
+}
+
+/// The columns every audit query reads.
+const SELECT: &str = "SELECT id, flow, at_ms, kind, step, server, subject, actor, decision, detail, duration_ms FROM audit";
+
+/// The SQL conditions (each ` AND …`) for `q`'s server, kind, flow and words, with their
+/// parameters, numbered from 1.
+fn conditions(q: &AuditQuery) -> (String, Vec<rusqlite::types::Value>) {
+    let mut sql = String::new();
+    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    // Each condition names its parameter by number; `{}` in a clause is that number.
+    let mut push = |clause: &str, v: rusqlite::types::Value| {
+        args.push(v);
+        sql.push_str(&clause.replace("{}", &args.len().to_string()));
+    };
+    if let Some(s) = &q.server {
+        push(" AND server = ?{}", s.clone().into());
+    }
+    if let Some(k) = q.kind {
+        push(" AND kind = ?{}", k.as_str().to_owned().into());
+    }
+    if let Some(f) = &q.flow {
+        push(" AND flow = ?{}", f.clone().into());
+    }
+    let words: Vec<&str> = q.text.as_deref().unwrap_or("").split_whitespace().collect();
+    // The index matches substrings of three characters or more; shorter words are scanned
+    // for among the rows the index (and the other filters) left.
+    let (indexed, short): (Vec<&str>, Vec<&str>) =
+        words.into_iter().partition(|w| w.chars().count() >= 3);
+    if !indexed.is_empty() {
+        push(
+            " AND id IN (SELECT rowid FROM audit_text WHERE audit_text MATCH ?{})",
+            fts_phrases(&indexed).into(),
+        );
+    }
+    for word in short {
+        let escaped = word
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        push(
+            " AND (server LIKE ?{} ESCAPE '\\' OR coalesce(subject,'') LIKE ?{} ESCAPE '\\' \
+             OR coalesce(decision,'') LIKE ?{} ESCAPE '\\' OR detail LIKE ?{} ESCAPE '\\' \
+             OR step LIKE ?{} ESCAPE '\\')",
+            format!("%{escaped}%").into(),
+        );
+    }
+    (sql, args)
 }
 
 /// Each word as an FTS5 phrase (quotes doubled), all of which must match.
@@ -516,7 +535,7 @@ mod tests {
         assert_eq!(literal("w_ite"), 0);
 
         let mut out = Vec::new();
-        assert_eq!(a.export_jsonl(&mut out).unwrap(), 3);
+        assert_eq!(a.export_jsonl(&AuditQuery::default(), &mut out).unwrap(), 3);
         let lines: Vec<AuditEntry> = String::from_utf8(out)
             .unwrap()
             .lines()
@@ -620,7 +639,7 @@ mod tests {
             assert!(row.subject.unwrap().len() <= MAX_SUBJECT_BYTES + '…'.len_utf8());
         }
         let mut out = Vec::new();
-        assert_eq!(a.export_jsonl(&mut out).unwrap(), 3);
+        assert_eq!(a.export_jsonl(&AuditQuery::default(), &mut out).unwrap(), 3);
         for line in String::from_utf8(out).unwrap().lines() {
             let entry: AuditEntry = serde_json::from_str(line).unwrap();
             assert_eq!(entry.detail["truncated"], true);
@@ -653,7 +672,10 @@ mod tests {
             .unwrap();
         }
         let mut out = Vec::new();
-        assert_eq!(a.export_jsonl(&mut out).unwrap(), 2_345);
+        assert_eq!(
+            a.export_jsonl(&AuditQuery::default(), &mut out).unwrap(),
+            2_345
+        );
         let ns: Vec<i64> = String::from_utf8(out)
             .unwrap()
             .lines()
@@ -664,5 +686,42 @@ mod tests {
             })
             .collect();
         assert_eq!(ns, (0..2_345).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn export_takes_only_what_the_search_shows_across_pages() {
+        let a = audit();
+        let files = Flow::new(FlowKind::ToolCall, "files", Some("read".into()));
+        let web = Flow::new(FlowKind::ToolCall, "web", Some("fetch".into()));
+        for i in 0..1_500 {
+            let flow = if i % 3 == 0 { &web } else { &files };
+            let word = if i % 2 == 0 { "even" } else { "odd" };
+            a.record(Record {
+                flow,
+                step: Step::Requested,
+                actor: "user",
+                decision: None,
+                detail: json!({"n": i, "w": word}),
+            })
+            .unwrap();
+        }
+        let query = AuditQuery {
+            server: Some("web".into()),
+            text: Some("even".into()),
+            limit: Some(5),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        assert_eq!(a.export_jsonl(&query, &mut out).unwrap(), 250);
+        let ns: Vec<i64> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<AuditEntry>(l).unwrap().detail["n"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(ns, (0..1_500).filter(|i| i % 6 == 0).collect::<Vec<_>>());
     }
 }

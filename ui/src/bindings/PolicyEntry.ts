@@ -9,4 +9,9 @@ export type PolicyEntry = { server: string, kind: PolicyKind,
 /**
  * The tool, or null for a rule about every tool of the server.
  */
-tool: string | null, rule: Rule, };
+tool: string | null, rule: Rule, 
+/**
+ * Filled in when rules are listed: why the rule covers less than it seems to (its tool is
+ * not among what its server offers now, or its server is not configured). Not stored.
+ */
+warning?: string, };

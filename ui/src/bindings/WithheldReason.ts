@@ -3,4 +3,4 @@
 /**
  * Why the chat did not offer a tool to the model.
  */
-export type WithheldReason = "not_approved" | "changed" | "instructions_not_approved" | "instructions_changed" | "hidden_characters";
+export type WithheldReason = "not_approved" | "changed" | "instructions_not_approved" | "instructions_changed" | "hidden_characters" | "denied";

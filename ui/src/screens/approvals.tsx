@@ -60,7 +60,8 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
         <h2>Rules</h2>
         <p className="muted">
           A tool's own rule wins over its server's: “ask every time” for one tool keeps asking about it whatever
-          the server's rule (allow or deny). For a whole server, “ask every time” removes its rule.
+          the server's rule (allow or deny). For a whole server, “ask every time” removes its rule. A tool denied here
+          is not offered to the model and is not run from anywhere, the Tools screen and the command line included.
         </p>
         <NewRule servers={props.host.servers.map((s) => s.name)} onAdd={(p) => change(p, p.rule)} />
         {policies.length === 0 ? (
@@ -84,7 +85,14 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
                 <tr key={`${p.server}/${p.kind}/${p.tool ?? ""}`} data-testid="policy-row">
                   <td>{p.server}</td>
                   <td>{KINDS[p.kind]}</td>
-                  <td>{p.tool ?? "all"}</td>
+                  <td>
+                    {p.tool ?? "all"}
+                    {p.warning ? (
+                      <div className="warn-text" data-testid="policy-warning">
+                        {p.warning}
+                      </div>
+                    ) : null}
+                  </td>
                   <td>
                     <select
                       data-testid="policy-rule"
@@ -190,10 +198,11 @@ function AuditLog(props: { backend: Backend; revision: number }) {
     );
   };
 
-  // The whole log, not only the rows on screen: the backend writes it to the file you pick.
+  // What the search shows, every row of it (not only the pages on screen): the backend writes
+  // them to the file you pick.
   const exportLog = async () => {
     try {
-      const done = await backend.exportAudit();
+      const done = await backend.exportAudit({ text: query, server: null, kind: null, flow: null, limit: null, beforeId: null });
       if (done) setExported(`${done.entries} entries written to ${done.path}`);
     } catch (e) {
       setError(errorMessage(e));

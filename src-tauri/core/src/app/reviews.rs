@@ -25,16 +25,39 @@ impl App {
         self.reviews()?.decide(&args.id, &args.digest, args.verdict)
     }
 
-    /// The standing rules.
+    /// The standing rules, each with a warning when it covers less than it seems to.
     pub async fn list_policies(&self, _: NoArgs) -> Result<Vec<PolicyEntry>> {
         let policies = self.0.door.policies().clone();
-        off_thread(move || policies.list()).await
+        let mut rules = off_thread(move || policies.list()).await?;
+        for rule in &mut rules {
+            rule.warning = self.rule_warning(&rule.server, rule.tool.as_deref());
+        }
+        Ok(rules)
     }
 
-    /// Adds or changes a standing rule.
+    /// Adds or changes a standing rule. A rule for a server or tool that is not there (now) is
+    /// kept, and listed with a warning.
     pub async fn set_policy(&self, args: PolicyEntry) -> Result<()> {
         let policies = self.0.door.policies().clone();
         off_thread(move || policies.set(&args)).await
+    }
+
+    /// Why a rule for `server` (and `tool`) covers less than it seems to, if it does: the
+    /// server is not configured, or it runs and offers no such tool.
+    fn rule_warning(&self, server: &str, tool: Option<&str>) -> Option<String> {
+        let Ok(handle) = self.0.host.servers().get(server) else {
+            return Some(format!(
+                "no server named {server:?} is configured: this rule covers nothing"
+            ));
+        };
+        let (tool, catalog) = (tool?, handle.catalog()?);
+        let offered = catalog.tools.iter().any(|t| t.name == tool);
+        (!offered).then(|| {
+            format!(
+                "{server:?} does not offer a tool named {tool:?} now: this rule covers nothing \
+                 until it does"
+            )
+        })
     }
 
     /// Removes a standing rule.
@@ -48,8 +71,9 @@ impl App {
         self.0.door.audit().find(args).await
     }
 
-    /// Writes the whole audit log, oldest first, as JSON Lines to `path`.
-    pub async fn export_audit(&self, path: PathBuf) -> Result<AuditExport> {
+    /// Writes the audit rows `query` matches (all of them, oldest first) as JSON Lines to
+    /// `path`: what the search shows is what is exported.
+    pub async fn export_audit(&self, path: PathBuf, query: AuditQuery) -> Result<AuditExport> {
         let audit = self.0.door.audit().clone();
         let target = path.clone();
         let entries = off_thread(move || {
@@ -60,7 +84,7 @@ impl App {
                 )
             };
             let mut out = std::io::BufWriter::new(std::fs::File::create(&target).map_err(io)?);
-            let n = audit.export_jsonl(&mut out)?;
+            let n = audit.export_jsonl(&query, &mut out)?;
             std::io::Write::flush(&mut out).map_err(io)?;
             Ok(n)
         })

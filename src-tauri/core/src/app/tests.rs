@@ -44,6 +44,7 @@ async fn the_window_answers_while_another_process_holds_the_database() {
         kind: PolicyKind::Sampling,
         tool: None,
         rule: Rule::Deny,
+        warning: None,
     };
     // Ticks while the runtime's one thread is free: it stops if anything blocks that thread.
     let ticks = Arc::new(std::sync::atomic::AtomicUsize::new(0));

@@ -355,6 +355,7 @@ impl Door {
                 kind,
                 tool: tool.map(str::to_owned),
                 rule,
+                warning: None,
             };
             let saved = self.blocking(move |door| door.policies.set(&entry)).await;
             if let Err(e) = saved {
@@ -896,10 +897,7 @@ impl Door {
         if rule == Rule::Deny {
             self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null)
                 .await;
-            return Err(Error::new(
-                ErrorCode::Denied,
-                format!("calls to {name} on {server} are denied by your rules"),
-            ));
+            return Err(denied_by_rule(server, &name));
         }
         let unpinned: Vec<(String, Value)> = review
             .iter()
@@ -1078,14 +1076,15 @@ impl Door {
     }
 
     /// Records a tool call the user makes themselves (the Tools screen, the CLI's `call`): nobody
-    /// is asked, but it is in the audit log like every other call. End it with
+    /// is asked, but it is in the audit log like every other call, and a "deny" rule for the
+    /// tool (or its server) refuses it here as everywhere else. End it with
     /// [`Door::tool_call_finished`].
     pub async fn user_tool_call(
         &self,
         server: &str,
         tool: &str,
         arguments: Option<&Value>,
-    ) -> Flow {
+    ) -> Result<Flow> {
         let flow = Flow::new(FlowKind::ToolCall, server, Some(tool.to_owned()));
         self.note(
             &flow,
@@ -1095,7 +1094,12 @@ impl Door {
             json!({"arguments": arguments}),
         )
         .await;
-        flow
+        if self.rule(server, PolicyKind::ToolCall, Some(tool)).await == Rule::Deny {
+            self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null)
+                .await;
+            return Err(denied_by_rule(server, tool));
+        }
+        Ok(flow)
     }
 
     /// Records that the person stopped an approved tool call before it returned. Called where
@@ -1184,3 +1188,14 @@ impl Approver for Door {
 
 #[cfg(test)]
 mod tests;
+
+/// The refusal of a call a "deny" rule covers, wherever it was made.
+fn denied_by_rule(server: &str, tool: &str) -> Error {
+    Error::new(
+        ErrorCode::Denied,
+        format!(
+            "calls to {tool} on {server} are denied by your rules; change the rule on the \
+             Approvals screen to call it"
+        ),
+    )
+}

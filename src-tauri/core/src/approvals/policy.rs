@@ -95,6 +95,11 @@ pub struct PolicyEntry {
     /// The tool, or null for a rule about every tool of the server.
     pub tool: Option<String>,
     pub rule: Rule,
+    /// Filled in when rules are listed: why the rule covers less than it seems to (its tool is
+    /// not among what its server offers now, or its server is not configured). Not stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub warning: Option<String>,
 }
 
 type Key = (String, PolicyKind, String);
@@ -246,6 +251,7 @@ impl Policies {
                     kind: PolicyKind::parse(&kind)?,
                     tool: Some(tool).filter(|t| !t.is_empty()),
                     rule: Rule::parse(&rule),
+                    warning: None,
                 })
             })
             .collect();
@@ -257,6 +263,7 @@ impl Policies {
                     kind: *kind,
                     tool: Some(tool.clone()).filter(|t| !t.is_empty()),
                     rule: *rule,
+                    warning: None,
                 }),
         );
         out.sort_by(|a, b| {
@@ -276,6 +283,7 @@ mod tests {
             kind,
             tool: tool.map(Into::into),
             rule,
+            warning: None,
         }
     }
 

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::{WithheldReason, WithheldTool};
+use crate::approvals::policy::{Policies, PolicyKind, Rule};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::{self, PinState, Pins};
 use crate::visible;
@@ -118,9 +119,11 @@ impl Drop for CancelOnDrop {
 /// instructions, if it has any (new or changed ones are the person's to review first, on the
 /// Approvals screen or in a call's review), and only when its name and the property names of
 /// its input schema have no hidden characters: a name must stay exact to be called, so it
-/// cannot be stripped. Blocking (reads the pins).
+/// cannot be stripped. A tool a "deny" rule covers is never offered. Blocking (reads the pins
+/// and rules).
 pub fn accepted(
     pins: &Pins,
+    policies: &Policies,
     tools: Vec<OfferedTool>,
 ) -> Result<(Vec<OfferedTool>, Vec<WithheldTool>)> {
     let state = |server: &str, item: String, definition: &Value| -> Result<PinState> {
@@ -157,7 +160,10 @@ pub fn accepted(
             || t.definition
                 .get("inputSchema")
                 .is_some_and(visible::keys_have_hidden);
-        let reason = if hidden {
+        let denied = policies.rule(&t.server, PolicyKind::ToolCall, Some(&name))? == Rule::Deny;
+        let reason = if denied {
+            Some(WithheldReason::Denied)
+        } else if hidden {
             Some(WithheldReason::HiddenCharacters)
         } else {
             match (

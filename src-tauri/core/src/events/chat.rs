@@ -36,6 +36,8 @@ pub enum WithheldReason {
     InstructionsChanged,
     /// The tool's name or the names in its input schema contain hidden characters.
     HiddenCharacters,
+    /// A "deny" rule covers the tool (or its server): it is not offered, nor run from anywhere.
+    Denied,
 }
 
 /// A tool of a running server that the model was not offered, and why.

@@ -238,7 +238,9 @@ async fn a_hostile_view_is_held_to_its_server_its_tools_and_the_persons_consent(
     assert!(format!("{:?}", result.content).contains("refreshed"));
     let offered = switchboard_core::chat::ToolHost::tools(app.host());
     assert!(offered.iter().any(|t| t.definition["name"] == "refresh"));
-    let (to_model, _) = switchboard_core::chat::accepted(app.door().pins(), offered).unwrap();
+    let (to_model, _) =
+        switchboard_core::chat::accepted(app.door().pins(), app.door().policies(), offered)
+            .unwrap();
     assert!(!to_model.iter().any(|t| t.definition["name"] == "refresh"));
 
     // Another server's tool is not the view's to call.

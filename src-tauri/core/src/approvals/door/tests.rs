@@ -81,6 +81,7 @@ fn set(door: &Door, kind: PolicyKind, tool: Option<&str>, rule: Rule) {
             kind,
             tool: tool.map(str::to_owned),
             rule,
+            warning: None,
         })
         .unwrap();
 }
@@ -702,4 +703,26 @@ async fn reviewed_definitions_are_pinned_only_as_shown() {
     let last = entries(&door).pop().unwrap();
     assert_eq!(last.kind, FlowKind::Pin);
     assert_eq!(last.decision.as_deref(), Some("approved"));
+}
+
+#[tokio::test]
+async fn a_deny_rule_refuses_the_persons_own_call_too() {
+    let script = Arc::new(Script::default());
+    let door = door(&script);
+    set(&door, PolicyKind::ToolCall, Some("rm"), Rule::Deny);
+    let e = door
+        .user_tool_call("s", "rm", None)
+        .await
+        .expect_err("a denied tool is not called from the Tools screen or the CLI either");
+    assert_eq!(e.code, ErrorCode::Denied);
+    assert!(e.message.contains("denied by your rules"), "{}", e.message);
+    assert!(door.user_tool_call("s", "ls", None).await.is_ok());
+    assert_eq!(
+        steps(&door)[..2],
+        [
+            step(Step::Requested, "user", None),
+            step(Step::Decided, "policy", Some("denied")),
+        ]
+    );
+    assert!(script.seen().is_empty(), "nobody was asked");
 }
