@@ -250,6 +250,13 @@ impl Pins {
     }
 }
 
+/// Every field that differs between `before` and `after`, as JSON pointers.
+pub fn changes(before: &Value, after: &Value) -> Vec<FieldChange> {
+    let mut out = Vec::new();
+    diff("", Some(before), Some(after), &mut out);
+    out
+}
+
 fn diff(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<FieldChange>) {
     match (a, b) {
         (Some(Value::Object(x)), Some(Value::Object(y))) => {

@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0004_audit_search.sql"),
     include_str!("store/migrations/0005_trust.sql"),
     include_str!("store/migrations/0006_tasks.sql"),
+    include_str!("store/migrations/0007_launch_definitions.sql"),
 ];
 
 /// The file name of the database inside the data directory.

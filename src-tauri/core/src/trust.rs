@@ -19,7 +19,7 @@ use ts_rs::TS;
 
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorCode, Result};
-use crate::pins;
+use crate::pins::{self, FieldChange};
 use crate::store::{Store, now_ms};
 use crate::visible::reveal;
 
@@ -84,6 +84,9 @@ pub struct LaunchReview {
     pub transport: String,
     /// Whether any field held hidden characters (now shown as `⟨U+…⟩`).
     pub hidden_characters: bool,
+    /// For a changed definition: each field that differs from what this name last ran, when
+    /// that definition is known.
+    pub changes: Vec<FieldChange>,
 }
 
 impl LaunchReview {
@@ -121,28 +124,42 @@ impl LaunchReview {
             transport,
             hidden_characters: crate::visible::json_has_hidden(&launch_value(config))
                 || crate::visible::has_hidden(server),
+            changes: trust
+                .last_ran(server)
+                .map(|before| pins::changes(&before, &launch_value(config)))
+                .unwrap_or_default(),
         }
     }
 
     /// The review as plain text, one field per line, arguments quoted as a shell would need.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        let mut line = |label: &str, value: &str| out.push_str(&format!("{label}: {value}\n"));
+        let mut line = |label: &str, value: &str| {
+            // A value that starts on its own line (the arguments) takes no space after the colon.
+            let gap = if value.starts_with(['\n', ' ']) {
+                ""
+            } else {
+                " "
+            };
+            out.push_str(&format!("{label}:{gap}{value}\n"))
+        };
         line("Server", &self.server);
         line("Transport", &self.transport);
         if let Some(command) = &self.command {
             line("Command", command);
+            // One per line, quoted, so where each begins and ends can be checked.
             let args: Vec<String> = self
                 .args
                 .iter()
-                .map(|a| shell_words::quote(a).into_owned())
+                .enumerate()
+                .map(|(i, arg)| format!("\n  {}. {}", i + 1, quoted(arg)))
                 .collect();
             line(
                 "Arguments",
                 &if args.is_empty() {
-                    "(none)".into()
+                    " (none)".into()
                 } else {
-                    args.join(" ")
+                    args.concat()
                 },
             );
         }
@@ -173,9 +190,41 @@ impl LaunchReview {
                 "\nThis server ran a different definition before. Trusting this one resets its \
                  standing rules and pinned tools.\n",
             );
+            if !self.changes.is_empty() {
+                out.push_str("\nWhat changed since you trusted it:\n");
+                for change in &self.changes {
+                    out.push_str(&change_text(change));
+                }
+            }
         }
         out
     }
+}
+
+/// `s` in double quotes, with hidden characters shown and quotes and backslashes escaped.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(&reveal(s)).unwrap_or_default()
+}
+
+/// One changed field as two lines: what it was and what it is now.
+fn change_text(change: &FieldChange) -> String {
+    let field = change.path.trim_start_matches('/').replace('/', " › ");
+    let shown = |v: &Option<Value>| match v {
+        None | Some(Value::Null) => "(not set)".to_owned(),
+        Some(Value::String(s)) => quoted(s),
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(quoted)
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some(other) => reveal(&other.to_string()).into_owned(),
+    };
+    format!(
+        "  {field}\n    was: {}\n    now: {}\n",
+        shown(&change.before),
+        shown(&change.after)
+    )
 }
 
 /// The trusted definitions and what each name last ran; cheap to clone. Reads are answered from
@@ -194,6 +243,8 @@ struct State {
 struct Book {
     trusted: HashSet<String>,
     bound: HashMap<String, String>,
+    /// Trusted definitions by digest, where they were kept.
+    definitions: HashMap<String, Value>,
 }
 
 impl Trust {
@@ -209,6 +260,13 @@ impl Trust {
             for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
                 let (server, digest) = row?;
                 book.bound.insert(server, digest);
+            }
+            let mut q = c.prepare("SELECT digest, definition FROM launch_definitions")?;
+            for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+                let (digest, text) = row?;
+                if let Ok(definition) = serde_json::from_str(&text) {
+                    book.definitions.insert(digest, definition);
+                }
             }
             Ok(book)
         })?;
@@ -261,8 +319,38 @@ impl Trust {
                 let server = server.to_owned();
                 self.write(move |c| bind(c, &server, &digest));
             }
+            self.keep(config);
         }
         true
+    }
+
+    /// The definition `server` last ran, if it was kept.
+    pub fn last_ran(&self, server: &str) -> Option<Value> {
+        let book = self.0.book.read().ok()?;
+        book.definitions.get(book.bound.get(server)?).cloned()
+    }
+
+    /// Keeps a trusted definition, to compare a later change with.
+    fn keep(&self, config: &ServerConfig) {
+        let (digest, definition) = (launch_digest(config), launch_value(config));
+        let fresh = self
+            .book()
+            .map(|mut b| {
+                b.definitions
+                    .insert(digest.clone(), definition.clone())
+                    .is_none()
+            })
+            .unwrap_or(false);
+        if fresh {
+            let text = definition.to_string();
+            self.write(move |c| {
+                c.execute(
+                    "INSERT OR IGNORE INTO launch_definitions (digest, definition) VALUES (?1, ?2)",
+                    params![digest, text],
+                )
+                .map(|_| ())
+            });
+        }
     }
 
     /// The refusal for a server whose definition is not trusted, with how to trust it.
@@ -281,20 +369,26 @@ impl Trust {
         )
     }
 
-    /// Trusts definition `digest` as what `server` runs (blocking: call off the runtime).
-    pub fn grant(&self, server: &str, digest: &str) -> Result<()> {
+    /// Trusts definition `config` as what `server` runs (blocking: call off the runtime).
+    pub fn grant(&self, server: &str, config: &ServerConfig) -> Result<()> {
+        let (digest, text) = (launch_digest(config), launch_value(config).to_string());
         if let Some(store) = &self.0.store {
             store.with(|c| {
                 c.execute(
                     "INSERT OR IGNORE INTO trusted_launches (digest, trusted_at) VALUES (?1, ?2)",
                     params![digest, now_ms()],
                 )?;
-                bind(c, server, digest)
+                c.execute(
+                    "INSERT OR IGNORE INTO launch_definitions (digest, definition) VALUES (?1, ?2)",
+                    params![digest, text],
+                )?;
+                bind(c, server, &digest)
             })?;
         }
         let mut book = self.book()?;
-        book.trusted.insert(digest.to_owned());
-        book.bound.insert(server.to_owned(), digest.to_owned());
+        book.trusted.insert(digest.clone());
+        book.bound.insert(server.to_owned(), digest.clone());
+        book.definitions.insert(digest, launch_value(config));
         Ok(())
     }
 

@@ -46,7 +46,8 @@ impl App {
 
     async fn grant(&self, server: &str, review: &LaunchReview) -> Result<()> {
         // Bound to what was shown: a definition edited during the review is not trusted.
-        if launch_digest(&self.configured_server(server)?) != review.digest {
+        let config = self.configured_server(server)?;
+        if launch_digest(&config) != review.digest {
             return Err(Error::new(
                 ErrorCode::ApprovalMismatch,
                 format!(
@@ -59,12 +60,8 @@ impl App {
         if review.verdict == TrustVerdict::Changed {
             self.0.door.forget_server(server).await?;
         }
-        let (trust, name, digest) = (
-            self.0.host.context().trust.clone(),
-            server.to_owned(),
-            review.digest.clone(),
-        );
-        off_thread(move || trust.grant(&name, &digest)).await
+        let (trust, name) = (self.0.host.context().trust.clone(), server.to_owned());
+        off_thread(move || trust.grant(&name, &config)).await
     }
 
     /// Checks that configured server `name`'s definition is trusted before anything dials it.
@@ -115,8 +112,8 @@ impl App {
             }
         }
         if trust.verdict(&bound, &config) != TrustVerdict::Trusted {
-            let (t, b, d) = (trust.clone(), bound.clone(), launch_digest(&config));
-            off_thread(move || t.grant(&b, &d)).await?;
+            let (t, b, c) = (trust.clone(), bound.clone(), config.clone());
+            off_thread(move || t.grant(&b, &c)).await?;
         }
         self.0
             .host

@@ -193,9 +193,7 @@ async fn an_untrusted_definition_is_never_spawned_and_a_changed_one_asks_again()
         .unwrap_err();
     assert_eq!(e.code, crate::ErrorCode::NotTrusted, "{e}");
 
-    trust
-        .grant("s", &crate::trust::launch_digest(&server()))
-        .unwrap();
+    trust.grant("s", &server()).unwrap();
     handle.start().await.unwrap();
     // The supervisor takes the command (the state still says "needs trust" until it does).
     tokio::time::sleep(Duration::from_millis(1)).await;

@@ -54,7 +54,7 @@ fn trust_is_per_definition_kept_across_a_rename_and_asked_again_on_a_change() {
     let (store, trust) = trust();
     assert_eq!(trust.verdict("fs", &server()), TrustVerdict::New);
     assert!(!trust.admit("fs", &server()));
-    trust.grant("fs", &launch_digest(&server())).unwrap();
+    trust.grant("fs", &server()).unwrap();
     assert!(trust.admit("fs", &server()));
     // Renamed by hand: the same definition under a new name still runs.
     assert!(trust.admit("files", &server()));
@@ -78,8 +78,8 @@ fn a_name_that_turns_up_with_another_trusted_definition_asks_again() {
     let (_store, trust) = trust();
     let mut evil = server();
     evil.command = Some("/tmp/evil".into());
-    trust.grant("github", &launch_digest(&server())).unwrap();
-    trust.grant("toy", &launch_digest(&evil)).unwrap();
+    trust.grant("github", &server()).unwrap();
+    trust.grant("toy", &evil).unwrap();
     // Someone moves the trusted "toy" definition under the name that holds the rules.
     assert_eq!(trust.verdict("github", &evil), TrustVerdict::Changed);
     assert!(!trust.admit("github", &evil));
@@ -88,7 +88,7 @@ fn a_name_that_turns_up_with_another_trusted_definition_asks_again() {
 #[test]
 fn renames_move_the_binding_and_removal_revokes_an_unused_definition() {
     let (store, trust) = trust();
-    trust.grant("a", &launch_digest(&server())).unwrap();
+    trust.grant("a", &server()).unwrap();
     trust.rename("a", "b").unwrap();
     assert_eq!(trust.verdict("b", &server()), TrustVerdict::Trusted);
     let mut other = server();
@@ -103,7 +103,7 @@ fn renames_move_the_binding_and_removal_revokes_an_unused_definition() {
         TrustVerdict::Trusted,
         "still in use"
     );
-    trust.grant("c", &launch_digest(&server())).unwrap();
+    trust.grant("c", &server()).unwrap();
     trust.forget("c", &[]).unwrap();
     assert_eq!(trust.verdict("c", &server()), TrustVerdict::New);
     assert_eq!(
@@ -128,7 +128,7 @@ fn the_review_shows_every_field_with_hidden_characters_revealed() {
     let text = review.text();
     for shown in [
         "Command: npx",
-        "Arguments: -y @scope/server ok⟨U+E0041⟩⟨U+E0042⟩",
+        "Arguments:\n  1. \"-y\"\n  2. \"@scope/server\"\n  3. \"ok⟨U+E0041⟩⟨U+E0042⟩\"\n",
         "Working directory: /work dir",
         "Environment file: /home/me/.env",
         "TOKEN=${secret:server/fs/env/TOKEN}",
@@ -136,4 +136,38 @@ fn the_review_shows_every_field_with_hidden_characters_revealed() {
     ] {
         assert!(text.contains(shown), "{shown:?} missing from:\n{text}");
     }
+}
+
+#[test]
+fn a_changed_definition_is_shown_field_by_field_with_each_argument_quoted() {
+    let (store, trust) = trust();
+    trust.grant("fs", &server()).unwrap();
+    let mut changed = server();
+    changed.args = vec!["-y".into(), "@scope/server two".into()];
+    changed.env.insert("LD_PRELOAD".into(), "/tmp/x.so".into());
+    let review = LaunchReview::of("fs", &changed, &trust);
+    assert_eq!(review.verdict, TrustVerdict::Changed);
+    let fields: Vec<&str> = review.changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(fields, ["/args", "/env/LD_PRELOAD"]);
+    let text = review.text();
+    assert!(
+        text.contains("  1. \"-y\"\n  2. \"@scope/server two\"\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  args\n    was: \"-y\", \"@scope/server\"\n    now: \"-y\", \"@scope/server two\"\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  env › LD_PRELOAD\n    was: (not set)\n    now: \"/tmp/x.so\"\n"),
+        "{text}"
+    );
+    // Kept across restarts: a new process compares with the same trusted definition.
+    let again = Trust::load(store).unwrap();
+    assert_eq!(
+        LaunchReview::of("fs", &changed, &again).changes,
+        review.changes
+    );
 }

@@ -76,6 +76,15 @@ async fn nothing_in_the_file_runs_until_trusted_and_an_edit_on_disk_asks_again()
         panic!("an untrusted server was dialed")
     };
     assert_eq!(e.code, ErrorCode::NotTrusted, "{e}");
+    // Start and Restart say why they do nothing.
+    for refused in [
+        app1.start_server(name("s")).await,
+        app1.restart_server(name("s")).await,
+    ] {
+        let e = refused.expect_err("an untrusted server is not started");
+        assert_eq!(e.code, ErrorCode::NotTrusted, "{e}");
+        assert!(e.message.contains("not trusted yet"), "{e}");
+    }
     assert!(!app1.trust_server(name("s"), answer(false)).await.unwrap());
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!marker.exists(), "nothing ran before the person trusted it");
@@ -195,6 +204,7 @@ async fn the_persons_own_edits_ask_first_keep_rules_and_move_secrets_to_the_keyc
         kind: PolicyKind::Sampling,
         tool: None,
         rule: Rule::Deny,
+        warning: None,
     })
     .await
     .unwrap();
@@ -243,6 +253,7 @@ async fn trusting_a_definition_changed_outside_the_app_resets_its_rules() {
         kind: PolicyKind::Sampling,
         tool: None,
         rule: Rule::AlwaysAllow,
+        warning: None,
     })
     .await
     .unwrap();
