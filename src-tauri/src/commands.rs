@@ -20,6 +20,7 @@ use switchboard_core::apps::AppView;
 use switchboard_core::audit::{AuditEntry, AuditQuery};
 use switchboard_core::auth::SignInInfo;
 use switchboard_core::chat::{Conversation, ConversationView};
+use switchboard_core::config::import::locations::{self, ImportCandidate};
 use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::host::RootsView;
 use switchboard_core::pins::PinItem;
@@ -62,6 +63,7 @@ registered! {
         trust_server,
         remove_server,
         set_server_enabled,
+        import_candidates,
         import_preview,
         import_apply,
         set_log_level,
@@ -205,17 +207,27 @@ impl ImportChoice {
     }
 }
 
-/// Asks for a Claude Desktop or VS Code file in the native picker and previews it; `None` when
-/// the person cancels.
+/// The Claude Desktop and VS Code files found in their usual places.
+#[tauri::command]
+async fn import_candidates(app: State<'_, App>, args: NoArgs) -> Result<Vec<ImportCandidate>> {
+    app.import_candidates(args).await
+}
+
+/// Previews one of the files found in the usual places, or asks for a Claude Desktop or VS Code
+/// file in the native picker; `None` when the person cancels.
 #[tauri::command]
 async fn import_preview<R: Runtime>(
     window: AppHandle<R>,
     app: State<'_, App>,
     choice: State<'_, ImportChoice>,
-    _args: NoArgs,
+    args: ImportFrom,
 ) -> Result<Option<ImportPlan>> {
     choice.set(None);
-    let Some(path) = pick_import_file(&window).await? else {
+    let path = match args.known {
+        Some(known) => Some(locations::known(&known)?),
+        None => pick_import_file(&window).await?,
+    };
+    let Some(path) = path else {
         return Ok(None);
     };
     let plan = app.import_preview(path.clone()).await?;
@@ -444,14 +456,18 @@ async fn pick_folder<R: Runtime>(window: AppHandle<R>, _args: NoArgs) -> Result<
 /// The file to import, chosen by the person in the native picker.
 async fn pick_import_file<R: Runtime>(window: &AppHandle<R>) -> Result<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    window
+    let mut picker = window
         .dialog()
         .file()
         .set_title("Import servers from")
-        .add_filter("MCP configuration", &["json", "jsonc"])
-        .pick_file(move |picked| {
-            let _ = tx.send(picked);
-        });
+        .add_filter("MCP configuration", &["json", "jsonc"]);
+    // Where such files are, rather than the picker's empty "Recent".
+    if let Some(folder) = locations::picker_folder() {
+        picker = picker.set_directory(folder);
+    }
+    picker.pick_file(move |picked| {
+        let _ = tx.send(picked);
+    });
     Ok(picked_path(rx.await.ok().flatten())?.map(PathBuf::from))
 }
 
@@ -579,17 +595,18 @@ fn file_name_only(suggested: &str) -> String {
         .unwrap_or_else(|| "resource.bin".into())
 }
 
-/// Writes the whole audit log, oldest first, as JSON Lines to a file the user picks.
+/// Writes the audit rows the search matches, oldest first, as JSON Lines to a file the user
+/// picks.
 #[tauri::command]
 async fn export_audit<R: Runtime>(
     window: AppHandle<R>,
     app: State<'_, App>,
-    _args: NoArgs,
+    args: AuditQuery,
 ) -> Result<Option<AuditExport>> {
     let Some(path) = pick_save_path(&window, "switchboard-audit.jsonl".into()).await? else {
         return Ok(None);
     };
-    app.export_audit(PathBuf::from(path)).await.map(Some)
+    app.export_audit(PathBuf::from(path), args).await.map(Some)
 }
 
 /// Asks where to save a file named `name`; `None` when the person cancels.

@@ -16,6 +16,7 @@ import type { Review } from "./bindings/Review";
 import type { Verdict } from "./bindings/Verdict";
 import type { CallProgress } from "./bindings/CallProgress";
 import type { HostEvent } from "./bindings/HostEvent";
+import type { ImportCandidate } from "./bindings/ImportCandidate";
 import type { ImportPlan } from "./bindings/ImportPlan";
 import type { ImportReport } from "./bindings/ImportReport";
 import type { RootsView } from "./bindings/RootsView";
@@ -61,9 +62,12 @@ export interface Backend {
   trustServer(name: string): Promise<boolean>;
   removeServer(name: string): Promise<void>;
   setServerEnabled(name: string, enabled: boolean): Promise<void>;
-  /** Asks for a Claude Desktop or VS Code config in the native file picker (the window never names
-   * a path) and says what importing it would do (no secret values); null when the person cancels. */
-  importPreview(): Promise<ImportPlan | null>;
+  /** The Claude Desktop and VS Code configuration files found where those apps keep them. */
+  importCandidates(): Promise<ImportCandidate[]>;
+  /** Says what importing a Claude Desktop or VS Code config would do (no secret values): `known`, one
+   * of `importCandidates`' paths, or else a file the person chooses in the native file picker (the
+   * window names no other path); null when the person cancels. */
+  importPreview(known?: string): Promise<ImportPlan | null>;
   /** Imports the file chosen in `importPreview`, as previewed: secrets go to the keychain; `inputs`
    * are values for the plan's inputs by id. */
   importApply(inputs: Record<string, string>, sourceDigest: string): Promise<ImportReport>;
@@ -128,8 +132,9 @@ export interface Backend {
   removePolicy(entry: PolicyEntry): Promise<void>;
   /** Audit log rows, newest first. */
   searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
-  /** Asks where to save, then writes the whole audit log there as JSON Lines; null when cancelled. */
-  exportAudit(): Promise<AuditExport | null>;
+  /** Asks where to save, then writes the audit rows `query` matches (all of them, oldest first) there
+   * as JSON Lines; null when cancelled. */
+  exportAudit(query: AuditQuery): Promise<AuditExport | null>;
   /** A running server's tool definitions and instructions against what was approved (pinned). */
   reviewPins(server: string): Promise<PinItem[]>;
   /** Pins the reviewed items as shown (each with its digest); refused if one changed meanwhile. */

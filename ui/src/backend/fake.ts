@@ -17,6 +17,7 @@ import type { Review } from "../bindings/Review";
 import type { Verdict } from "../bindings/Verdict";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { HostEvent } from "../bindings/HostEvent";
+import type { ImportCandidate } from "../bindings/ImportCandidate";
 import type { ImportPlan } from "../bindings/ImportPlan";
 import type { RootsView } from "../bindings/RootsView";
 import type { ServerConfig } from "../bindings/ServerConfig";
@@ -65,6 +66,7 @@ function running(name: string): ServerStatus {
     state: "running",
     summary: {
       protocolVersion: "2025-11-25",
+      transport: "stdio",
       serverInfo: { name, version: "1.0.0" },
       capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} },
       instructions: `Use ${name} for testing.`,
@@ -141,6 +143,7 @@ export class FakeBackend implements Backend {
     return new Promise<void>((resolve, reject) => {
       this.signingIn = {
         resolve: () => {
+          this.signIns[name] ??= { issuer: null, account: null, scopes: [] };
           this.emit({ type: "status", server: name, status: running(name) });
           resolve();
         },
@@ -164,6 +167,7 @@ export class FakeBackend implements Backend {
   /** Sign-ins as the keychain would hold them, by server. */
   signIns: Record<string, SignInInfo> = {};
   async signInInfo(name: string) {
+    this.log("signInInfo", name);
     return this.signIns[name] ?? null;
   }
   async saveServer(name: string, config: ServerConfig, previousName: string | null) {
@@ -190,11 +194,17 @@ export class FakeBackend implements Backend {
     s.config = { ...s.config, enabled };
     s.status = enabled ? running(name) : { state: "disabled" };
   }
+  /** The other hosts' files "found" in their usual places. */
+  importFound: ImportCandidate[] = [];
+  async importCandidates(): Promise<ImportCandidate[]> {
+    this.log("importCandidates");
+    return this.importFound;
+  }
   /** What the native picker answers `importPreview`: a file, or null as when the person cancels. */
   importFile: string | null = "/home/you/claude_desktop_config.json";
-  async importPreview(): Promise<ImportPlan | null> {
-    this.log("importPreview", this.importFile);
-    if (this.importFile === null) return null;
+  async importPreview(known?: string): Promise<ImportPlan | null> {
+    this.log("importPreview", known ?? this.importFile);
+    if (known === undefined && this.importFile === null) return null;
     const here = this.servers.some((s) => s.name === "github");
     return {
       source: "claude-desktop",
@@ -626,8 +636,8 @@ export class FakeBackend implements Backend {
   async openExternal(url: string) {
     this.log("openExternal", url);
   }
-  async exportAudit() {
-    this.log("exportAudit");
+  async exportAudit(query: AuditQuery) {
+    this.log("exportAudit", query);
     return { path: "/home/you/switchboard-audit.jsonl", entries: this.audit.length };
   }
   async saveBytes(name: string, _base64: string) {

@@ -19,6 +19,8 @@ import type { ConversationView } from "./ConversationView";
 import type { DecideReview } from "./DecideReview";
 import type { GetPrompt } from "./GetPrompt";
 import type { ImportApply } from "./ImportApply";
+import type { ImportCandidate } from "./ImportCandidate";
+import type { ImportFrom } from "./ImportFrom";
 import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
 import type { NewConversation } from "./NewConversation";
@@ -61,7 +63,8 @@ export type Commands = {
   trust_server: { args: ServerName; result: boolean };
   remove_server: { args: ServerName; result: null };
   set_server_enabled: { args: SetEnabled; result: null };
-  import_preview: { args: NoArgs; result: ImportPlan | null };
+  import_candidates: { args: NoArgs; result: ImportCandidate[] };
+  import_preview: { args: ImportFrom; result: ImportPlan | null };
   import_apply: { args: ImportApply; result: ImportReport };
   set_log_level: { args: SetLogLevel; result: null };
   config_path: { args: NoArgs; result: string };
@@ -89,7 +92,7 @@ export type Commands = {
   set_policy: { args: PolicyEntry; result: null };
   remove_policy: { args: PolicyEntry; result: null };
   search_audit: { args: AuditQuery; result: AuditEntry[] };
-  export_audit: { args: NoArgs; result: AuditExport | null };
+  export_audit: { args: AuditQuery; result: AuditExport | null };
   list_providers: { args: NoArgs; result: ProviderSettings[] };
   save_provider: { args: SaveProvider; result: null };
   remove_provider: { args: ProviderId; result: null };
@@ -126,6 +129,7 @@ export const COMMAND_NAMES = [
   "trust_server",
   "remove_server",
   "set_server_enabled",
+  "import_candidates",
   "import_preview",
   "import_apply",
   "set_log_level",

@@ -48,7 +48,7 @@ describe("Servers screen: sign-in", () => {
     act(() => b.finishSignIn());
     await waitFor(() => expect(screen.getByTestId("server-status-text").textContent).toMatch(/^Running/));
     expect(screen.queryByTestId("sign-in-required")).toBeNull();
-    await userEvent.click(screen.getByTestId("sign-out"));
+    await userEvent.click(await screen.findByTestId("sign-out"));
     expect(b.calls.some((c) => c.method === "signOutServer" && c.args[0] === "tracker")).toBe(true);
   });
 
@@ -110,11 +110,13 @@ describe("Servers screen: a sign-in that ended, and who is signed in", () => {
     expect(b.calls.some((c) => c.method === "signOutServer")).toBe(true);
   });
 
-  it("shows nothing about a sign-in on a remote server nobody signed in to", async () => {
+  it("shows nothing about a sign-in, not even Sign out, on a remote server nobody signed in to", async () => {
     const b = new FakeBackend().addServer("open", undefined, { url: "https://o.example/mcp" });
     render(<WithHost backend={b} screen="servers" />);
-    await screen.findByTestId("sign-out");
+    await screen.findByTestId("server-transport");
+    await waitFor(() => expect(b.calls.some((c) => c.method === "signInInfo")).toBe(true));
     expect(screen.queryByTestId("signed-in-as")).toBeNull();
+    expect(screen.queryByTestId("sign-out")).toBeNull();
   });
 });
 
@@ -327,14 +329,36 @@ describe("Tools screen: search and checks", () => {
     expect(screen.getByText(/No tool matches/)).toBeTruthy();
   });
 
-  it("says what is missing when Call is clicked without a required argument", async () => {
+  it("holds Call back until the arguments are right, saying why beside it", async () => {
     const b = new FakeBackend().addServer("everything");
     render(<WithHost backend={b} screen="tools" />);
     fireEvent.click(await screen.findByText("Echo"));
+    const call = screen.getByTestId("call-tool") as HTMLButtonElement;
+    expect(call.disabled).toBe(true);
+    expect(screen.getByTestId("call-needs").textContent).toBe("message is required");
+    // The form does not scold a field nobody has been in yet.
     expect(screen.queryByRole("alert")).toBeNull();
+    fireEvent.change(screen.getByTestId("arg-message"), { target: { value: "hi" } });
+    expect(call.disabled).toBe(false);
+    expect(screen.queryByTestId("call-needs")).toBeNull();
+
+    fireEvent.click(screen.getByText("weather"));
+    fireEvent.change(await screen.findByTestId("arg-days"), { target: { value: "2.5" } });
+    expect((screen.getByTestId("call-tool") as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId("call-needs").textContent).toBe("days must be a whole number");
     fireEvent.click(screen.getByTestId("call-tool"));
-    expect(screen.getByRole("alert").textContent).toBe("message is required");
     expect(b.calls.some((c) => c.method === "callTool")).toBe(false);
+  });
+
+  it("names a tool by its title with its name beneath, or by its name alone", async () => {
+    const b = new FakeBackend().addServer("everything");
+    render(<WithHost backend={b} screen="tools" />);
+    await screen.findByText("Echo");
+    const item = (name: string) => screen.getAllByTestId("tool-item").find((t) => t.dataset["name"] === name)!;
+    expect(item("echo").querySelector("strong")?.textContent).toBe("Echo");
+    expect(item("echo").querySelector("[data-testid=item-name]")?.textContent).toBe("echo");
+    expect(item("weather").querySelector("strong")?.textContent).toBe("weather");
+    expect(item("weather").querySelector("[data-testid=item-name]")).toBeNull();
   });
 });
 
@@ -477,6 +501,43 @@ describe("Prompts screen", () => {
     await act(async () => answerFirst([{ name: "first-prompt" }]));
     expect(screen.queryByText("first-prompt")).toBeNull();
     expect(screen.getByText("second-prompt")).toBeTruthy();
+  });
+});
+
+describe("Prompts screen: search and names", () => {
+  it("filters by name, title and description, and names each prompt as the Tools screen does", async () => {
+    class Several extends FakeBackend {
+      override async listPrompts(): Promise<Prompt[]> {
+        return [
+          { name: "team", title: "Team Management", description: "Promotes someone" },
+          { name: "simple-prompt", description: "A prompt without arguments" },
+          { name: "sum", title: "Summarize", description: "Shortens a text" },
+        ];
+      }
+    }
+    const b = new Several().addServer("everything");
+    function Screen() {
+      return <PromptsScreen backend={b} host={useHost(b)} />;
+    }
+    render(<Screen />);
+    await screen.findByText("Team Management");
+    const item = (name: string) => screen.getAllByTestId("prompt-item").find((p) => p.dataset["name"] === name)!;
+    expect(item("team").querySelector("strong")?.textContent).toBe("Team Management");
+    expect(item("team").querySelector("[data-testid=item-name]")?.textContent).toBe("team");
+    expect(item("simple-prompt").querySelector("strong")?.textContent).toBe("simple-prompt");
+    expect(item("simple-prompt").querySelector("[data-testid=item-name]")).toBeNull();
+
+    const names = () => screen.queryAllByTestId("prompt-item").map((p) => p.dataset["name"]);
+    const search = screen.getByTestId("prompt-search");
+    fireEvent.change(search, { target: { value: "SUMMAR" } });
+    expect(names()).toEqual(["sum"]);
+    fireEvent.change(search, { target: { value: "without" } });
+    expect(names()).toEqual(["simple-prompt"]);
+    fireEvent.change(search, { target: { value: "team" } });
+    expect(names()).toEqual(["team"]);
+    fireEvent.change(search, { target: { value: "nothing like it" } });
+    expect(names()).toEqual([]);
+    expect(screen.getByText("No prompt matches “nothing like it”.")).toBeTruthy();
   });
 });
 

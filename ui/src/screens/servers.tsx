@@ -105,6 +105,7 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
         ) : importing ? (
           <ImportPanel
             backend={backend}
+            onImported={() => void host.reload()}
             onDone={() => {
               setImporting(false);
               void host.reload();

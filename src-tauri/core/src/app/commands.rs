@@ -45,7 +45,8 @@ command_table! {
     trust_server(ServerName) -> "boolean";
     remove_server(ServerName) -> "null";
     set_server_enabled(SetEnabled) -> "null";
-    import_preview(NoArgs) -> "ImportPlan | null";
+    import_candidates(NoArgs) -> "ImportCandidate[]";
+    import_preview(ImportFrom) -> "ImportPlan | null";
     import_apply(ImportApply) -> "ImportReport";
     set_log_level(SetLogLevel) -> "null";
     config_path(NoArgs) -> "string";
@@ -73,7 +74,7 @@ command_table! {
     set_policy(PolicyEntry) -> "null";
     remove_policy(PolicyEntry) -> "null";
     search_audit(AuditQuery) -> "AuditEntry[]";
-    export_audit(NoArgs) -> "AuditExport | null";
+    export_audit(AuditQuery) -> "AuditExport | null";
     list_providers(NoArgs) -> "ProviderSettings[]";
     save_provider(SaveProvider) -> "null";
     remove_provider(ProviderId) -> "null";
@@ -99,6 +100,7 @@ command_table! {
 /// Result types named in the table that come from the core's bindings.
 const RESULT_TYPES: &[&str] = &[
     "ServerView",
+    "ImportCandidate",
     "ImportPlan",
     "ImportReport",
     "RootsView",

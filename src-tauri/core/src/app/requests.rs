@@ -44,6 +44,15 @@ pub struct SetEnabled {
 
 /// Applies the import of the file the person chose and previewed; the window never names it
 /// (the shell remembers what was picked in its native dialog).
+/// Which file to preview: one of the files found in the usual places, or (`known` null) one
+/// the person chooses in the native picker.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ImportFrom {
+    pub known: Option<String>,
+}
+
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]

@@ -15,6 +15,8 @@ use super::{Config, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::{self, SecretStore};
 
+pub mod locations;
+
 /// Which host a file came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "kebab-case")]

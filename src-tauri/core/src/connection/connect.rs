@@ -174,7 +174,7 @@ async fn connect_with(
     let closed = CancellationToken::new();
     let task_fields = TaskFields::default();
 
-    let (service, process, signed_in) = match endpoint {
+    let (service, process, signed_in, kind) = match endpoint {
         Endpoint::Stdio { command, args, cwd } => {
             // The keychain may wait on an unlock prompt: never on a runtime worker.
             let (c, st, name) = (config.clone(), store.clone(), server.clone());
@@ -208,7 +208,7 @@ async fn connect_with(
             )
             .await;
             match handshake {
-                Ok(Ok(service)) => (service, Some(group), false),
+                Ok(Ok(service)) => (service, Some(group), false, "stdio"),
                 failed => {
                     let misanswered =
                         matches!(&failed, Ok(Err(e)) if is_misanswered_discover(e, &lifecycle));
@@ -302,13 +302,13 @@ async fn connect_with(
                 )
                 .await
             };
-            let service = match transport {
-                RemoteTransport::StreamableHttp => streamable().await?,
-                RemoteTransport::Sse => legacy().await?,
+            let (service, kind) = match transport {
+                RemoteTransport::StreamableHttp => (streamable().await?, "streamable-http"),
+                RemoteTransport::Sse => (legacy().await?, "sse"),
                 // The spec's backwards-compatible fallback: a server that rejects the
                 // Streamable HTTP handshake is tried as a 2024-11-05 HTTP+SSE server.
                 RemoteTransport::Auto => match streamable().await {
-                    Ok(done) => done,
+                    Ok(done) => (done, "streamable-http"),
                     Err(Failure::DiscoverMisanswered(e)) => {
                         return Err(Failure::DiscoverMisanswered(e));
                     }
@@ -322,7 +322,7 @@ async fn connect_with(
                             "Streamable HTTP failed ({}); trying legacy HTTP+SSE",
                             first.message
                         );
-                        legacy().await.map_err(|second| {
+                        let legacy = legacy().await.map_err(|second| {
                             Error::new(
                                 ErrorCode::ConnectFailed,
                                 format!(
@@ -331,11 +331,12 @@ async fn connect_with(
                                     second.into_error().message
                                 ),
                             )
-                        })?
+                        })?;
+                        (legacy, "sse")
                     }
                 },
             };
-            (service, None, authorized.is_some())
+            (service, None, authorized.is_some(), kind)
         }
     };
 
@@ -346,6 +347,7 @@ async fn connect_with(
         closed,
         signed_in,
         task_fields,
+        transport: kind,
     };
     Ok(go_live(
         speaks_known_version(&server, started).await?,
@@ -395,6 +397,8 @@ struct Started {
     /// Whether requests carry the tokens of a sign-in.
     signed_in: bool,
     task_fields: TaskFields,
+    /// The transport in use, as the server card shows it.
+    transport: &'static str,
 }
 
 /// Turns a finished handshake into a live connection; on 2026-07-28, opens the subscription
@@ -414,8 +418,10 @@ fn go_live(
         closed,
         signed_in,
         task_fields,
+        transport,
     } = started;
     let mut summary = summarize(&service);
+    summary.transport = transport.to_owned();
     // rmcp's capabilities have no place for 2025-11-25 `tasks`; the transport kept it.
     if let (Some(tasks), Some(capabilities)) = (
         task_fields.server_tasks(),
@@ -453,6 +459,8 @@ fn go_live(
                 scope_challenge: Default::default(),
                 events,
                 task_fields,
+                remote: config.url.is_some(),
+                suspect: tokio::sync::Notify::new(),
             }),
         },
         process,
@@ -496,6 +504,7 @@ where
         closed,
         signed_in: false,
         task_fields: TaskFields::default(),
+        transport: "memory",
     };
     Ok(go_live(
         speaks_known_version(&opts.server, started).await?,
@@ -622,12 +631,14 @@ fn summarize(service: &RunningService<RoleClient, HostHandler>) -> ServerSummary
     match service.peer().peer_info() {
         Some(info) => ServerSummary {
             protocol_version: info.protocol_version.to_string(),
+            transport: String::new(),
             server_info: serde_json::to_value(&info.server_info).unwrap_or(Value::Null),
             capabilities: serde_json::to_value(&info.capabilities).unwrap_or_default(),
             instructions: info.instructions.clone(),
         },
         None => ServerSummary {
             protocol_version: String::new(),
+            transport: String::new(),
             server_info: Value::Null,
             capabilities: Value::Object(Default::default()),
             instructions: None,

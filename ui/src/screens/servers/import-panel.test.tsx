@@ -4,7 +4,7 @@ import { FakeBackend } from "../../backend/fake";
 import { ImportPanel } from "./import-panel";
 
 async function previewAndImport(b: FakeBackend) {
-  render(<ImportPanel backend={b} onDone={() => {}} />);
+  render(<ImportPanel backend={b} onDone={() => {}} onImported={() => {}} />);
   await act(async () => fireEvent.click(screen.getByTestId("import-choose")));
   return screen.findByTestId("import-server");
 }
@@ -13,7 +13,7 @@ describe("ImportPanel", () => {
   it("takes the file from the native picker, never a typed path; a cancelled picker changes nothing", async () => {
     const b = new FakeBackend();
     b.importFile = null;
-    render(<ImportPanel backend={b} onDone={() => {}} />);
+    render(<ImportPanel backend={b} onDone={() => {}} onImported={() => {}} />);
     expect(screen.queryByRole("textbox")).toBeNull();
     await act(async () => fireEvent.click(screen.getByTestId("import-choose")));
     expect(screen.queryByTestId("import-server")).toBeNull();

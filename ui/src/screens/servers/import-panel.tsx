@@ -1,13 +1,15 @@
 // Importing servers from a Claude Desktop or VS Code configuration file: preview what it holds
 // and what it would change (new, already here, an update of an existing server), fill in the
 // inputs it asks for, apply, and report what happened.
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
+import type { ImportCandidate } from "../../bindings/ImportCandidate";
 import type { ImportPlan } from "../../bindings/ImportPlan";
 import type { ImportChange } from "../../bindings/ImportChange";
 import type { ImportReport } from "../../bindings/ImportReport";
 import type { ServerConfig } from "../../bindings/ServerConfig";
+import { CommandLine } from "../../components/command-line";
 import { reveal } from "../../components/visible";
 
 /** Everything the server would run with, hidden characters revealed: the command or URL, the
@@ -21,7 +23,7 @@ function Runs(props: { server: ServerConfig }) {
   for (const [k, v] of Object.entries(s.headers ?? {})) lines.push(`header ${k}: ${v}`);
   return (
     <>
-      <code>{reveal(s.url ?? [s.command, ...(s.args ?? [])].join(" "))}</code>
+      {s.url ? <code>{reveal(s.url)}</code> : <CommandLine command={s.command ?? ""} args={s.args ?? []} />}
       {lines.length ? (
         <ul className="import-runs" data-testid="import-runs">
           {lines.map((l) => (
@@ -41,17 +43,59 @@ const CHANGES: Record<ImportChange, string> = {
   update: "update of the existing server",
 };
 
-export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
+/** The other hosts' files found where they keep them, each a click from its preview. */
+function Found(props: { backend: Backend; onChoose: (path: string) => void }) {
+  const [found, setFound] = useState<ImportCandidate[]>([]);
+  useEffect(() => {
+    let live = true;
+    props.backend.importCandidates().then(
+      (list) => live && setFound(list),
+      () => live && setFound([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [props.backend]);
+  if (!found.length) return null;
+  return (
+    <ul className="import-found" data-testid="import-found">
+      {found.map((c) => (
+        <li key={c.path}>
+          <button data-testid="import-candidate" data-app={c.app} onClick={() => props.onChoose(c.path)}>
+            {c.app}
+          </button>{" "}
+          <code className="muted">{c.path}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function ImportPanel(props: { backend: Backend; onDone: () => void; onImported: () => void }) {
   const [plan, setPlan] = useState<ImportPlan | null>(null);
   const [inputs, setInputs] = useState<Record<string, string>>({});
   const [report, setReport] = useState<ImportReport | null>(null);
+  const [applying, setApplying] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  // The file is chosen in the native picker the shell opens: the window never names a path.
-  const choose = () => {
+  // A file found in its usual place, or one chosen in the native picker the shell opens: the
+  // window names no other path.
+  const preview = (known?: string) => {
     setError(null);
     setPlan(null);
     setReport(null);
-    props.backend.importPreview().then(setPlan, (e: unknown) => setError(errorMessage(e)));
+    props.backend.importPreview(known).then(setPlan, (e: unknown) => setError(errorMessage(e)));
+  };
+  const apply = (previewed: ImportPlan) => {
+    setApplying(true);
+    setError(null);
+    props.backend
+      .importApply(inputs, previewed.sourceDigest)
+      .then((done) => {
+        setReport(done);
+        // The list beside the panel shows what was added at once, not only after Done.
+        props.onImported();
+      }, (e: unknown) => setError(errorMessage(e)))
+      .finally(() => setApplying(false));
   };
   return (
     <div className="import">
@@ -62,8 +106,9 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
         From Claude Desktop (<code>claude_desktop_config.json</code>) or VS Code (<code>mcp.json</code>). Secrets in the file go to the
         system keychain, never into Switchboard's configuration.
       </p>
+      <Found backend={props.backend} onChoose={preview} />
       <div className="row">
-        <button data-testid="import-choose" onClick={choose}>
+        <button data-testid="import-choose" onClick={() => preview()}>
           Choose file…
         </button>
       </div>
@@ -122,13 +167,13 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void }) {
             <button
               className="primary"
               data-testid="import-apply"
-              onClick={() =>
-                props.backend.importApply(inputs, plan.sourceDigest).then(setReport, (e: unknown) => setError(errorMessage(e)))
-              }
+              disabled={applying || report !== null}
+              title={report ? "Imported: choose another file to import more" : undefined}
+              onClick={() => apply(plan)}
             >
-              Import
+              {report ? "Imported" : "Import"}
             </button>
-            <button onClick={props.onDone}>Cancel</button>
+            {report ? null : <button onClick={props.onDone}>Cancel</button>}
           </div>
         </div>
       ) : null}

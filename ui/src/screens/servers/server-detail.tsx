@@ -1,10 +1,12 @@
 // One server's detail pane: status, enable/start/stop/restart/edit/remove, and tabs for its
 // overview (transport, protocol, capabilities, instructions), its stderr tail and its MCP log.
+import type { ReactNode } from "react";
 import { useEffect, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { ServerView } from "../../bindings/ServerView";
 import type { SignInInfo } from "../../bindings/SignInInfo";
+import { CommandLine } from "../../components/command-line";
 import { TextBlock } from "../../components/content";
 import { SignInWaiting, useSignIn } from "../../components/sign-in";
 import type { HostState } from "../../host";
@@ -127,7 +129,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
         </div>
       ) : null}
       <div className="tabs" role="tablist">
-        {(["overview", "stderr", "log"] as const).map((t) => (
+        {(server.config?.url ? (["overview", "log"] as const) : (["overview", "stderr", "log"] as const)).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? "tab active" : "tab"} onClick={() => setTab(t)}>
             {t === "overview" ? "Overview" : t === "stderr" ? `Stderr (${server.stderrTail.length})` : `Log (${logs.length})`}
           </button>
@@ -137,12 +139,12 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
         <div className="overview">
           <dl className="facts">
             <dt>Transport</dt>
-            <dd>{server.config?.url ? `${server.config.transport ?? "auto"} · ${server.config.url}` : "stdio"}</dd>
+            <dd data-testid="server-transport">{transportText(server)}</dd>
             {server.config?.command ? (
               <>
                 <dt>Command</dt>
                 <dd>
-                  <code>{[server.config.command, ...(server.config.args ?? [])].join(" ")}</code>
+                  <CommandLine command={server.config.command} args={server.config.args ?? []} />
                 </dd>
               </>
             ) : null}
@@ -172,7 +174,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
             </div>
           ) : null}
         </div>
-      ) : tab === "stderr" ? (
+      ) : tab === "stderr" && !server.config?.url ? (
         <pre className="log-view" data-testid="stderr-tail" ref={(el) => el?.scrollTo(0, el.scrollHeight)}>
           {server.stderrTail.length ? server.stderrTail.join("\n") : "Nothing on stderr yet."}
         </pre>
@@ -243,8 +245,7 @@ function SignIn(props: { backend: Backend; host: HostState; server: ServerView }
   }
   if (s.state !== "running") return null;
   return (
-    <p className="hint muted" data-testid="signed-in">
-      <SignedInAs backend={backend} server={server.name} />
+    <SignedInAs backend={backend} server={server.name}>
       <button
         className="link"
         data-testid="sign-out"
@@ -259,12 +260,22 @@ function SignIn(props: { backend: Backend; host: HostState; server: ServerView }
         Sign out
       </button>
       {error ? <span className="error"> {error}</span> : null}
-    </p>
+    </SignedInAs>
   );
 }
 
-/** "Signed in as … at … (scopes)", from the keychain; nothing while not signed in. */
-function SignedInAs(props: { backend: Backend; server: string }) {
+/** The transport as connected (what `auto` settled on), else as configured. */
+function transportText(server: ServerView): string {
+  const s = server.status;
+  const url = server.config?.url;
+  const negotiated = s.state === "running" ? s.summary.transport : null;
+  const kind = negotiated ?? (url ? (server.config?.transport ?? "auto") : "stdio");
+  return url ? `${kind} · ${url}` : kind;
+}
+
+/** "Signed in as … at … (scopes)", from the keychain, with `children` (Sign out); nothing while
+ *  not signed in (a server reached with a static header never was). */
+function SignedInAs(props: { backend: Backend; server: string; children: ReactNode }) {
   const [info, setInfo] = useState<SignInInfo | null>(null);
   useEffect(() => {
     let live = true;
@@ -278,10 +289,13 @@ function SignedInAs(props: { backend: Backend; server: string }) {
   }, [props.backend, props.server]);
   if (!info) return null;
   return (
-    <span data-testid="signed-in-as">
-      Signed in{info.account ? ` as ${info.account}` : ""}
-      {info.issuer ? ` at ${info.issuer}` : ""}
-      {info.scopes.length ? ` · ${info.scopes.join(" ")}` : ""}.{" "}
-    </span>
+    <p className="hint muted" data-testid="signed-in">
+      <span data-testid="signed-in-as">
+        Signed in{info.account ? ` as ${info.account}` : ""}
+        {info.issuer ? ` at ${info.issuer}` : ""}
+        {info.scopes.length ? ` · ${info.scopes.join(" ")}` : ""}.{" "}
+      </span>
+      {props.children}
+    </p>
   );
 }

@@ -1,0 +1,112 @@
+//! Where other hosts keep their MCP configuration on this computer: Claude Desktop's
+//! `claude_desktop_config.json` and VS Code's (and VS Code Insiders') user `mcp.json`. The import
+//! panel offers the ones that exist, so nobody has to find them in a file picker; the window may
+//! only name a file from this list.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Another host's configuration file found on this computer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ImportCandidate {
+    /// The host it belongs to, as people call it.
+    pub app: String,
+    pub path: String,
+}
+
+/// The usual places, under the platform's configuration folder (`~/.config` on Linux,
+/// `~/Library/Application Support` on macOS, `%APPDATA%` on Windows).
+fn usual(config_dir: &Path) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        (
+            "Claude Desktop",
+            config_dir.join("Claude").join("claude_desktop_config.json"),
+        ),
+        (
+            "VS Code",
+            config_dir.join("Code").join("User").join("mcp.json"),
+        ),
+        (
+            "VS Code Insiders",
+            config_dir
+                .join("Code - Insiders")
+                .join("User")
+                .join("mcp.json"),
+        ),
+    ]
+}
+
+/// The usual files under `config_dir` that exist.
+pub fn found_in(config_dir: &Path) -> Vec<ImportCandidate> {
+    usual(config_dir)
+        .into_iter()
+        .filter(|(_, path)| path.is_file())
+        .map(|(app, path)| ImportCandidate {
+            app: app.to_owned(),
+            path: path.display().to_string(),
+        })
+        .collect()
+}
+
+/// The platform's configuration folder, where the usual files live.
+pub fn config_dir() -> Option<PathBuf> {
+    directories::BaseDirs::new().map(|d| d.config_dir().to_owned())
+}
+
+/// The usual files that exist on this computer.
+pub fn found() -> Vec<ImportCandidate> {
+    config_dir().map(|d| found_in(&d)).unwrap_or_default()
+}
+
+/// `path` if it is one of [`found`]'s files; anything else the window names is refused.
+pub fn known(path: &str) -> Result<PathBuf> {
+    found()
+        .into_iter()
+        .find(|c| c.path == path)
+        .map(|c| PathBuf::from(c.path))
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidInput,
+                format!("{path} is not a configuration file Switchboard found; choose it in the file picker"),
+            )
+        })
+}
+
+/// Where the file picker opens: the folder of the first file found, else the home folder.
+pub fn picker_folder() -> Option<PathBuf> {
+    found()
+        .first()
+        .and_then(|c| Path::new(&c.path).parent().map(Path::to_owned))
+        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_files_that_exist_are_offered() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(found_in(dir.path()).is_empty());
+        let claude = dir.path().join("Claude");
+        std::fs::create_dir_all(&claude).unwrap();
+        std::fs::write(claude.join("claude_desktop_config.json"), "{}").unwrap();
+        let code = dir.path().join("Code").join("User");
+        std::fs::create_dir_all(&code).unwrap();
+        std::fs::write(code.join("mcp.json"), "{}").unwrap();
+        let found = found_in(dir.path());
+        let apps: Vec<&str> = found.iter().map(|c| c.app.as_str()).collect();
+        assert_eq!(apps, ["Claude Desktop", "VS Code"]);
+        assert!(
+            found[1].path.ends_with("Code/User/mcp.json"),
+            "{}",
+            found[1].path
+        );
+    }
+}

@@ -1,0 +1,88 @@
+// The Servers screen as a new user found it (issue 33): a remote server's card, an import that
+// shows its servers at once, the usual files offered, and a config file broken in an editor.
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { App } from "../app";
+import { FakeBackend } from "../backend/fake";
+import type { ServerStatus } from "../bindings/ServerStatus";
+import { useHost } from "../host";
+import { ServersScreen } from "./servers";
+
+function WithHost(props: { backend: FakeBackend }) {
+  const host = useHost(props.backend);
+  return <ServersScreen backend={props.backend} host={host} />;
+}
+
+const overHttp: ServerStatus = {
+  state: "running",
+  summary: {
+    protocolVersion: "2025-11-25",
+    transport: "streamable-http",
+    serverInfo: { name: "remote", version: "1" },
+    capabilities: {},
+    instructions: null,
+  },
+};
+
+describe("a remote server's card", () => {
+  it("shows the transport negotiated, no stderr tab and no Sign out without a sign-in", async () => {
+    const b = new FakeBackend().addServer("remote", overHttp, { url: "https://r.example/mcp", transport: "auto" });
+    render(<WithHost backend={b} />);
+    expect((await screen.findByTestId("server-transport")).textContent).toBe("streamable-http · https://r.example/mcp");
+    expect(screen.queryByRole("tab", { name: /Stderr/ })).toBeNull();
+    await waitFor(() => expect(b.calls.some((c) => c.method === "signInInfo")).toBe(true));
+    expect(screen.queryByTestId("sign-out")).toBeNull();
+  });
+
+  it("still has a stderr tab for a local server, with each argument shown on its own", async () => {
+    const b = new FakeBackend().addServer("local", undefined, { command: "npx", args: ["-y", "a b"] });
+    render(<WithHost backend={b} />);
+    await screen.findByTestId("server-transport");
+    expect(screen.getByRole("tab", { name: /Stderr/ })).toBeTruthy();
+    const args = screen.getAllByTestId("command-arg").map((a) => a.textContent);
+    expect(args).toEqual(['"-y"', '"a b"']);
+  });
+});
+
+describe("import", () => {
+  it("offers the files found in their usual places and previews one with a click", async () => {
+    const b = new FakeBackend();
+    b.importFound = [{ app: "Claude Desktop", path: "/home/you/.config/Claude/claude_desktop_config.json" }];
+    render(<WithHost backend={b} />);
+    await act(async () => fireEvent.click(await screen.findByTestId("import-server")));
+    const found = await screen.findByTestId("import-candidate");
+    expect(found.textContent).toBe("Claude Desktop");
+    await act(async () => fireEvent.click(found));
+    await screen.findByTestId("import-apply");
+    const asked = b.calls.find((c) => c.method === "importPreview");
+    expect(asked?.args).toEqual(["/home/you/.config/Claude/claude_desktop_config.json"]);
+  });
+
+  it("lists the imported server beside the panel at once, and Import cannot be pressed twice", async () => {
+    const b = new FakeBackend();
+    render(<WithHost backend={b} />);
+    await act(async () => fireEvent.click(await screen.findByTestId("import-server")));
+    await act(async () => fireEvent.click(screen.getByTestId("import-choose")));
+    await act(async () => fireEvent.click(await screen.findByTestId("import-apply")));
+    await screen.findByTestId("import-report");
+    const list = screen.getByRole("listbox", { name: "Configured servers" });
+    await waitFor(() => expect(within(list).getByText("github")).toBeTruthy());
+    expect((screen.getByTestId("import-apply") as HTMLButtonElement).disabled).toBe(true);
+  });
+});
+
+describe("the configuration file changed outside Switchboard", () => {
+  it("says on every screen when it cannot be read, reloads the list, and clears once fixed", async () => {
+    const b = new FakeBackend().addServer("alpha");
+    render(<App backend={b} />);
+    const list = await screen.findByRole("listbox", { name: "Configured servers" });
+    await waitFor(() => expect(within(list).getByText("alpha")).toBeTruthy());
+    b.addServer("from-editor");
+    act(() => b.emit({ type: "configChanged", error: null }));
+    await waitFor(() => expect(within(list).getByText("from-editor")).toBeTruthy());
+    act(() => b.emit({ type: "configChanged", error: { code: "config_invalid", message: "config.json: not valid JSON: EOF at line 3 column 1" } }));
+    expect((await screen.findByTestId("config-problem")).textContent).toContain("line 3 column 1");
+    act(() => b.emit({ type: "configChanged", error: null }));
+    await waitFor(() => expect(screen.queryByTestId("config-problem")).toBeNull());
+  });
+});
