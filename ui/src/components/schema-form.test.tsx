@@ -1,6 +1,8 @@
 import { fireEvent, render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { JsonSchema } from "../mcp";
+import type { FormDraft } from "./schema-form";
 import { SchemaForm } from "./schema-form";
 
 const schema: JsonSchema = {
@@ -79,9 +81,9 @@ describe("SchemaForm", () => {
     };
     render(<SchemaForm schema={form} onChange={onChange} />);
     const hero = screen.getByTestId("arg-hero") as HTMLSelectElement;
-    expect([...hero.options].map((o) => o.textContent)).toEqual(["—", "Superman", "Wonder Woman"]);
+    expect([...hero.options].map((o) => o.textContent)).toEqual(["(none)", "Superman", "Wonder Woman"]);
     expect(hero.value).toBe("hero-1");
-    expect([...(screen.getByTestId("arg-pet") as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(["—", "Cats", "Dogs"]);
+    expect([...(screen.getByTestId("arg-pet") as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(["(none)", "Cats", "Dogs"]);
     expect((screen.getByTestId("arg-email") as HTMLInputElement).type).toBe("email");
     expect((screen.getByTestId("arg-fish-f1") as HTMLInputElement).checked).toBe(true);
     fireEvent.click(screen.getByTestId("arg-fish-f3"));
@@ -113,5 +115,62 @@ describe("SchemaForm", () => {
     expect(screen.queryByRole("alert")).toBeNull();
     rerender(<SchemaForm schema={titled} onChange={onChange} showErrors />);
     expect(screen.getByRole("alert").textContent).toBe("Number of days is required");
+  });
+
+  it("shows a required enum as unchosen until a choice is made, so its first choice can be made", async () => {
+    const onChange = vi.fn();
+    const form: JsonSchema = {
+      type: "object",
+      properties: {
+        location: { type: "string", enum: ["New York", "Chicago", "Los Angeles"] },
+        hero: { type: "string", oneOf: [{ const: "h1", title: "Superman" }, { const: "h2", title: "Batman" }] },
+        pet: { type: "string", enum: ["cat", "dog"], default: "fish" },
+      },
+      required: ["location", "hero"],
+    };
+    render(<SchemaForm schema={form} onChange={onChange} />);
+    const location = screen.getByTestId("arg-location") as HTMLSelectElement;
+    const hero = screen.getByTestId("arg-hero") as HTMLSelectElement;
+    const pet = screen.getByTestId("arg-pet") as HTMLSelectElement;
+    expect([location.value, hero.value, pet.value]).toEqual(["", "", ""]);
+    expect([...location.options].map((o) => [o.textContent, o.disabled])).toEqual([
+      ["Choose…", true],
+      ["New York", false],
+      ["Chicago", false],
+      ["Los Angeles", false],
+    ]);
+    expect(hero.selectedOptions[0]?.textContent).toBe("Choose…");
+    // A default that is not one of the choices is no choice.
+    expect(pet.selectedOptions[0]?.textContent).toBe("(none)");
+    expect(last(onChange)).toEqual([null, "location is required"]);
+
+    await userEvent.selectOptions(location, "New York");
+    await userEvent.selectOptions(hero, "Superman");
+    expect(last(onChange)).toEqual([{ location: "New York", hero: "h1" }, null]);
+    await userEvent.selectOptions(pet, "cat");
+    await userEvent.selectOptions(pet, "(none)");
+    expect(last(onChange)).toEqual([{ location: "New York", hero: "h1" }, null]);
+  });
+
+  it("starts from a draft of what was typed, invalid values too", () => {
+    const drafts: FormDraft[] = [];
+    const { unmount } = render(<SchemaForm schema={schema} onChange={vi.fn()} onDraft={(d) => drafts.push(d)} />);
+    fireEvent.change(screen.getByTestId("arg-days"), { target: { value: "2.5" } });
+    fireEvent.change(screen.getByTestId("arg-units"), { target: { value: "imperial" } });
+    unmount();
+    const onChange = vi.fn();
+    render(<SchemaForm schema={schema} onChange={onChange} draft={drafts[drafts.length - 1] ?? null} />);
+    expect((screen.getByTestId("arg-days") as HTMLInputElement).value).toBe("2.5");
+    expect((screen.getByTestId("arg-units") as HTMLSelectElement).value).toBe("imperial");
+    expect(last(onChange)).toEqual([null, "days must be a whole number"]);
+  });
+
+  it("keeps what was typed when an equal schema comes again (a catalog refresh)", () => {
+    const { rerender } = render(<SchemaForm schema={schema} onChange={vi.fn()} />);
+    fireEvent.change(screen.getByTestId("arg-days"), { target: { value: "7" } });
+    rerender(<SchemaForm schema={structuredClone(schema)} onChange={vi.fn()} />);
+    expect((screen.getByTestId("arg-days") as HTMLInputElement).value).toBe("7");
+    rerender(<SchemaForm schema={{ ...schema, required: [] }} onChange={vi.fn()} />);
+    expect((screen.getByTestId("arg-days") as HTMLInputElement).value).toBe("");
   });
 });

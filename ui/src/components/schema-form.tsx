@@ -1,6 +1,6 @@
 // An argument form generated from a tool's input JSON Schema: text, number, boolean, enum and
 // string-list fields for flat schemas, a raw JSON editor for anything else (or on request).
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { JsonSchema } from "../mcp";
 
 type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "multi" | "strings" | "json";
@@ -58,11 +58,20 @@ export function isFlat(schema: JsonSchema): boolean {
 
 type Values = Record<string, string | boolean>;
 
+/** What was typed into a form (valid or not), to show it again as it was left. */
+export interface FormDraft {
+  values: Values;
+  raw: boolean;
+  rawText: string;
+}
+
 function initialValues(fields: Field[], initial?: Record<string, unknown>): Values {
   const v: Values = {};
   for (const f of fields) {
     const d = initial && f.name in initial ? initial[f.name] : f.schema.default;
     if (f.kind === "boolean") v[f.name] = typeof d === "boolean" ? d : false;
+    // A value that is not one of the choices would leave the select showing a choice not made.
+    else if (f.kind === "enum") v[f.name] = (choicesOf(f.schema) ?? []).some((c) => c.value === d) ? String(d) : "";
     else if (f.kind === "strings" || f.kind === "multi") v[f.name] = Array.isArray(d) ? d.map(String).join("\n") : "";
     else if (f.kind === "json") v[f.name] = d === undefined ? "" : JSON.stringify(d);
     else v[f.name] = d === undefined || d === null ? "" : String(d);
@@ -145,25 +154,43 @@ export function SchemaForm(props: {
   onSubmit?: () => void;
   /** Shows every field's problem, touched or not (the user tried to submit). */
   showErrors?: boolean;
+  /** What was typed when the form was last shown: it starts from that instead. */
+  draft?: FormDraft | null;
+  /** Called with what is typed as it changes, to be given back as `draft`. */
+  onDraft?: (draft: FormDraft) => void;
 }) {
-  const fields = useMemo(() => fieldsOf(props.schema), [props.schema]);
+  // By content: a catalog refresh hands over an equal schema, which must not wipe what was typed.
+  const schemaKey = JSON.stringify(props.schema);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const fields = useMemo(() => fieldsOf(props.schema), [schemaKey]);
   const flat = fields.every((f) => f.kind !== "json");
-  const [raw, setRaw] = useState(!flat);
-  const { initial } = props;
-  const [values, setValues] = useState<Values>(() => initialValues(fields, initial));
-  const [rawText, setRawText] = useState(() => JSON.stringify(argumentsSafe(fields, initialValues(fields, initial)), null, 2));
+  const { initial, onDraft } = props;
+  const [start] = useState(() => startOf(fields, initial, props.draft));
+  const [raw, setRaw] = useState(start.raw);
+  const [values, setValues] = useState<Values>(start.values);
+  const [rawText, setRawText] = useState(start.rawText);
   // Problems show for the fields the user has been in, or all once they tried to submit.
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const [tried, setTried] = useState(false);
 
+  // Another schema starts over; the first one was set up above (perhaps from a draft).
+  const startedFor = useRef(fields);
   useEffect(() => {
-    const v = initialValues(fields, initial);
-    setValues(v);
-    setRawText(JSON.stringify(argumentsSafe(fields, v), null, 2));
-    setRaw(!fields.every((f) => f.kind !== "json"));
+    if (startedFor.current === fields) return;
+    startedFor.current = fields;
+    const next = startOf(fields, initial);
+    setValues(next.values);
+    setRawText(next.rawText);
+    setRaw(next.raw);
     setTouched(new Set());
     setTried(false);
   }, [fields]);
+
+  useEffect(() => {
+    onDraft?.({ values, raw, rawText });
+    // Only when what was typed changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [values, raw, rawText]);
 
   const rawError = raw ? parseRaw(rawText).error : null;
   const problems = raw ? new Map<string, string>() : problemsOf(fields, values);
@@ -236,6 +263,14 @@ export function SchemaForm(props: {
   );
 }
 
+/** The form's first state: the draft if it fits these fields, else the defaults (or `initial`). */
+function startOf(fields: Field[], initial?: Record<string, unknown>, draft?: FormDraft | null): FormDraft {
+  const flat = fields.every((f) => f.kind !== "json");
+  const values = initialValues(fields, initial);
+  if (draft) return { values: { ...values, ...draft.values }, raw: draft.raw || !flat, rawText: draft.rawText };
+  return { values, raw: !flat, rawText: JSON.stringify(argumentsSafe(fields, values), null, 2) };
+}
+
 function argumentsSafe(fields: Field[], values: Values): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
@@ -299,7 +334,11 @@ function FieldInput(props: {
         <label className="field" onBlur={props.onBlur}>
           {label}
           <select data-testid={id} value={text} onChange={(e) => props.onChange(e.currentTarget.value)}>
-            {field.required ? null : <option value="">—</option>}
+            {/* Without an empty choice the browser shows the first option as chosen while none is,
+                and choosing it fires no change. */}
+            <option value="" disabled={field.required}>
+              {field.required ? "Choose…" : "(none)"}
+            </option>
             {(choicesOf(field.schema) ?? []).map((c) => (
               <option key={c.value} value={c.value}>
                 {c.title}

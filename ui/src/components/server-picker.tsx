@@ -1,4 +1,6 @@
-// The server chooser shared by the Tools, Resources and Prompts screens: running servers only.
+// The server chooser shared by the Tools, Resources and Prompts screens (running servers only),
+// and how their lists name an item.
+import type { ReactNode } from "react";
 import type { ServerView } from "../bindings/ServerView";
 import { running } from "../host";
 
@@ -45,4 +47,24 @@ export function pickDefault(servers: ServerView[], current: string | null, need?
   );
   if (current && list.some((s) => s.name === current)) return current;
   return current && servers.some((s) => s.name === current) ? current : (list[0]?.name ?? null);
+}
+
+/** A tool's or a prompt's label in a list: its title, with its name beneath in monospace; just
+ *  the name when it has no title (or the title is the name). `children` follow the label. */
+export function ItemLabel(props: { name: string; title?: string | undefined; icon?: ReactNode; children?: ReactNode }) {
+  const title = props.title && props.title !== props.name ? props.title : null;
+  return (
+    <>
+      <div className="item-title">
+        {props.icon}
+        <strong>{title ?? props.name}</strong>
+        {props.children}
+      </div>
+      {title ? (
+        <code className="item-name" data-testid="item-name">
+          {props.name}
+        </code>
+      ) : null}
+    </>
+  );
 }

@@ -5,7 +5,7 @@ import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import { CompletionInput } from "../components/completion-input";
 import { ContentView } from "../components/content";
-import { pickDefault, ServerPicker } from "../components/server-picker";
+import { ItemLabel, pickDefault, ServerPicker } from "../components/server-picker";
 import type { HostState } from "../host";
 import type { GetPromptResult, Prompt } from "../mcp";
 
@@ -16,6 +16,7 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
   const [prompts, setPrompts] = useState<Prompt[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [search, setSearch] = useState("");
   const revision = picked ? (host.catalog[picked] ?? 0) : 0;
 
   useEffect(() => {
@@ -36,6 +37,10 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
   }, [backend, picked, revision]);
 
   const prompt = prompts.find((p) => p.name === selected) ?? null;
+  const q = search.trim().toLowerCase();
+  const shown = q
+    ? prompts.filter((p) => [p.name, p.title ?? "", p.description ?? ""].some((x) => x.toLowerCase().includes(q)))
+    : prompts;
   return (
     <div className="split">
       <section className="list-pane" aria-label="Prompts">
@@ -43,6 +48,14 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
           <h2>Prompts</h2>
         </header>
         <ServerPicker servers={host.servers} value={picked} need="prompts" onChange={(s) => (setServer(s), setSelected(null))} />
+        <input
+          data-testid="prompt-search"
+          type="search"
+          placeholder="Search prompts"
+          aria-label="Search prompts"
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+        />
         {error ? (
           <div className="banner error" data-testid="error-banner">
             {error}
@@ -50,7 +63,7 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
         ) : null}
         {!picked ? <div className="empty muted">Start a server that offers prompts to see them here.</div> : null}
         <ul className="item-list" role="listbox" aria-label="Prompts">
-          {prompts.map((p) => (
+          {shown.map((p) => (
             <li
               key={p.name}
               role="option"
@@ -67,14 +80,14 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
                 }
               }}
             >
-              <div className="item-title">
-                <strong>{p.title ?? p.name}</strong>
+              <ItemLabel name={p.name} title={p.title}>
                 {(p.arguments ?? []).length ? <span className="muted"> ({(p.arguments ?? []).map((a) => a.name).join(", ")})</span> : null}
-              </div>
+              </ItemLabel>
               {p.description ? <div className="muted clamp">{p.description}</div> : null}
             </li>
           ))}
         </ul>
+        {q && prompts.length && !shown.length ? <div className="empty muted">No prompt matches “{search.trim()}”.</div> : null}
       </section>
       <section className="detail-pane" aria-label="Prompt">
         {prompt && picked ? (
@@ -150,7 +163,11 @@ export function PromptPanel(props: {
           >
             Get prompt
           </button>
-          {missing.length ? <span className="muted">Needs {missing.join(", ")}</span> : null}
+          {missing.length ? (
+            <span className="muted call-needs" data-testid="prompt-needs">
+              Needs {missing.join(", ")}
+            </span>
+          ) : null}
         </div>
       </form>
       {error ? (

@@ -1,14 +1,16 @@
 // The Tools screen: a server's tools with their annotations (shown as the server's claims), an
 // argument form from the input schema, calls with progress and cancel, and every kind of result.
-import { useEffect, useState } from "react";
+// What the person typed and each tool's last call are kept while other screens are shown.
+import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Backend } from "../backend";
 import { errorMessage, isBackendError } from "../backend";
 import { ToolAppView } from "../components/app-frame";
 import { isAppOnly, toolUiUri } from "../components/app-frame/tool-ui";
 import { ToolResultView } from "../components/content";
+import type { FormDraft } from "../components/schema-form";
 import { SchemaForm } from "../components/schema-form";
 import { SignInWaiting, useSignIn } from "../components/sign-in";
-import { pickDefault, ServerPicker } from "../components/server-picker";
+import { ItemLabel, pickDefault, ServerPicker } from "../components/server-picker";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { TaskView } from "../bindings/TaskView";
 import { taskStatusText } from "./tasks";
@@ -32,6 +34,111 @@ export interface ToolSelection {
   tools: Record<string, string>;
 }
 
+/** One call of a tool with a view: its arguments, then its result or why it has none. */
+interface ViewedCall {
+  id: string;
+  args: Record<string, unknown>;
+  result: CallToolResult | null;
+  cancelled: string | null;
+}
+
+/** A tool's call as the screen shows it: the one in flight, or how the last one ended. */
+interface CallState {
+  callId: string | null;
+  progress: CallProgress | null;
+  task: TaskView | null;
+  result: CallToolResult | null;
+  error: string | null;
+  moreAccess: boolean;
+  viewed: ViewedCall | null;
+}
+
+/** What is kept of one tool of one server. */
+interface ToolMemory {
+  draft: FormDraft | null;
+  call: CallState;
+}
+
+const NO_CALL: CallState = { callId: null, progress: null, task: null, result: null, error: null, moreAccess: false, viewed: null };
+const FRESH: ToolMemory = { draft: null, call: NO_CALL };
+
+/** What the Tools screen keeps while it is not shown (the app unmounts it): the search, what was
+ *  typed for each tool, and each tool's last call, which may end while the screen is away. */
+class ToolsMemory {
+  search = "";
+  private tools = new Map<string, ToolMemory>();
+  private listeners = new Set<() => void>();
+
+  subscribe = (listener: () => void) => {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  };
+  tool(server: string, tool: string): ToolMemory {
+    return this.tools.get(JSON.stringify([server, tool])) ?? FRESH;
+  }
+  setSearch(search: string) {
+    this.search = search;
+    this.changed();
+  }
+  setDraft(server: string, tool: string, draft: FormDraft) {
+    this.tools.set(JSON.stringify([server, tool]), { ...this.tool(server, tool), draft });
+    this.changed();
+  }
+  setCall(server: string, tool: string, change: Partial<CallState>) {
+    const kept = this.tool(server, tool);
+    this.tools.set(JSON.stringify([server, tool]), { ...kept, call: { ...kept.call, ...change } });
+    this.changed();
+  }
+  private changed() {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+// One per backend: each window (and each test) has its own.
+const memories = new WeakMap<Backend, ToolsMemory>();
+
+function memoryOf(backend: Backend): ToolsMemory {
+  let memory = memories.get(backend);
+  if (!memory) memories.set(backend, (memory = new ToolsMemory()));
+  return memory;
+}
+
+/** Calls the tool and keeps its progress and its end in the memory, shown or not. */
+function startCall(backend: Backend, memory: ToolsMemory, server: string, tool: Tool, args: Record<string, unknown>) {
+  const id = crypto.randomUUID();
+  const name = tool.name;
+  const current = () => memory.tool(server, name).call;
+  const update = (change: Partial<CallState>) => {
+    if (current().callId === id) memory.setCall(server, name, change);
+  };
+  // The view (if any) opens as the call starts, a new view for a new call, and hears how it ends.
+  const viewedWith = (change: Partial<ViewedCall>) => {
+    const v = current().viewed;
+    return v && v.id === id ? { ...v, ...change } : v;
+  };
+  const viewed = toolUiUri(tool) ? { id, args, result: null, cancelled: null } : null;
+  memory.setCall(server, name, { ...NO_CALL, callId: id, viewed });
+  // A call the server runs as a task: its status follows the task's events.
+  const unlisten = backend.onHostEvent((e) => {
+    if (e.type === "task" && e.task.callId === id) update({ task: e.task });
+  });
+  backend
+    .callTool(server, name, args, id, (progress) => update({ progress }))
+    .then(
+      (result) => update({ callId: null, result, viewed: viewedWith({ result }) }),
+      (e: unknown) => {
+        const cancelled = isBackendError(e) && e.code === "cancelled";
+        update({
+          callId: null,
+          error: cancelled ? "Cancelled; the server was told." : errorMessage(e),
+          moreAccess: isBackendError(e) && e.code === "insufficient_scope",
+          viewed: viewedWith({ cancelled: cancelled ? "cancelled" : errorMessage(e) }),
+        });
+      },
+    )
+    .finally(() => void unlisten.then((stop) => stop()));
+}
+
 export function ToolsScreen(props: {
   backend: Backend;
   host: HostState;
@@ -39,9 +146,10 @@ export function ToolsScreen(props: {
   onSelect: (selection: ToolSelection) => void;
 }) {
   const { backend, host, selection } = props;
+  const memory = memoryOf(backend);
   const [tools, setTools] = useState<Tool[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [search, setSearch] = useState("");
+  const search = useSyncExternalStore(memory.subscribe, () => memory.search);
   const picked = pickDefault(host.servers, selection.server, "tools");
   const selected = picked ? (selection.tools[picked] ?? null) : null;
   const setSelected = (name: string) => {
@@ -91,7 +199,7 @@ export function ToolsScreen(props: {
           placeholder="Search tools"
           aria-label="Search tools"
           value={search}
-          onChange={(e) => setSearch(e.currentTarget.value)}
+          onChange={(e) => memory.setSearch(e.currentTarget.value)}
         />
         {error ? (
           <div className="banner error" data-testid="error-banner">
@@ -117,13 +225,14 @@ export function ToolsScreen(props: {
                 }
               }}
             >
-              <div className="item-title">
-                {t.icons?.[0] && /^(https:|data:)/.test(t.icons[0].src) ? <img className="icon" alt="" src={t.icons[0].src} /> : null}
-                <strong>{t.title ?? t.annotations?.title ?? t.name}</strong>
-                {t.title ? <code className="muted">{t.name}</code> : null}
+              <ItemLabel
+                name={t.name}
+                title={t.title ?? t.annotations?.title}
+                icon={t.icons?.[0] && /^(https:|data:)/.test(t.icons[0].src) ? <img className="icon" alt="" src={t.icons[0].src} /> : null}
+              >
                 {toolUiUri(t) ? <span className="badge" data-testid="tool-has-view">view</span> : null}
                 {isAppOnly(t) ? <span className="badge" data-testid="tool-app-only">app only</span> : null}
-              </div>
+              </ItemLabel>
               {t.description ? <div className="muted clamp">{t.description}</div> : null}
             </li>
           ))}
@@ -141,69 +250,20 @@ export function ToolsScreen(props: {
   );
 }
 
-/** One call of a tool with a view: its arguments, then its result or why it has none. */
-interface ViewedCall {
-  id: string;
-  args: Record<string, unknown>;
-  result: CallToolResult | null;
-  cancelled: string | null;
-}
-
 function ToolPanel(props: { backend: Backend; host: HostState; server: string; tool: Tool }) {
   const { backend, tool, server } = props;
+  const memory = memoryOf(backend);
+  const kept = useSyncExternalStore(memory.subscribe, () => memory.tool(server, tool.name));
+  const { callId, progress, task, result, error, moreAccess, viewed } = kept.call;
   const uiUri = toolUiUri(tool);
-  const [viewed, setViewed] = useState<ViewedCall | null>(null);
-  const [args, setArgs] = useState<Record<string, unknown> | null>({});
+  const [args, setArgs] = useState<Record<string, unknown> | null>(null);
   const [argError, setArgError] = useState<string | null>(null);
-  const [callId, setCallId] = useState<string | null>(null);
-  const [result, setResult] = useState<CallToolResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [moreAccess, setMoreAccess] = useState(false);
-  const [progress, setProgress] = useState<CallProgress | null>(null);
-  const [task, setTask] = useState<TaskView | null>(null);
-  const [tried, setTried] = useState(false);
   // The server asked for more scopes: signing in again asks for them, then the call is repeated.
   const signIn = useSignIn(backend, server, () => call());
 
-  // A call the server runs as a task: its status follows the task's events.
-  useEffect(() => {
-    if (!callId) return;
-    const stop = backend.onHostEvent((e) => {
-      if (e.type === "task" && e.task.callId === callId) setTask(e.task);
-    });
-    return () => void stop.then((f) => f());
-  }, [backend, callId]);
-
   const call = () => {
-    if (callId) return;
-    // A click with arguments missing or wrong shows what is wrong instead.
-    setTried(true);
-    if (!args || argError) return;
-    const id = crypto.randomUUID();
-    setCallId(id);
-    setError(null);
-    setMoreAccess(false);
-    setProgress(null);
-    // The view opens as the call starts (a new call, a new view) and hears how it ends.
-    if (uiUri) setViewed({ id, args, result: null, cancelled: null });
-    const ended = (change: Partial<ViewedCall>) => setViewed((v) => (v && v.id === id ? { ...v, ...change } : v));
-    setTask(null);
-    backend
-      .callTool(server, tool.name, args, id, setProgress)
-      .then(
-        (r) => {
-          setResult(r);
-          ended({ result: r });
-        },
-        (e: unknown) => {
-          setResult(null);
-          const cancelled = isBackendError(e) && e.code === "cancelled";
-          setError(cancelled ? "Cancelled; the server was told." : errorMessage(e));
-          setMoreAccess(isBackendError(e) && e.code === "insufficient_scope");
-          ended({ cancelled: cancelled ? "cancelled" : errorMessage(e) });
-        },
-      )
-      .finally(() => setCallId(null));
+    if (memory.tool(server, tool.name).call.callId || !args || argError) return;
+    startCall(backend, memory, server, tool, args);
   };
   const claimed = claims(tool);
   return (
@@ -231,15 +291,16 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
       {tool.description ? <p className="description">{tool.description}</p> : null}
       <SchemaForm
         schema={tool.inputSchema}
+        draft={kept.draft}
+        onDraft={(d) => memory.setDraft(server, tool.name, d)}
         onChange={(a, e) => {
           setArgs(a);
           setArgError(e);
         }}
         onSubmit={call}
-        showErrors={tried}
       />
       <div className="actions">
-        <button className="primary" data-testid="call-tool" disabled={!!callId} onClick={call}>
+        <button className="primary" data-testid="call-tool" disabled={!!callId || !args || !!argError} onClick={call}>
           Call
         </button>
         {callId ? (
@@ -247,11 +308,16 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
             Cancel
           </button>
         ) : null}
+        {!callId && argError ? (
+          <span className="muted call-needs" data-testid="call-needs">
+            {argError}
+          </span>
+        ) : null}
         <span className="call-status" aria-live="polite">
           {callId ? (
             <>
               <span className="spinner" aria-hidden="true" /> Calling…
-              {callId && progress ? (
+              {progress ? (
                 <>
                   {" "}
                   <progress value={progress.progress} max={progress.total ?? undefined} />
