@@ -9,6 +9,9 @@ import type { HostState } from "../host";
 import { pickDefault, ServerPicker } from "./server-picker";
 import { reveal } from "./visible";
 
+/** The item of a server's instructions (pins.rs `INSTRUCTIONS`). */
+const INSTRUCTIONS = "instructions";
+
 const STATES: Record<PinItem["state"], string> = {
   new: "not approved yet",
   pinned: "approved",
@@ -43,6 +46,16 @@ export function PinsPanel(props: { backend: Backend; host: HostState; server?: s
   useEffect(load, [load, revision]);
 
   const open = items.filter((i) => i.state !== "pinned");
+  const openInstructions = open.some((i) => i.item === INSTRUCTIONS);
+  const toggle = (item: string) =>
+    setChosen((c) => {
+      const n = new Set(c);
+      if (n.has(item)) n.delete(item);
+      else n.add(item);
+      return n;
+    });
+  // A tool is offered to the model only once its server's instructions are approved too.
+  const only = (item: string) => setChosen(new Set(openInstructions && item !== INSTRUCTIONS ? [item, INSTRUCTIONS] : [item]));
   const approve = async () => {
     if (!picked) return;
     try {
@@ -80,25 +93,36 @@ export function PinsPanel(props: { backend: Backend; host: HostState; server?: s
             : `All ${items.length} are approved as they are.`}
         </p>
       ) : null}
+      {open.length > 1 ? (
+        <div className="actions" data-testid="pins-selection">
+          <button className="small" data-testid="pins-select-all" onClick={() => setChosen(new Set(open.map((i) => i.item)))}>
+            Select all
+          </button>
+          <button className="small" data-testid="pins-select-none" onClick={() => setChosen(new Set())}>
+            Select none
+          </button>
+        </div>
+      ) : null}
       {open.map((i) => (
         <div key={i.item} className="pin-item" data-testid="pin-item" data-item={i.item} data-state={i.state}>
-          <label className="field check">
-            <input
-              type="checkbox"
-              data-testid="pin-choose"
-              checked={chosen.has(i.item)}
-              onChange={() =>
-                setChosen((c) => {
-                  const n = new Set(c);
-                  if (n.has(i.item)) n.delete(i.item);
-                  else n.add(i.item);
-                  return n;
-                })
-              }
-            />
-            <strong>{i.item}</strong> <span className={i.state === "changed" ? "warn-text" : "muted"}>{STATES[i.state]}</span>
-            {i.hiddenCharacters ? <span className="warn-text"> · contains hidden characters</span> : null}
-          </label>
+          <div className="pin-head">
+            <label className="field check">
+              <input type="checkbox" data-testid="pin-choose" checked={chosen.has(i.item)} onChange={() => toggle(i.item)} />
+              <strong>{i.item}</strong> <span className={i.state === "changed" ? "warn-text" : "muted"}>{STATES[i.state]}</span>
+              {i.hiddenCharacters ? <span className="warn-text"> · contains hidden characters</span> : null}
+            </label>
+            {open.length > 1 ? (
+              <button className="small" data-testid="pin-only" onClick={() => only(i.item)}>
+                Only this one
+              </button>
+            ) : null}
+          </div>
+          {i.item === INSTRUCTIONS ? (
+            <p className="muted small">
+              The model is offered this server's tools only once these instructions are approved too, so "Only this
+              one" on a tool selects them with it.
+            </p>
+          ) : null}
           {i.state === "changed" ? (
             <table className="table diff" data-testid="pin-diff">
               <thead>

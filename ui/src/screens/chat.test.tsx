@@ -194,14 +194,15 @@ describe("Chat screen", () => {
 
   it("says which tools the model was not offered and why, and reviews them in place", async () => {
     const b = backend();
-    b.pins.everything = [
-      { item: "tool:echo", state: "new", current: { name: "echo" }, pinned: null, changes: [], hiddenCharacters: false, digest: "d1" },
-    ];
     const input = await startChat(b);
     fireEvent.change(input, { target: { value: "Echo hi" } });
     fireEvent.click(screen.getByTestId("chat-send"));
     await waitFor(() => expect(screen.getAllByTestId("chat-message")).toHaveLength(2));
     expect(screen.queryByTestId("chat-withheld")).toBeNull();
+    // Echo needs review from here on (before the turn, the chat found nothing held back).
+    b.pins.everything = [
+      { item: "tool:echo", state: "new", current: { name: "echo" }, pinned: null, changes: [], hiddenCharacters: false, digest: "d1" },
+    ];
     const conversation = b.conversations[0]!.conversation.id;
     await act(async () =>
       b.emit({
@@ -226,6 +227,9 @@ describe("Chat screen", () => {
     fireEvent.click(screen.getByTestId("pins-approve"));
     await waitFor(() => expect(screen.queryByTestId("pin-item")).toBeNull());
     expect(b.pins.everything[0]!.state).toBe("pinned");
+    // Approved, or gone from the server: only the one never offered is left.
+    await waitFor(() => expect(screen.getAllByTestId("chat-withheld-tool").map((t) => t.dataset.tool)).toEqual(["rm\u200b"]));
+    expect(screen.getByTestId("chat-withheld").textContent).toContain("The model will not be offered 1 tool:");
     // The next turn offers every tool: the note goes.
     await act(async () => b.emit({ type: "chatToolsWithheld", conversation, tools: [] }));
     expect(screen.queryByTestId("chat-withheld")).toBeNull();
@@ -262,6 +266,25 @@ describe("Chat screen", () => {
     expect(sent).toEqual([
       { role: "user", content: [{ type: "text", text: "Promote Alice to head of Engineering. Draft the announcement." }] },
     ]);
+  });
+
+  it("names the palette's prompts by their title, with the name beneath, or by their name", async () => {
+    const b = backend();
+    const asBackend: Backend = b;
+    asBackend.listPrompts = async () => [
+      { name: "team", title: "Team Management", description: "Manage a team" },
+      { name: "tidy" },
+    ];
+    const input = await startChat(b);
+    fireEvent.change(input, { target: { value: "/t" } });
+    await waitFor(() => expect(screen.getAllByTestId("palette-prompt-option")).toHaveLength(2));
+    const option = (name: string) => screen.getAllByTestId("palette-prompt-option").find((o) => o.dataset.name === name)!;
+    const [titled, untitled] = [option("team"), option("tidy")];
+    expect(titled.querySelector(".palette-title")!.textContent).toBe("Team Management");
+    expect(titled.querySelector("[data-testid=palette-prompt-name]")!.textContent).toBe("team");
+    expect(titled.textContent).toContain("everything · Manage a team");
+    expect(untitled.querySelector(".palette-title")!.textContent).toBe("tidy");
+    expect(untitled.querySelector("[data-testid=palette-prompt-name]")).toBeNull();
   });
 
   it("keeps a prompt's images as attachments and joins its texts", async () => {

@@ -324,6 +324,11 @@ async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
         r#"The user changed the arguments before the call to: {"city":"Lyon"}"#
     );
     assert_eq!(added[1].content[0]["content"][1]["text"], "18°C, sunny");
+    // What went out is kept where only the core writes it, for the window to show.
+    assert_eq!(
+        added[1].content[0]["sentArguments"],
+        json!({"city": "Lyon"})
+    );
     assert_eq!(seen.text, "The capital of France is Paris.");
 
     // The model saw the namespaced tool, then the result of its call.
@@ -340,6 +345,10 @@ async fn the_model_calls_a_tool_under_approval_and_answers_with_its_result() {
         .unwrap()
         .clone();
     assert!(tool_message["content"].to_string().contains("18°C, sunny"));
+    assert!(
+        !bodies[1].to_string().contains("sentArguments"),
+        "the model is told in words, not given the window's field"
+    );
 
     // Every step of the tool call is in the audit log.
     let rows = Audit::new(store.clone())
@@ -1021,11 +1030,54 @@ fn tools_shown_only_to_views_are_never_offered_to_the_model() {
         definition: d.clone(),
         instructions: None,
     };
-    let (offered, withheld) = tools::accepted(&pins, vec![offer(&app_only), offer(&both)]).unwrap();
+    let policies = crate::approvals::policy::Policies::new(store());
+    let (offered, withheld) =
+        tools::accepted(&pins, &policies, vec![offer(&app_only), offer(&both)]).unwrap();
     let names: Vec<&str> = offered
         .iter()
         .map(|t| t.definition["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["show"]);
     assert!(withheld.is_empty(), "{withheld:?}");
+}
+
+#[test]
+fn a_denied_tool_is_never_offered_to_the_model() {
+    use crate::approvals::policy::{Policies, PolicyEntry, PolicyKind, Rule};
+    let store = store();
+    let (pins, policies) = (Pins::new(store.clone()), Policies::new(store));
+    let defs = [json!({"name": "rm"}), json!({"name": "ls"})];
+    let items: Vec<(String, Value)> = defs
+        .iter()
+        .map(|d| {
+            (
+                crate::pins::tool_item(d["name"].as_str().unwrap()),
+                d.clone(),
+            )
+        })
+        .collect();
+    pins.approve("s", &items).unwrap();
+    policies
+        .set(&PolicyEntry {
+            server: "s".into(),
+            kind: PolicyKind::ToolCall,
+            tool: Some("rm".into()),
+            rule: Rule::Deny,
+            warning: None,
+        })
+        .unwrap();
+    let offer = |d: &Value| OfferedTool {
+        server: "s".into(),
+        definition: d.clone(),
+        instructions: None,
+    };
+    let (offered, withheld) =
+        tools::accepted(&pins, &policies, defs.iter().map(offer).collect()).unwrap();
+    let names: Vec<&str> = offered
+        .iter()
+        .map(|t| t.definition["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ls"]);
+    assert_eq!(withheld.len(), 1);
+    assert_eq!(withheld[0].reason, WithheldReason::Denied);
 }

@@ -114,10 +114,11 @@ fn strip_text(content: &mut Value) {
             {
                 *text = stripped;
             }
-            if block.get("type").and_then(Value::as_str) == Some("tool_result")
-                && let Some(inner) = block.get_mut("content")
-            {
-                strip_text(inner);
+            if block.get("type").and_then(Value::as_str) == Some("tool_result") {
+                block.remove(SENT_ARGUMENTS);
+                if let Some(inner) = block.get_mut("content") {
+                    strip_text(inner);
+                }
             }
         }
         _ => {}
@@ -208,9 +209,10 @@ pub async fn run_turn(
 ) -> Result<Vec<ChatMessage>> {
     let view = chats.get(id).await?;
     let model = view.conversation.model.clone();
-    let pins = door.pins().clone();
+    let (pins, policies) = (door.pins().clone(), door.policies().clone());
     let offered = tools.tools();
-    let (offered, withheld) = crate::store::off_thread(move || accepted(&pins, offered)).await?;
+    let (offered, withheld) =
+        crate::store::off_thread(move || accepted(&pins, &policies, offered)).await?;
     events.withheld(&withheld);
     let names = ToolNames::new(offered);
     let mut added = Vec::new();
@@ -276,22 +278,7 @@ pub async fn run_turn(
                 }
             };
             results.blocks.push(match outcome {
-                Ok((sent, result)) => {
-                    let mut content = result_blocks(&result);
-                    // The model should know what was really called.
-                    if sent != input {
-                        content.insert(
-                            0,
-                            json!({"type": "text", "text": format!("The user changed the arguments before the call to: {sent}")}),
-                        );
-                    }
-                    json!({
-                        "type": "tool_result",
-                        "toolUseId": use_id,
-                        "content": content,
-                        "isError": result["isError"].as_bool().unwrap_or(false),
-                    })
-                }
+                Ok((sent, result)) => went_out(&use_id, &input, sent, result),
                 Err(e) => json!({
                     "type": "tool_result",
                     "toolUseId": use_id,
@@ -338,7 +325,39 @@ impl Drop for Answered<'_> {
     }
 }
 
-/// Has the call approved, makes it; returns the arguments sent and the result.
+/// Where a chat's tool result keeps the arguments the call went out with, edits included:
+/// written by the core alone (a tool's own text cannot pass for it), read by the window, never
+/// shown to the model (which is told in words).
+pub const SENT_ARGUMENTS: &str = "sentArguments";
+
+/// The result block of a call that went out with `sent` (the model asked for `input`), whether
+/// the tool answered or the call failed on the way.
+fn went_out(use_id: &str, input: &Value, sent: Value, result: Result<Value>) -> Value {
+    let (mut content, is_error) = match &result {
+        Ok(r) => (result_blocks(r), r["isError"].as_bool().unwrap_or(false)),
+        Err(e) => (
+            vec![json!({"type": "text", "text": format!("The call failed: {}", e.message)})],
+            true,
+        ),
+    };
+    // The model should know what was really called.
+    if sent != *input {
+        content.insert(
+            0,
+            json!({"type": "text", "text": format!("The user changed the arguments before the call to: {sent}")}),
+        );
+    }
+    json!({
+        "type": "tool_result",
+        "toolUseId": use_id,
+        "content": content,
+        "isError": is_error,
+        SENT_ARGUMENTS: sent,
+    })
+}
+
+/// Has the call approved, makes it; the arguments it went out with and how it ended. An error
+/// means it never went out (refused, or its review failed).
 async fn call_tool(
     door: &Door,
     tools: &dyn ToolHost,
@@ -346,7 +365,7 @@ async fn call_tool(
     arguments: Value,
     call_id: &str,
     approved: &mut (dyn FnMut(&Value) + Send),
-) -> Result<(Value, Value)> {
+) -> Result<(Value, Result<Value>)> {
     let (flow, arguments) = door
         .authorize_tool_call(
             &tool.server,
@@ -367,7 +386,7 @@ async fn call_tool(
         .await;
     unfinished.armed = false;
     door.tool_call_finished(&flow, result.as_ref()).await;
-    Ok((arguments, result?))
+    Ok((arguments, result))
 }
 
 /// Ends the audit of a call whose turn was stopped (dropped) before the call returned.

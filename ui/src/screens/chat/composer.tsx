@@ -1,0 +1,346 @@
+// The chat's composer: the person's message, with a "/" palette that finds every prompt of every
+// server (fuzzy), fills its arguments with completion and puts its messages into the composer, and
+// "@" that attaches a server's resource. What a tool's view asks to send waits here for the person.
+import { useMemo, useRef, useState } from "react";
+import type { Backend } from "../../backend";
+import type { NewMessage } from "../../bindings/NewMessage";
+import { decodeTextBlob } from "../../components/content";
+import { reveal } from "../../components/visible";
+import type { HostState } from "../../host";
+import type { ContentBlock, GetPromptResult, Prompt, Resource } from "../../mcp";
+import { PromptPanel } from "../prompts";
+import type { Json } from "./calls";
+import { useEverything } from "./everything";
+import type { ViewContext, ViewMessage } from "./views";
+import { contextBlocks, viewBlocks } from "./views";
+
+/** How many pages of each server's resources "@" searches. */
+const RESOURCE_PAGES = 10;
+
+/** Subsequence match with a score: consecutive and early matches rank higher; null when no match. */
+export function fuzzyScore(query: string, text: string): number | null {
+  const q = query.toLowerCase();
+  const t = text.toLowerCase();
+  if (q === "") return 0;
+  let score = 0;
+  let at = -1;
+  let run = 0;
+  for (const ch of q) {
+    const next = t.indexOf(ch, at + 1);
+    if (next < 0) return null;
+    run = next === at + 1 ? run + 1 : 0;
+    score += 10 + run * 5 - Math.min(next - at - 1, 10);
+    at = next;
+  }
+  return score - t.length / 100;
+}
+
+interface PromptEntry {
+  server: string;
+  prompt: Prompt;
+}
+
+interface ResourceEntry {
+  server: string;
+  resource: Resource;
+}
+
+/** What goes with the next message: a resource (read when sent) or a block a prompt brought. */
+type Attachment = { label: string; resource: ResourceEntry } | { label: string; block: Json };
+
+/** A prompt's messages for the composer: their text to edit, anything else as attachments. */
+function promptDraft(result: GetPromptResult): { text: string; attachments: Attachment[] } {
+  const texts: string[] = [];
+  const attachments: Attachment[] = [];
+  for (const m of result.messages) {
+    if (m.content.type === "text") texts.push(m.role === "assistant" ? `Assistant: ${m.content.text}` : m.content.text);
+    else attachments.push({ label: blockLabel(m.content), block: chatBlock(m.content as unknown as Json) });
+  }
+  return { text: texts.join("\n\n"), attachments };
+}
+
+function blockLabel(b: ContentBlock): string {
+  switch (b.type) {
+    case "image":
+    case "audio":
+      return `${b.type} (${b.mimeType})`;
+    case "resource":
+      return b.resource.uri;
+    case "resource_link":
+      return b.uri;
+    default:
+      return b.type;
+  }
+}
+
+/** A prompt's content block as the model takes it: embedded resources and links become text. */
+function chatBlock(b: Json): Json {
+  if (b.type === "resource") {
+    const r = (b.resource ?? {}) as Json;
+    return typeof r.text === "string"
+      ? { type: "text", text: `Resource ${String(r.uri)}:\n${r.text}` }
+      : { type: "text", text: `Resource ${String(r.uri)} (binary, not shown to the model)` };
+  }
+  if (b.type === "resource_link") return { type: "text", text: `Resource link: ${String(b.uri)}` };
+  return b;
+}
+
+/** A prompt named as the Prompts screen names it: its title, with its name beneath; or its name. */
+function PromptLabel(props: { prompt: Prompt }) {
+  const { name, title } = props.prompt;
+  if (!title) return <span className="name palette-title">{reveal(name)}</span>;
+  return (
+    <>
+      <span className="name palette-title">{reveal(title)}</span>
+      <span className="mono palette-name" data-testid="palette-prompt-name">
+        {reveal(name)}
+      </span>
+    </>
+  );
+}
+
+/** A resource's contents as chat content blocks. */
+async function attach(backend: Backend, entry: ResourceEntry): Promise<Json[]> {
+  const read = await backend.readResource(entry.server, entry.resource.uri);
+  return read.contents.map((c) => {
+    const mime = c.mimeType ?? "";
+    const text = "text" in c ? c.text : decodeTextBlob(mime, c.blob);
+    if (text !== null) return { type: "text", text: `Resource ${c.uri} from ${entry.server}:\n${text}` };
+    if ("blob" in c && typeof c.blob === "string" && mime.startsWith("image/"))
+      return { type: "image", data: c.blob, mimeType: mime };
+    return { type: "text", text: `Resource ${c.uri} from ${entry.server} (${mime || "binary"}, not shown to the model)` };
+  });
+}
+
+export function Composer(props: {
+  backend: Backend;
+  host: HostState;
+  busy: boolean;
+  viewMessages: ViewMessage[];
+  onDropViewMessage: (key: number) => void;
+  viewContexts: ViewContext[];
+  onDropViewContext: (viewId: string) => void;
+  onSend: (messages: NewMessage[]) => void;
+  onStop: () => void;
+}) {
+  const { backend, host } = props;
+  const [text, setText] = useState("");
+  const [attached, setAttached] = useState<Attachment[]>([]);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const [picked, setPicked] = useState<PromptEntry | null>(null);
+  const [highlight, setHighlight] = useState(0);
+  const prompts = useEverything<PromptEntry>(host, "prompts", async (server) =>
+    (await backend.listPrompts(server)).map((prompt) => ({ server, prompt })),
+  );
+  const resources = useEverything<ResourceEntry>(host, "resources", async (server) => {
+    // Enough pages to find what people attach, without walking a huge server's whole list.
+    const found: ResourceEntry[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < RESOURCE_PAGES; page++) {
+      const r = await backend.listResourcesPage(server, cursor);
+      found.push(...r.resources.map((resource) => ({ server, resource })));
+      if (!r.nextCursor) break;
+      cursor = r.nextCursor;
+    }
+    return found;
+  });
+
+  const slash = text.startsWith("/") ? text.slice(1) : null;
+  const at = /(?:^|\s)@(\S*)$/.exec(text)?.[1] ?? null;
+  const matches = useMemo(() => {
+    if (slash !== null)
+      return prompts
+        .map((p) => ({ p, s: fuzzyScore(slash, `${p.prompt.name} ${p.prompt.title ?? ""} ${p.server}`) }))
+        .filter((x) => x.s !== null)
+        .sort((a, b) => (b.s ?? 0) - (a.s ?? 0))
+        .slice(0, 12)
+        .map((x) => ({ kind: "prompt" as const, entry: x.p }));
+    if (at !== null)
+      return resources
+        .map((r) => ({ r, s: fuzzyScore(at, `${r.resource.name} ${r.resource.uri}`) }))
+        .filter((x) => x.s !== null)
+        .sort((a, b) => (b.s ?? 0) - (a.s ?? 0))
+        .slice(0, 12)
+        .map((x) => ({ kind: "resource" as const, entry: x.r }));
+    return [];
+  }, [slash, at, prompts, resources]);
+
+  const choose = (i: number) => {
+    const m = matches[i];
+    if (!m) return;
+    if (m.kind === "prompt") {
+      setPicked(m.entry);
+      setText("");
+    } else {
+      setAttached((a) => [...a, { label: `@${m.entry.resource.name}`, resource: m.entry }]);
+      setText(text.replace(/@\S*$/, ""));
+    }
+    setHighlight(0);
+  };
+
+  const submit = async () => {
+    if (props.busy || (text.trim() === "" && attached.length === 0)) return;
+    const blocks: Json[] = [];
+    for (const a of attached) blocks.push(...("resource" in a ? await attach(backend, a.resource) : [a.block]));
+    if (text.trim() !== "") blocks.push({ type: "text", text: text.trim() });
+    props.onSend([{ role: "user", content: [...contextBlocks(props.viewContexts), ...blocks] }]);
+    setText("");
+    setAttached([]);
+  };
+
+  // Into the composer, not sent: the person adds to it and sends it.
+  const insert = (result: GetPromptResult) => {
+    const draft = promptDraft(result);
+    setText((t) => [t.trim(), draft.text].filter(Boolean).join("\n\n"));
+    setAttached((a) => [...a, ...draft.attachments]);
+    setPicked(null);
+    input.current?.focus();
+  };
+
+  // A view's message is sent only when the person says so, as their own.
+  const sendViewMessage = (m: ViewMessage) => {
+    if (props.busy) return;
+    props.onSend([{ role: "user", content: [...contextBlocks(props.viewContexts), ...viewBlocks(m.label, m.message.content)] }]);
+    props.onDropViewMessage(m.key);
+  };
+  const editViewMessage = (m: ViewMessage) => {
+    const texts = m.message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+    const others = m.message.content.filter((b) => b.type !== "text");
+    setText((t) => [t.trim(), ...texts].filter(Boolean).join("\n\n"));
+    setAttached((a) => [...a, ...others.map((b) => ({ label: `${blockLabel(b)} from ${m.label}`, block: chatBlock(b as unknown as Json) }))]);
+    props.onDropViewMessage(m.key);
+    input.current?.focus();
+  };
+
+  return (
+    <div className="composer">
+      {props.viewMessages.map((m) => (
+        <div key={m.key} className="banner warn view-message" data-testid="view-message">
+          <div>
+            The view <strong>{m.label}</strong> wants to send:
+          </div>
+          <div className="view-message-body">
+            {m.message.content.map((b, i) =>
+              b.type === "text" ? (
+                <div key={i} className="chat-text">
+                  {b.text}
+                </div>
+              ) : (
+                <span key={i} className="chip">
+                  {blockLabel(b)}
+                </span>
+              ),
+            )}
+          </div>
+          <div className="actions">
+            <button className="small primary" data-testid="view-message-send" disabled={props.busy} onClick={() => sendViewMessage(m)}>
+              Send
+            </button>
+            <button className="small" data-testid="view-message-edit" onClick={() => editViewMessage(m)}>
+              Edit in the composer
+            </button>
+            <button className="small" data-testid="view-message-discard" onClick={() => props.onDropViewMessage(m.key)}>
+              Discard
+            </button>
+          </div>
+        </div>
+      ))}
+      {props.viewContexts.length ? (
+        <div className="chips" data-testid="view-contexts">
+          {props.viewContexts.map((c) => (
+            <span key={c.viewId} className="chip" data-testid="view-context" title="Goes with your next message">
+              context from {c.label}
+              <button className="link" aria-label="Remove" onClick={() => props.onDropViewContext(c.viewId)}>
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      ) : null}
+      {picked ? (
+        <div className="palette-prompt" data-testid="palette-prompt">
+          <PromptPanel backend={backend} server={picked.server} prompt={picked.prompt} onInsert={insert} autoFocus />
+          <button className="small" onClick={() => setPicked(null)}>
+            Close
+          </button>
+        </div>
+      ) : null}
+      {matches.length ? (
+        <ul className="palette" role="listbox" data-testid="palette">
+          {matches.map((m, i) => (
+            <li key={i}>
+              <button
+                role="option"
+                aria-selected={i === highlight}
+                className={i === highlight ? "item selected" : "item"}
+                data-testid={m.kind === "prompt" ? "palette-prompt-option" : "palette-resource-option"}
+                data-name={m.kind === "prompt" ? m.entry.prompt.name : m.entry.resource.uri}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  choose(i);
+                }}
+              >
+                {m.kind === "prompt" ? (
+                  <PromptLabel prompt={m.entry.prompt} />
+                ) : (
+                  <span className="name">@{m.entry.resource.name}</span>
+                )}{" "}
+                <span className="muted small">
+                  {m.entry.server}
+                  {m.kind === "prompt" && m.entry.prompt.description ? ` · ${m.entry.prompt.description}` : ""}
+                  {m.kind === "resource" ? ` · ${m.entry.resource.uri}` : ""}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {attached.length ? (
+        <div className="chips" data-testid="attachments">
+          {attached.map((a, i) => (
+            <span key={i} className="chip" data-testid="attachment">
+              {a.label}
+              <button className="link" aria-label="Remove" onClick={() => setAttached((list) => list.filter((_, j) => j !== i))}>
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      ) : null}
+      <div className="row">
+        <textarea
+          ref={input}
+          data-testid="chat-input"
+          rows={3}
+          placeholder="Message the model. / for a server's prompt, @ to attach a resource. Ctrl+Enter sends."
+          value={text}
+          onChange={(e) => {
+            setText(e.currentTarget.value);
+            setHighlight(0);
+          }}
+          onKeyDown={(e) => {
+            if (matches.length && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
+              e.preventDefault();
+              setHighlight((h) => (h + (e.key === "ArrowDown" ? 1 : matches.length - 1)) % matches.length);
+            } else if (matches.length && (e.key === "Enter" || e.key === "Tab")) {
+              e.preventDefault();
+              choose(highlight);
+            } else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              void submit();
+            }
+          }}
+        />
+        {props.busy ? (
+          <button data-testid="chat-stop" onClick={props.onStop}>
+            Stop
+          </button>
+        ) : (
+          <button className="primary" data-testid="chat-send" onClick={() => void submit()}>
+            Send
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import { useEffect, useState } from "react";
+import type { HostState } from "../../host";
+import { running } from "../../host";
+
+/** Everything of one kind (tools, prompts, resources) of every running server that offers it,
+ * loaded again when the servers or their catalogs change. */
+export function useEverything<T>(host: HostState, need: string, load: (server: string) => Promise<T[]>): T[] {
+  const [items, setItems] = useState<T[]>([]);
+  const servers = running(host.servers)
+    .filter((s) => s.status.state === "running" && need in s.status.summary.capabilities)
+    .map((s) => s.name);
+  const key = servers.join("\u0000") + JSON.stringify(host.catalog);
+  useEffect(() => {
+    let live = true;
+    Promise.all(servers.map((s) => load(s).catch(() => [] as T[]))).then((lists) => live && setItems(lists.flat()));
+    return () => {
+      live = false;
+    };
+    // The server list and catalog revisions are the real inputs.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  return items;
+}

@@ -1,0 +1,91 @@
+// A chat message: its text (markdown when it looks like it), images, the model's tool calls as
+// they went out and their results.
+import type { ReactNode } from "react";
+import { Fragment } from "react";
+import type { ChatMessage } from "../../bindings/ChatMessage";
+import { looksLikeMarkdown, Markdown, ZoomableImage } from "../../components/content";
+import { reveal } from "../../components/visible";
+import type { Json } from "./calls";
+import { inputOf, sameJson } from "./calls";
+
+/** Chat text: rendered (sanitized) markdown when it looks like markdown, else plain paragraphs. */
+export function ChatText(props: { text: string }) {
+  return looksLikeMarkdown(props.text) ? <Markdown text={props.text} /> : <div className="chat-text">{props.text}</div>;
+}
+
+function Block(props: { block: Json }) {
+  const b = props.block;
+  switch (b.type) {
+    case "text":
+      return <ChatText text={String(b.text ?? "")} />;
+    case "image":
+      return <ZoomableImage alt="" src={`data:${String(b.mimeType)};base64,${String(b.data)}`} />;
+    case "tool_result": {
+      const content = Array.isArray(b.content) ? (b.content as Json[]) : [];
+      return (
+        <details className={b.isError ? "tool-result error" : "tool-result"} data-testid="chat-tool-result" open={Boolean(b.isError)}>
+          <summary>{b.isError ? "Tool call failed or refused" : "Tool result"}</summary>
+          {content.map((c, i) => (
+            <Block key={i} block={c} />
+          ))}
+        </details>
+      );
+    }
+    default:
+      return <pre className="json">{reveal(JSON.stringify(b, null, 2))}</pre>;
+  }
+}
+
+/** A call the model asked for: once it went out, with the arguments it went out with (the
+ * person may have edited them, and then the model's own are behind a toggle). */
+function ToolUse(props: { block: Json; sent: Json | null }) {
+  const name = <code>{reveal(String(props.block.name))}</code>;
+  const input = inputOf(props.block);
+  const { sent } = props;
+  if (!sent)
+    return (
+      <div className="tool-use" data-testid="chat-tool-use" data-state="asked">
+        The model asked to call {name} with <code data-testid="chat-tool-args">{reveal(JSON.stringify(input))}</code>
+      </div>
+    );
+  const edited = !sameJson(sent, input);
+  return (
+    <div className="tool-use" data-testid="chat-tool-use" data-state="called" data-edited={edited}>
+      Called {name} with <code data-testid="chat-tool-args">{reveal(JSON.stringify(sent))}</code>
+      {edited ? (
+        <>
+          {" "}
+          <span className="tool-use-edited">— edited by you</span>
+          <details data-testid="chat-tool-proposed">
+            <summary>What the model proposed</summary>
+            <code>{reveal(JSON.stringify(input))}</code>
+          </details>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+export function Message(props: {
+  message: ChatMessage;
+  sentFor: (toolUse: Json) => Json | null;
+  appFor?: (toolUse: Json) => ReactNode;
+}) {
+  const blocks = Array.isArray(props.message.content) ? (props.message.content as Json[]) : [];
+  const onlyResults = blocks.length > 0 && blocks.every((b) => b.type === "tool_result");
+  return (
+    <div className={`message ${onlyResults ? "tool" : props.message.role}`} data-testid="chat-message" data-role={props.message.role}>
+      <div className="role">{onlyResults ? "tools" : props.message.role}</div>
+      {blocks.map((b, i) =>
+        b.type === "tool_use" ? (
+          <Fragment key={i}>
+            <ToolUse block={b} sent={props.sentFor(b)} />
+            {props.appFor?.(b)}
+          </Fragment>
+        ) : (
+          <Block key={i} block={b} />
+        ),
+      )}
+    </div>
+  );
+}
