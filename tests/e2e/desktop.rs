@@ -26,7 +26,9 @@ pub struct Desktop {
     /// The app's data directory (its database: audit log, policies, pins).
     pub data_dir: PathBuf,
     /// The app's config file: its path in a process's environment tells this run's app apart.
-    config_file: PathBuf,
+    pub config_file: PathBuf,
+    /// Where the app looks for other hosts' configurations (`XDG_CONFIG_HOME`).
+    pub xdg_config: PathBuf,
     /// The app binary and the tauri-driver port, to start the app again.
     app: PathBuf,
     port: u16,
@@ -219,6 +221,7 @@ impl Desktop {
             import_file,
             data_dir,
             config_file,
+            xdg_config: home.path().join("xdg-config"),
             app,
             port,
             display,

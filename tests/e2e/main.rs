@@ -7,11 +7,14 @@
 //! (`scripts/setup-ui.sh`) and the fixtures (`scripts/setup-fixtures.sh`); `scripts/test.sh` runs
 //! all of that first.
 
+mod chat_scenarios;
 mod desktop;
+mod forms_scenarios;
 mod installed;
 #[path = "../support/replay_provider.rs"]
 mod replay_provider;
 mod scenarios;
+mod servers_scenarios;
 mod webdriver;
 
 use std::sync::Arc;
@@ -74,13 +77,18 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 17] = scenarios![
+    let all: [Scenario; 24] = scenarios![
         servers_and_tools,
+        enum_first_option,
+        tools_screen_remembers,
         sampling_edited_both_ways,
         provider_streams_its_answer,
         elicitation_form,
         a_long_call_runs_as_a_task,
         chat_with_a_tool_call_and_a_prompt,
+        // After the chat above approved the server's tools, before a rule allows echo outright.
+        chat_shows_edited_arguments,
+        first_chat_reviews_tools,
         approvals_pins_and_rules,
         resources_page_and_view,
         prompts_with_completion,
@@ -88,6 +96,9 @@ async fn a_person_uses_every_screen() {
         a_killed_server_restarts,
         sign_in_to_a_protected_server,
         import_through_the_native_picker,
+        an_untrusted_start_says_why,
+        import_from_where_claude_keeps_it,
+        a_hand_edit_is_never_lost,
         server_content_cannot_take_over_the_window,
         an_mcp_app_renders_and_asks_through_the_door,
         the_official_example_apps_render,

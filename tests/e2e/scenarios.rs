@@ -10,6 +10,12 @@ use serde_json::json;
 use super::desktop::{self, Desktop};
 use super::{LONG, SHORT, add_provider, mark, open_tool, replay_provider, row, webdriver};
 
+pub use super::chat_scenarios::{chat_shows_edited_arguments, first_chat_reviews_tools};
+pub use super::forms_scenarios::{enum_first_option, tools_screen_remembers};
+pub use super::servers_scenarios::{
+    a_hand_edit_is_never_lost, an_untrusted_start_says_why, import_from_where_claude_keeps_it,
+};
+
 /// Servers from the config come up; a server added through the form runs once its definition is
 /// trusted in the native dialog; a tool is called.
 pub async fn servers_and_tools(desktop: &Desktop) {
@@ -744,7 +750,7 @@ pub async fn import_through_the_native_picker(desktop: &Desktop) {
         .choose_in_native_picker("Import servers from", &desktop.import_file)
         .await;
     s.wait_text("tr[data-testid=import-server]", SHORT, |t| {
-        t.contains("imported") && t.contains("/bin/true --imported")
+        t.contains("imported") && t.contains("/bin/true\"--imported\"")
     })
     .await;
     s.click_css("[data-testid=import-apply]").await;

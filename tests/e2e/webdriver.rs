@@ -156,10 +156,22 @@ impl Session {
         self.post("/frame/parent", json!({})).await;
     }
 
-    /// Clicks the first element matching `css`, waiting for it.
+    /// Clicks the first element matching `css`, waiting for it and, as a person would, for it to
+    /// be enabled (a click on a disabled button does nothing, and would fail the step later).
     pub async fn click_css(&self, css: &str) {
-        let e = self.wait_for(css, Duration::from_secs(20)).await;
-        self.click(&e).await;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let e = self.wait_for(css, Duration::from_secs(20)).await;
+            let disabled = self
+                .script_on("return arguments[0].disabled === true", &e)
+                .await;
+            if disabled != json!(true) {
+                self.click(&e).await;
+                return;
+            }
+            assert!(Instant::now() < deadline, "{css} stayed disabled");
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
     }
 
     /// Replaces the value of an input or textarea as a person typing would.
