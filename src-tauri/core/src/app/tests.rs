@@ -162,3 +162,20 @@ async fn a_double_send_starts_one_turn_and_stop_reaches_it() {
     // And the conversation takes a new turn.
     app.send_message(question(&c.id)).await.unwrap();
 }
+
+#[tokio::test]
+async fn a_rule_that_covers_nothing_is_listed_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let rule = PolicyEntry {
+        server: "gone".into(),
+        kind: PolicyKind::ToolCall,
+        tool: Some("rm".into()),
+        rule: Rule::Deny,
+        warning: None,
+    };
+    app.set_policy(rule).await.unwrap();
+    let listed = app.list_policies(NoArgs {}).await.unwrap();
+    let warning = listed[0].warning.as_deref().unwrap_or_default();
+    assert!(warning.contains("no server named \"gone\""), "{warning}");
+}
