@@ -11,13 +11,24 @@ use serde_json::json;
 
 use crate::desktop::Desktop;
 use crate::webdriver::Session;
-use crate::{LONG, SHORT};
+use crate::{LONG, SHORT, answer_as_model, approve_review, send_in_chat};
 
 /// A new chat with the manual provider: the person is the model.
 async fn new_manual_chat(s: &Session) {
     s.click_css("[data-testid=nav-chat]").await;
     s.click_css("[data-testid=new-chat]").await;
     s.select("[data-testid=chat-model]", "manual/manual").await;
+}
+
+/// Sends `message` to the manual model and, as the model, opens the answer's tool picker.
+async fn send_and_open_tool_picker(s: &Session, message: &str) {
+    send_in_chat(s, message).await;
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_completion]",
+        SHORT,
+    )
+    .await;
+    s.click_css("[data-testid=completion-tool-open]").await;
 }
 
 /// Approves `item` of `server` alone (with the server's instructions when they are not approved
@@ -96,17 +107,8 @@ pub async fn chat_shows_edited_arguments(d: &Desktop) {
     let s = &d.session;
     approve_alone(s, "everything", "tool:echo").await;
     new_manual_chat(s).await;
-    s.type_into("[data-testid=chat-input]", "Please echo hi")
-        .await;
-    s.click_css("[data-testid=chat-send]").await;
-
-    // As the model: call echo with {"message":"hi"}.
-    s.wait_for(
-        "[data-testid=review-dialog][data-kind=sampling_completion]",
-        SHORT,
-    )
-    .await;
-    s.click_css("[data-testid=completion-tool-open]").await;
+    // Ask; then, as the model, call echo with {"message":"hi"}.
+    send_and_open_tool_picker(s, "Please echo hi").await;
     s.select("[data-testid=completion-tool-pick]", "everything__echo")
         .await;
     s.type_into(
@@ -118,27 +120,17 @@ pub async fn chat_shows_edited_arguments(d: &Desktop) {
         .await;
     s.wait_for("[data-testid^=completion-tool-use-]", SHORT)
         .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
 
     // The call's review: the person changes the argument before approving.
     s.wait_for("[data-testid=review-dialog][data-kind=tool_call]", SHORT)
         .await;
     s.type_into("[data-testid=review-json]", r#"{"message": "edited"}"#)
         .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
 
     // As the model again, after the result: a last word ends the turn.
-    s.wait_for(
-        "[data-testid=review-dialog][data-kind=sampling_completion]",
-        SHORT,
-    )
-    .await;
-    s.type_into("[data-testid=completion-text-0]", "Done.")
-        .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    answer_as_model(s, "Done.").await;
     s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
         t.contains("Done.")
     })
@@ -244,27 +236,13 @@ pub async fn first_chat_reviews_tools(d: &Desktop) {
     s.click_css("[data-testid=chat-review-tools]").await;
 
     // The turn offers it: the person, as the model, may call it.
-    s.type_into("[data-testid=chat-input]", "Which folders may you read?")
-        .await;
-    s.click_css("[data-testid=chat-send]").await;
-    s.wait_for(
-        "[data-testid=review-dialog][data-kind=sampling_completion]",
-        SHORT,
-    )
-    .await;
-    s.click_css("[data-testid=completion-tool-open]").await;
+    send_and_open_tool_picker(s, "Which folders may you read?").await;
     s.wait_for("[data-testid=completion-tool-pick]", SHORT)
         .await;
     let option = format!("[data-testid=completion-tool-pick] option[value=\"{server}__{tool}\"]");
     assert!(!s.all(&option).await.is_empty(), "{tool} is not offered");
     s.click_css("[data-testid=completion-tool-cancel]").await;
-    s.type_into(
-        "[data-testid=completion-text-0]",
-        "I may read your workspace.",
-    )
-    .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    answer_as_model(s, "I may read your workspace.").await;
     s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
         t.contains("I may read your workspace.")
     })

@@ -51,6 +51,29 @@ async fn add_provider(s: &webdriver::Session, id: &str, base: &str, key: &str) {
     s.click_css("[data-testid=save-provider]").await;
 }
 
+/// Approves the review dialog on screen, once its approve button is enabled.
+async fn approve_review(s: &webdriver::Session) {
+    s.click_css("[data-testid=review-approve]:not([disabled])")
+        .await;
+}
+
+/// Sends `message` from the chat's composer.
+async fn send_in_chat(s: &webdriver::Session, message: &str) {
+    s.type_into("[data-testid=chat-input]", message).await;
+    s.click_css("[data-testid=chat-send]").await;
+}
+
+/// As the model (the person writes its answer in the completion's review): answers `text`.
+async fn answer_as_model(s: &webdriver::Session, text: &str) {
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_completion]",
+        SHORT,
+    )
+    .await;
+    s.type_into("[data-testid=completion-text-0]", text).await;
+    approve_review(s).await;
+}
+
 /// Marks the `everything` server's process so a scenario can find (and kill) it.
 fn mark() -> String {
     format!("switchboard-e2e-{}", std::process::id())

@@ -8,7 +8,10 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::desktop::{self, Desktop};
-use super::{LONG, SHORT, add_provider, mark, open_tool, replay_provider, row, webdriver};
+use super::{
+    LONG, SHORT, add_provider, answer_as_model, approve_review, mark, open_tool, replay_provider,
+    row, send_in_chat, webdriver,
+};
 
 pub use super::chat_scenarios::{chat_shows_edited_arguments, first_chat_reviews_tools};
 pub use super::forms_scenarios::{enum_first_option, tools_screen_remembers};
@@ -109,8 +112,7 @@ pub async fn sampling_edited_both_ways(desktop: &Desktop) {
         serde_json::json!("What is the capital of Spain? One word.")
     );
     desktop.screenshot("sampling-request.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.wait_for(
         "[data-testid=review-dialog][data-kind=sampling_completion]",
         SHORT,
@@ -119,8 +121,7 @@ pub async fn sampling_edited_both_ways(desktop: &Desktop) {
     s.type_into("[data-testid=completion-text-0]", "Madrid")
         .await;
     desktop.screenshot("sampling-completion.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.wait_text("[data-testid=tool-result]", SHORT, |t| t.contains("Madrid"))
         .await;
     assert!(s.all("[data-testid=review-dialog]").await.is_empty());
@@ -170,8 +171,7 @@ pub async fn provider_streams_its_answer(desktop: &Desktop) {
     s.click_css("[data-testid=call-tool]").await;
     s.wait_text("[data-testid=sampling-provider]", SHORT, |t| t == "replay")
         .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.wait_text("[data-testid=sampling-stream]", SHORT, |t| {
         t.contains("The capital")
     })
@@ -192,8 +192,7 @@ pub async fn provider_streams_its_answer(desktop: &Desktop) {
         "The capital of France is Paris, on the Seine.",
     )
     .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.wait_text("[data-testid=tool-result]", SHORT, |t| {
         t.contains("on the Seine")
     })
@@ -223,8 +222,7 @@ pub async fn elicitation_form(desktop: &Desktop) {
     s.click_css("[data-testid=arg-untitledMultipleSelectEnum-Piano]")
         .await;
     desktop.screenshot("elicitation.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     let result = s
         .wait_text("[data-testid=tool-result]", SHORT, |t| {
             t.contains("Name: Ada Lovelace")
@@ -262,8 +260,7 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     .await;
     s.select("[data-testid=arg-interpretation]", "historical")
         .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.wait_text("[data-testid=tool-result]", LONG, |t| {
         t.contains("Research Report: tides (historical)")
     })
@@ -314,8 +311,7 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     s.wait_for("[data-testid=review-dialog][data-kind=elicitation]", SHORT)
         .await;
     s.type_into("[data-testid=arg-name]", "Grace Hopper").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     let result = s
         .wait_text("[data-testid=tool-result]", LONG, |t| {
             t.contains("[COMPLETED]")
@@ -334,17 +330,8 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
         SHORT,
     )
     .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
-    s.wait_for(
-        "[data-testid=review-dialog][data-kind=sampling_completion]",
-        SHORT,
-    )
-    .await;
-    s.type_into("[data-testid=completion-text-0]", "Spring tide")
-        .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
+    answer_as_model(s, "Spring tide").await;
     let result = s
         .wait_text("[data-testid=tool-result]", LONG, |t| {
             t.contains("[COMPLETED] Async sampling completed!")
@@ -376,9 +363,7 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
     s.click_css("[data-testid=new-chat]").await;
     s.select("[data-testid=chat-model]", "chatmodel/gpt-4o-mini")
         .await;
-    s.type_into("[data-testid=chat-input]", "Which tools do you have?")
-        .await;
-    s.click_css("[data-testid=chat-send]").await;
+    send_in_chat(s, "Which tools do you have?").await;
     s.wait_text("[data-testid=chat-withheld]", SHORT, |t| {
         t.contains("The model was not offered")
     })
@@ -410,9 +395,7 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
     })
     .await;
     s.click_css("[data-testid=chat-review-tools]").await;
-    s.type_into("[data-testid=chat-input]", "Please echo hi")
-        .await;
-    s.click_css("[data-testid=chat-send]").await;
+    send_in_chat(s, "Please echo hi").await;
     s.wait_for("[data-testid=review-dialog][data-kind=tool_call]", SHORT)
         .await;
     s.type_into(
@@ -421,8 +404,7 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
     )
     .await;
     desktop.screenshot("chat-tool-call.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.wait_text("[data-testid=chat-messages]", SHORT, |t| {
         t.matches("The capital of France is Paris.").count() == 2
     })
@@ -893,8 +875,7 @@ pub async fn an_mcp_app_renders_and_asks_through_the_door(desktop: &Desktop) {
     })
     .await;
     desktop.screenshot("mcp-app-approval.png").await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.enter_frame(&frame).await;
     s.wait_text("#server-time", LONG, |t| t.contains('T') && t != first)
         .await;
@@ -946,8 +927,7 @@ pub async fn the_official_example_apps_render(desktop: &Desktop) {
         t.contains("A view wants to call a tool") && t.contains("get-time")
     })
     .await;
-    s.click_css("[data-testid=review-approve]:not([disabled])")
-        .await;
+    approve_review(s).await;
     s.enter_frame(&frame).await;
     s.wait_text("body", LONG, |t| t.contains("Server Time:") && t != first)
         .await;

@@ -469,6 +469,22 @@ mod tests {
         Audit::new(Arc::new(Store::in_memory().unwrap()))
     }
 
+    /// How many rows `export_jsonl` says it wrote for `q`, and the `n` in each one's detail.
+    fn exported_ns(a: &Audit, q: &AuditQuery) -> (usize, Vec<i64>) {
+        let mut out = Vec::new();
+        let written = a.export_jsonl(q, &mut out).unwrap();
+        let ns = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<AuditEntry>(l).unwrap().detail["n"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect();
+        (written, ns)
+    }
+
     #[test]
     fn records_search_and_export() {
         let a = audit();
@@ -671,20 +687,8 @@ mod tests {
             })
             .unwrap();
         }
-        let mut out = Vec::new();
-        assert_eq!(
-            a.export_jsonl(&AuditQuery::default(), &mut out).unwrap(),
-            2_345
-        );
-        let ns: Vec<i64> = String::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<AuditEntry>(l).unwrap().detail["n"]
-                    .as_i64()
-                    .unwrap()
-            })
-            .collect();
+        let (written, ns) = exported_ns(&a, &AuditQuery::default());
+        assert_eq!(written, 2_345);
         assert_eq!(ns, (0..2_345).collect::<Vec<_>>());
     }
 
@@ -711,17 +715,8 @@ mod tests {
             limit: Some(5),
             ..Default::default()
         };
-        let mut out = Vec::new();
-        assert_eq!(a.export_jsonl(&query, &mut out).unwrap(), 250);
-        let ns: Vec<i64> = String::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<AuditEntry>(l).unwrap().detail["n"]
-                    .as_i64()
-                    .unwrap()
-            })
-            .collect();
+        let (written, ns) = exported_ns(&a, &query);
+        assert_eq!(written, 250);
         assert_eq!(ns, (0..1_500).filter(|i| i % 6 == 0).collect::<Vec<_>>());
     }
 }

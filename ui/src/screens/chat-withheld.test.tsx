@@ -9,6 +9,7 @@ import type { PinItem } from "../bindings/PinItem";
 import { APP_TOOLS, FakeBackend } from "../backend/fake";
 import { useHost } from "../host";
 import { ChatScreen } from "./chat";
+import { turnWithheld } from "./chat-test-helpers";
 
 function Screen(props: { backend: FakeBackend }) {
   const host = useHost(props.backend);
@@ -85,18 +86,11 @@ describe("Chat: the tools the model is not offered", () => {
     fireEvent.click(screen.getByTestId("chat-send"));
     await waitFor(() => expect(screen.getAllByTestId("chat-message")).toHaveLength(2));
     b.pins.everything = [pin("tool:echo"), pin("tool:weather"), pin("instructions")];
-    const conversation = b.conversations[0]!.conversation.id;
-    await act(async () =>
-      b.emit({
-        type: "chatToolsWithheld",
-        conversation,
-        tools: [
-          { server: "everything", tool: "echo", reason: "not_approved" },
-          { server: "everything", tool: "weather", reason: "not_approved" },
-          { server: "everything", tool: "rm\u200b", reason: "hidden_characters" },
-        ],
-      }),
-    );
+    await turnWithheld(b, [
+      ["echo", "not_approved"],
+      ["weather", "not_approved"],
+      ["rm\u200b", "hidden_characters"],
+    ]);
     expect(screen.getByTestId("chat-withheld").textContent).toContain("The model was not offered 3 tools");
     fireEvent.click(screen.getByTestId("chat-review-tools"));
     await waitFor(() => expect(screen.getAllByTestId("pin-item")).toHaveLength(3));
@@ -144,10 +138,7 @@ describe("Chat: the tools the model is not offered", () => {
     asBackend.reviewPins = (server) => new Promise((resolve) => held.push(() => resolve(reviewPins(server))));
     await newChat(b);
     await waitFor(() => expect(held).toHaveLength(1));
-    const conversation = b.conversations[0]!.conversation.id;
-    await act(async () =>
-      b.emit({ type: "chatToolsWithheld", conversation, tools: [{ server: "everything", tool: "weather", reason: "changed" }] }),
-    );
+    await turnWithheld(b, [["weather", "changed"]]);
     await act(async () => held[0]!());
     expect(listed()).toEqual(["weather: changed"]);
     expect(screen.getByTestId("chat-withheld").textContent).toContain("The model was not offered 1 tool");

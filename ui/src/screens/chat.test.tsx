@@ -4,6 +4,7 @@ import type { Backend } from "../backend";
 import { FakeBackend } from "../backend/fake";
 import { useHost } from "../host";
 import { ChatScreen, chatCallId, fuzzyScore } from "./chat";
+import { turnWithheld } from "./chat-test-helpers";
 
 function Screen(props: { backend: FakeBackend }) {
   const host = useHost(props.backend);
@@ -203,18 +204,11 @@ describe("Chat screen", () => {
     b.pins.everything = [
       { item: "tool:echo", state: "new", current: { name: "echo" }, pinned: null, changes: [], hiddenCharacters: false, digest: "d1" },
     ];
-    const conversation = b.conversations[0]!.conversation.id;
-    await act(async () =>
-      b.emit({
-        type: "chatToolsWithheld",
-        conversation,
-        tools: [
-          { server: "everything", tool: "echo", reason: "not_approved" },
-          { server: "everything", tool: "add", reason: "changed" },
-          { server: "everything", tool: "rm\u200b", reason: "hidden_characters" },
-        ],
-      }),
-    );
+    await turnWithheld(b, [
+      ["echo", "not_approved"],
+      ["add", "changed"],
+      ["rm\u200b", "hidden_characters"],
+    ]);
     expect(screen.getByTestId("chat-withheld").textContent).toContain("The model was not offered 3 tools");
     const tools = screen.getAllByTestId("chat-withheld-tool");
     expect(tools.map((t) => t.dataset.reason)).toEqual(["not_approved", "changed", "hidden_characters"]);
@@ -231,7 +225,7 @@ describe("Chat screen", () => {
     await waitFor(() => expect(screen.getAllByTestId("chat-withheld-tool").map((t) => t.dataset.tool)).toEqual(["rm\u200b"]));
     expect(screen.getByTestId("chat-withheld").textContent).toContain("The model will not be offered 1 tool:");
     // The next turn offers every tool: the note goes.
-    await act(async () => b.emit({ type: "chatToolsWithheld", conversation, tools: [] }));
+    await turnWithheld(b, []);
     expect(screen.queryByTestId("chat-withheld")).toBeNull();
     // Another conversation's turn says nothing here.
     await act(async () =>

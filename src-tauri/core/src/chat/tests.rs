@@ -1009,12 +1009,8 @@ async fn what_goes_back_to_the_model_has_no_hidden_characters_and_the_conversati
     assert!(has_hidden_characters(&kept[2].content), "{:?}", kept[2]);
 }
 
-#[test]
-fn tools_shown_only_to_views_are_never_offered_to_the_model() {
-    let pins = Pins::new(store());
-    let app_only = json!({"name": "refresh", "_meta": {"ui": {"visibility": ["app"]}}});
-    let both = json!({"name": "show", "_meta": {"ui": {"resourceUri": "ui://s/v.html"}}});
-    let defs = [app_only.clone(), both.clone()];
+/// Approves the tools `defs` of server `s` as they are.
+fn approve_as_they_are(pins: &Pins, defs: &[Value]) {
     let items: Vec<(String, Value)> = defs
         .iter()
         .map(|d| {
@@ -1025,38 +1021,51 @@ fn tools_shown_only_to_views_are_never_offered_to_the_model() {
         })
         .collect();
     pins.approve("s", &items).unwrap();
-    let offer = |d: &Value| OfferedTool {
-        server: "s".into(),
-        definition: d.clone(),
-        instructions: None,
-    };
-    let policies = crate::approvals::policy::Policies::new(store());
-    let (offered, withheld) =
-        tools::accepted(&pins, &policies, vec![offer(&app_only), offer(&both)]).unwrap();
-    let names: Vec<&str> = offered
+}
+
+/// What the model is offered of the tools `defs` of server `s`: the names of those offered, and
+/// those withheld.
+fn offered_of(
+    pins: &Pins,
+    policies: &Policies,
+    defs: &[Value],
+) -> (Vec<String>, Vec<WithheldTool>) {
+    let tools = defs
         .iter()
-        .map(|t| t.definition["name"].as_str().unwrap())
+        .map(|d| OfferedTool {
+            server: "s".into(),
+            definition: d.clone(),
+            instructions: None,
+        })
         .collect();
+    let (offered, withheld) = tools::accepted(pins, policies, tools).unwrap();
+    let names = offered
+        .iter()
+        .map(|t| t.definition["name"].as_str().unwrap().to_owned())
+        .collect();
+    (names, withheld)
+}
+
+#[test]
+fn tools_shown_only_to_views_are_never_offered_to_the_model() {
+    let pins = Pins::new(store());
+    let app_only = json!({"name": "refresh", "_meta": {"ui": {"visibility": ["app"]}}});
+    let both = json!({"name": "show", "_meta": {"ui": {"resourceUri": "ui://s/v.html"}}});
+    let defs = [app_only, both];
+    approve_as_they_are(&pins, &defs);
+    let policies = Policies::new(store());
+    let (names, withheld) = offered_of(&pins, &policies, &defs);
     assert_eq!(names, ["show"]);
     assert!(withheld.is_empty(), "{withheld:?}");
 }
 
 #[test]
 fn a_denied_tool_is_never_offered_to_the_model() {
-    use crate::approvals::policy::{Policies, PolicyEntry, PolicyKind, Rule};
+    use crate::approvals::policy::{PolicyEntry, PolicyKind, Rule};
     let store = store();
     let (pins, policies) = (Pins::new(store.clone()), Policies::new(store));
     let defs = [json!({"name": "rm"}), json!({"name": "ls"})];
-    let items: Vec<(String, Value)> = defs
-        .iter()
-        .map(|d| {
-            (
-                crate::pins::tool_item(d["name"].as_str().unwrap()),
-                d.clone(),
-            )
-        })
-        .collect();
-    pins.approve("s", &items).unwrap();
+    approve_as_they_are(&pins, &defs);
     policies
         .set(&PolicyEntry {
             server: "s".into(),
@@ -1066,17 +1075,7 @@ fn a_denied_tool_is_never_offered_to_the_model() {
             warning: None,
         })
         .unwrap();
-    let offer = |d: &Value| OfferedTool {
-        server: "s".into(),
-        definition: d.clone(),
-        instructions: None,
-    };
-    let (offered, withheld) =
-        tools::accepted(&pins, &policies, defs.iter().map(offer).collect()).unwrap();
-    let names: Vec<&str> = offered
-        .iter()
-        .map(|t| t.definition["name"].as_str().unwrap())
-        .collect();
+    let (names, withheld) = offered_of(&pins, &policies, &defs);
     assert_eq!(names, ["ls"]);
     assert_eq!(withheld.len(), 1);
     assert_eq!(withheld[0].reason, WithheldReason::Denied);
