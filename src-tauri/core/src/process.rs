@@ -276,6 +276,8 @@ pub struct ProcessGroup {
     pid: Option<u32>,
     /// The group's record and token, removed once the group is gone.
     record: Option<(ProcessRecords, String)>,
+    /// Cancelled once everything the child wrote to stderr is in the ring.
+    stderr_read: tokio_util::sync::CancellationToken,
 }
 
 /// Starts a server process with a clean environment, in a new process group, with its stderr
@@ -321,7 +323,13 @@ pub fn spawn(
     let stdin = child.stdin.take().ok_or_else(missing)?;
     let stdout = child.stdout.take().ok_or_else(missing)?;
     let stderr = child.stderr.take().ok_or_else(missing)?;
-    tokio::spawn(pump_stderr(spec.server.to_owned(), stderr, ring.clone()));
+    let stderr_read = tokio_util::sync::CancellationToken::new();
+    let done = stderr_read.clone().drop_guard();
+    let (server, ring) = (spec.server.to_owned(), ring.clone());
+    tokio::spawn(async move {
+        pump_stderr(server, stderr, ring).await;
+        drop(done);
+    });
     let pid = child.id();
     let record = match (spec.records, token, pid) {
         (Some(records), Some(token), Some(pid)) => {
@@ -337,6 +345,7 @@ pub fn spawn(
             child: Some(child),
             pid,
             record,
+            stderr_read,
         },
     })
 }
@@ -511,6 +520,12 @@ impl ProcessGroup {
     /// The child's pid (also its process-group id), while known.
     pub fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// Waits, at most `within`, until all the child wrote to stderr is in the ring (its last
+    /// words say why it exited; a grandchild holding the pipe open must not hold us up).
+    pub async fn stderr_read(&self, within: Duration) {
+        let _ = tokio::time::timeout(within, self.stderr_read.cancelled()).await;
     }
 
     /// Waits for the child to exit on its own; returns its exit description.

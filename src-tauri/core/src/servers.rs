@@ -657,7 +657,12 @@ impl Supervisor {
                 }
                 _ = closed.cancelled() => {
                     let exit = match live.process.as_mut() {
-                        Some(group) => tokio::time::timeout(Duration::from_millis(500), group.wait()).await.ok().flatten(),
+                        Some(group) => {
+                            let exit = tokio::time::timeout(Duration::from_millis(500), group.wait()).await.ok().flatten();
+                            // Its last stderr line goes into the error: read to the end first.
+                            group.stderr_read(Duration::from_secs(2)).await;
+                            exit
+                        }
                         None => None,
                     };
                     // A sign-in the server stopped accepting says more than "disconnected".

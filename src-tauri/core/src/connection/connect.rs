@@ -222,6 +222,9 @@ async fn connect_with(
                         .ok()
                         .flatten();
                     group.shutdown(Duration::from_millis(500)).await;
+                    // Its last words say why: everything it wrote is read before the error is
+                    // made (the pipe closes once the group is gone; bounded all the same).
+                    group.stderr_read(STDERR_DRAIN).await;
                     let error = handshake_error(
                         &server,
                         &why,
@@ -387,6 +390,9 @@ async fn speaks_known_version(server: &str, started: Started) -> Result<Started>
         ),
     ))
 }
+
+/// How long a child that exited may take for its stderr to be read to the end.
+const STDERR_DRAIN: Duration = Duration::from_secs(2);
 
 /// A finished handshake and what it must be torn down with.
 struct Started {
