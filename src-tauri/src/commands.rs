@@ -19,7 +19,7 @@ use switchboard_core::approvals::policy::PolicyEntry;
 use switchboard_core::apps::AppView;
 use switchboard_core::audit::{AuditEntry, AuditQuery};
 use switchboard_core::auth::SignInInfo;
-use switchboard_core::chat::{Conversation, ConversationView};
+use switchboard_core::chat::{Conversation, ConversationView, WithheldTool};
 use switchboard_core::config::import::locations::{self, ImportCandidate};
 use switchboard_core::config::import::{ImportPlan, ImportReport};
 use switchboard_core::host::RootsView;
@@ -93,6 +93,7 @@ registered! {
         remove_provider,
         provider_models,
         review_pins,
+        withheld_tools,
         approve_pins,
         list_conversations,
         get_conversation,
@@ -385,6 +386,11 @@ async fn remove_provider(app: State<'_, App>, args: ProviderId) -> Result<()> {
 #[tauri::command]
 async fn provider_models(app: State<'_, App>, args: ProviderId) -> Result<Vec<String>> {
     app.provider_models(args).await
+}
+
+#[tauri::command]
+async fn withheld_tools(app: State<'_, App>, args: NoArgs) -> Result<Vec<WithheldTool>> {
+    app.withheld_tools(args).await
 }
 
 #[tauri::command]

@@ -17,6 +17,7 @@ import type { Verdict } from "./bindings/Verdict";
 import type { CallProgress } from "./bindings/CallProgress";
 import type { HostEvent } from "./bindings/HostEvent";
 import type { ImportCandidate } from "./bindings/ImportCandidate";
+import type { WithheldTool } from "./bindings/WithheldTool";
 import type { ImportPlan } from "./bindings/ImportPlan";
 import type { ImportReport } from "./bindings/ImportReport";
 import type { RootsView } from "./bindings/RootsView";
@@ -137,6 +138,8 @@ export interface Backend {
   exportAudit(query: AuditQuery): Promise<AuditExport | null>;
   /** A running server's tool definitions and instructions against what was approved (pinned). */
   reviewPins(server: string): Promise<PinItem[]>;
+  /** The running servers' tools a chat turn would not offer the model now, and why (as a turn decides). */
+  withheldTools(): Promise<WithheldTool[]>;
   /** Pins the reviewed items as shown (each with its digest); refused if one changed meanwhile. */
   approvePins(server: string, items: PinChoice[]): Promise<number>;
 

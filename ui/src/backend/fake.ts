@@ -18,6 +18,7 @@ import type { Verdict } from "../bindings/Verdict";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { ImportCandidate } from "../bindings/ImportCandidate";
+import { withheldOf } from "./fake-withheld";
 import type { ImportPlan } from "../bindings/ImportPlan";
 import type { RootsView } from "../bindings/RootsView";
 import type { ServerConfig } from "../bindings/ServerConfig";
@@ -449,6 +450,14 @@ export class FakeBackend implements Backend {
 
   async reviewPins(server: string) {
     return structuredClone(this.pins[server] ?? []);
+  }
+  async withheldTools() {
+    this.log("withheldTools");
+    const running = this.servers.filter((s) => s.status.state === "running").map((s) => s.name);
+    const each = await Promise.all(
+      running.map(async (s) => withheldOf(s, await this.listTools(s), this.pins[s] ?? [], this.policies)),
+    );
+    return each.flat();
   }
   async approvePins(server: string, items: PinChoice[]) {
     const list = this.pins[server] ?? [];

@@ -71,6 +71,7 @@ export const tauriBackend: Backend = {
   searchAudit: (query) => call("search_audit", query),
   exportAudit: (query) => call("export_audit", query),
   reviewPins: (server) => call("review_pins", { server }),
+  withheldTools: () => call("withheld_tools", none),
   approvePins: (server, items) => call("approve_pins", { server, items }),
 
   listProviders: () => call("list_providers", none),

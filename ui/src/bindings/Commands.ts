@@ -48,6 +48,7 @@ import type { TaskRef } from "./TaskRef";
 import type { TaskView } from "./TaskView";
 import type { Url } from "./Url";
 import type { ViewId } from "./ViewId";
+import type { WithheldTool } from "./WithheldTool";
 
 /** Every command the shell registers: its argument object and its result. */
 export type Commands = {
@@ -98,6 +99,7 @@ export type Commands = {
   remove_provider: { args: ProviderId; result: null };
   provider_models: { args: ProviderId; result: string[] };
   review_pins: { args: ServerName; result: PinItem[] };
+  withheld_tools: { args: NoArgs; result: WithheldTool[] };
   approve_pins: { args: ApprovePins; result: number };
   list_conversations: { args: NoArgs; result: Conversation[] };
   get_conversation: { args: ConversationId; result: ConversationView };
@@ -164,6 +166,7 @@ export const COMMAND_NAMES = [
   "remove_provider",
   "provider_models",
   "review_pins",
+  "withheld_tools",
   "approve_pins",
   "list_conversations",
   "get_conversation",

@@ -81,6 +81,7 @@ describe("Chat: the tools the model is not offered", () => {
 
   it("updates a turn's report once tools are approved: the approved go, the reasons follow the pins", async () => {
     const b = new FakeBackend({ resources: 5 }).addServer("everything");
+    b.extraTools = [{ name: "rm\u200b", inputSchema: { type: "object" } }];
     const input = await newChat(b);
     fireEvent.change(input, { target: { value: "Hi" } });
     fireEvent.click(screen.getByTestId("chat-send"));
@@ -129,13 +130,13 @@ describe("Chat: the tools the model is not offered", () => {
     expect(screen.getAllByTestId("chat-withheld-tool")[0]!.textContent).toContain("a rule you set denies it");
   });
 
-  it("keeps what a turn reported when a check of the pins started before it ends after it", async () => {
+  it("keeps what a turn reported when a check started before it ends after it", async () => {
     const b = new FakeBackend({ resources: 5 }).addServer("everything");
     b.pins.everything = [pin("tool:echo")];
     const held: (() => void)[] = [];
     const asBackend: Backend = b;
-    const reviewPins = b.reviewPins.bind(b);
-    asBackend.reviewPins = (server) => new Promise((resolve) => held.push(() => resolve(reviewPins(server))));
+    const withheldTools = b.withheldTools.bind(b);
+    asBackend.withheldTools = () => new Promise((resolve) => held.push(() => resolve(withheldTools())));
     await newChat(b);
     await waitFor(() => expect(held).toHaveLength(1));
     await turnWithheld(b, [["weather", "changed"]]);

@@ -195,12 +195,13 @@ describe("Chat screen", () => {
 
   it("says which tools the model was not offered and why, and reviews them in place", async () => {
     const b = backend();
+    b.extraTools = [{ name: "rm\u200b", inputSchema: { type: "object" } }];
     const input = await startChat(b);
     fireEvent.change(input, { target: { value: "Echo hi" } });
     fireEvent.click(screen.getByTestId("chat-send"));
     await waitFor(() => expect(screen.getAllByTestId("chat-message")).toHaveLength(2));
-    expect(screen.queryByTestId("chat-withheld")).toBeNull();
-    // Echo needs review from here on (before the turn, the chat found nothing held back).
+    // Before the turn only the name hiding characters was held back; echo needs review from here on.
+    await waitFor(() => expect(screen.getAllByTestId("chat-withheld-tool").map((t) => t.dataset.tool)).toEqual(["rm\u200b"]));
     b.pins.everything = [
       { item: "tool:echo", state: "new", current: { name: "echo" }, pinned: null, changes: [], hiddenCharacters: false, digest: "d1" },
     ];
@@ -221,7 +222,7 @@ describe("Chat screen", () => {
     fireEvent.click(screen.getByTestId("pins-approve"));
     await waitFor(() => expect(screen.queryByTestId("pin-item")).toBeNull());
     expect(b.pins.everything[0]!.state).toBe("pinned");
-    // Approved, or gone from the server: only the one never offered is left.
+    // Approved, or gone from the server: only the one never offered is left (as the core says).
     await waitFor(() => expect(screen.getAllByTestId("chat-withheld-tool").map((t) => t.dataset.tool)).toEqual(["rm\u200b"]));
     expect(screen.getByTestId("chat-withheld").textContent).toContain("The model will not be offered 1 tool:");
     // The next turn offers every tool: the note goes.

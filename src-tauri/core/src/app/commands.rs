@@ -80,6 +80,7 @@ command_table! {
     remove_provider(ProviderId) -> "null";
     provider_models(ProviderId) -> "string[]";
     review_pins(ServerName) -> "PinItem[]";
+    withheld_tools(NoArgs) -> "WithheldTool[]";
     approve_pins(ApprovePins) -> "number";
     list_conversations(NoArgs) -> "Conversation[]";
     get_conversation(ConversationId) -> "ConversationView";
@@ -115,6 +116,7 @@ const RESULT_TYPES: &[&str] = &[
     "SignInInfo",
     "AppView",
     "TaskView",
+    "WithheldTool",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.
