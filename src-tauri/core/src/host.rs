@@ -53,6 +53,8 @@ pub struct Host {
     disk: Arc<Mutex<Disk>>,
     /// Ends the watcher when the host shuts down.
     stop_watching: tokio_util::sync::CancellationToken,
+    /// Whether its servers are supervised (the CLI connects per command and starts none).
+    supervised: bool,
 }
 
 /// What the host knows of the file on disk.
@@ -70,7 +72,7 @@ impl Host {
     /// Starts supervising every server of `config`. Must run inside a tokio runtime.
     pub fn start(config: Config, ctx: HostContext) -> Self {
         let servers = Servers::start(&config, ctx.clone());
-        Self::with_servers(config, ctx, servers)
+        Self::with_servers(config, ctx, servers, true)
     }
 
     /// Starts supervising the servers of the configuration file as it is on disk now, and keeps
@@ -101,7 +103,7 @@ impl Host {
     /// the file could not be read, if it could not.
     pub fn unsupervised(config: Config, ctx: HostContext, problem: Option<Error>) -> Self {
         let servers = Servers::start(&Config::default(), ctx.clone());
-        let host = Self::with_servers(config, ctx, servers);
+        let host = Self::with_servers(config, ctx, servers, false);
         let seen = read_text(&host.file).ok().flatten();
         if let Ok(mut disk) = host.disk.lock() {
             disk.seen = seen
@@ -119,7 +121,7 @@ impl Host {
         self.servers.context()
     }
 
-    fn with_servers(config: Config, ctx: HostContext, servers: Servers) -> Self {
+    fn with_servers(config: Config, ctx: HostContext, servers: Servers, supervised: bool) -> Self {
         Self {
             servers,
             config: Arc::new(RwLock::new(config)),
@@ -133,6 +135,7 @@ impl Host {
                 ..Disk::default()
             })),
             stop_watching: tokio_util::sync::CancellationToken::new(),
+            supervised,
         }
     }
 
@@ -187,6 +190,9 @@ impl Host {
     /// Brings the running servers from `previous` to `next`: the removed stop, the changed get
     /// their new definition or roots, the new start (once trusted).
     async fn apply_difference(&self, previous: &Config, next: &Config) {
+        if !self.supervised {
+            return;
+        }
         for name in previous.mcp_servers.keys() {
             if !next.mcp_servers.contains_key(name) {
                 let _ = self.servers.remove(name).await;
