@@ -163,7 +163,15 @@ impl Host {
         // A file that disappeared (an editor saving by rename, perhaps) changes nothing: what
         // runs goes on until a file is there again.
         let seen = self.disk()?.seen.clone();
-        let Some(text) = text.filter(|_| digest != seen) else {
+        if text.is_some() && digest == seen {
+            // Back to what was last read (a broken edit undone): nothing to apply, nothing wrong.
+            if self.disk()?.problem.take().is_some() {
+                self.events
+                    .publish(ServerEvent::ConfigChanged { error: None });
+            }
+            return Ok(false);
+        }
+        let Some(text) = text else {
             return Ok(false);
         };
         let next = match Config::parse(&text, &self.file) {
@@ -746,6 +754,12 @@ mod tests {
             host.servers().get("a").is_ok(),
             "the running server goes on"
         );
+        // Undone in the editor, back to exactly what was read: nothing is wrong any more.
+        written(&file, text);
+        assert_eq!(reloaded(&mut events).await, None);
+        assert_eq!(host.problem(), (None, true));
+        written(&file, "{\n  \"mcpServers\": {,\n}");
+        assert!(reloaded(&mut events).await.is_some());
         written(&file, r#"{"mcpServers": {}}"#);
         assert_eq!(reloaded(&mut events).await, None);
         assert!(
