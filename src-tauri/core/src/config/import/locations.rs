@@ -66,7 +66,12 @@ pub fn found() -> Vec<ImportCandidate> {
 
 /// `path` if it is one of [`found`]'s files; anything else the window names is refused.
 pub fn known(path: &str) -> Result<PathBuf> {
-    found()
+    known_in(&config_dir().unwrap_or_default(), path)
+}
+
+/// `path` if it is one of the usual files under `config_dir` that exist.
+fn known_in(config_dir: &Path, path: &str) -> Result<PathBuf> {
+    found_in(config_dir)
         .into_iter()
         .find(|c| c.path == path)
         .map(|c| PathBuf::from(c.path))
@@ -108,5 +113,20 @@ mod tests {
             "{}",
             found[1].path
         );
+    }
+
+    #[test]
+    fn the_window_may_name_only_a_file_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("Claude");
+        std::fs::create_dir_all(&claude).unwrap();
+        let file = claude.join("claude_desktop_config.json");
+        std::fs::write(&file, "{}").unwrap();
+        let found = file.display().to_string();
+        assert_eq!(known_in(dir.path(), &found).unwrap(), file);
+        let other = dir.path().join("secrets.json");
+        std::fs::write(&other, "{}").unwrap();
+        let e = known_in(dir.path(), &other.display().to_string()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
     }
 }
