@@ -37,9 +37,7 @@ impl App {
 
     /// Starts a stopped or failed server; refused, saying why, while it waits for trust.
     pub async fn start_server(&self, args: ServerName) -> Result<()> {
-        let handle = self.0.host.servers().get(&args.server)?;
-        self.admit(&args.server, &self.configured_server(&args.server)?)?;
-        handle.start().await
+        self.admitted(&args.server)?.start().await
     }
 
     /// Stops a server and waits until its processes are gone.
@@ -49,9 +47,7 @@ impl App {
 
     /// Restarts a server now; refused, saying why, while it waits for trust.
     pub async fn restart_server(&self, args: ServerName) -> Result<()> {
-        let handle = self.0.host.servers().get(&args.server)?;
-        self.admit(&args.server, &self.configured_server(&args.server)?)?;
-        handle.restart().await
+        self.admitted(&args.server)?.restart().await
     }
 
     /// Removes a server; what was decided for it goes with it.
@@ -130,20 +126,14 @@ impl App {
             Value::Null => None,
             other => Some(other),
         };
-        // Subscribed before the call goes out, so its first progress is not missed.
-        let streams = self.0.events.streams();
-        let forward = tokio::spawn(forward_progress(streams, args.call_id.clone(), on_progress));
+        // A deny rule refuses it before anything is set up.
         let door = &self.0.door;
         let flow = door
             .user_tool_call(&args.server, &args.name, arguments.as_ref())
-            .await;
-        let flow = match flow {
-            Ok(flow) => flow,
-            Err(e) => {
-                forward.abort();
-                return Err(e);
-            }
-        };
+            .await?;
+        // Subscribed before the call goes out, so its first progress is not missed.
+        let streams = self.0.events.streams();
+        let forward = tokio::spawn(forward_progress(streams, args.call_id.clone(), on_progress));
         let result = self
             .0
             .host
@@ -234,6 +224,13 @@ impl App {
             .paths
             .map(|ps| ps.into_iter().map(PathBuf::from).collect());
         self.0.host.set_roots(args.server.as_deref(), paths).await
+    }
+
+    /// The handle of configured server `name`, if its definition is trusted to run.
+    fn admitted(&self, name: &str) -> Result<crate::servers::ServerHandle> {
+        let handle = self.0.host.servers().get(name)?;
+        self.admit(name, &self.configured_server(name)?)?;
+        Ok(handle)
     }
 
     pub(super) fn connection(&self, server: &str) -> Result<Connection> {
