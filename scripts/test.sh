@@ -51,6 +51,13 @@ XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c '
   cargo test --workspace --locked --no-fail-fast
 '
 
+step "without a keychain (no DBUS_SESSION_BUS_ADDRESS: SSH, containers, minimal desktops)"
+# Outside any D-Bus session, as a person on SSH has it: servers that need no secret connect, a
+# sign-in lasts the run, and what needs the keychain says so in one sentence.
+env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-core --test real_servers -- keychain:: errors::
+env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-core --lib -- secrets::
+env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-cli --test cli -- without_a_keychain
+
 step "conformance client scenarios (@modelcontextprotocol/conformance)"
 cat "$SWITCHBOARD_CONFORMANCE_REPORT"
 step "generated bindings are committed"

@@ -31,13 +31,26 @@ pub async fn login(
             .sign_in_for_scopes(name, &server, scopes, &loopback)
             .await?;
         eprintln!("signed in to {name} for {scopes}");
+        kept_for_this_run(host);
         return Ok(ExitCode::SUCCESS);
     }
     match host.app.sign_in(name, &server, &loopback).await? {
         SignIn::Done => eprintln!("signed in to {name}"),
         SignIn::NotNeeded => eprintln!("{name} does not ask for sign-in (or you are signed in)"),
     }
+    kept_for_this_run(host);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Without a keychain the tokens live only in this process: said, so nobody counts on them.
+pub fn kept_for_this_run(host: &Host) {
+    if host.app.keeps_sign_ins_for_this_run() {
+        eprintln!(
+            "note: no OS keychain could be opened, so the sign-in is kept only while this command \
+             runs and is not saved; {}",
+            switchboard_core::secrets::KEYCHAIN_FIX
+        );
+    }
 }
 
 pub async fn logout(host: &Host, name: &str) -> Result<ExitCode> {

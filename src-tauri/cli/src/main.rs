@@ -309,8 +309,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// The error's sentences on one line, then what lies behind them on one more.
 fn fail(e: &Error) -> ExitCode {
     eprintln!("error: {}: {}", e.code, e.message.replace('\n', " "));
+    if let Some(details) = &e.details {
+        eprintln!("  details: {}", details.replace('\n', " "));
+    }
     ExitCode::from(exit_code(e.code))
 }
 

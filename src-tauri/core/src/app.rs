@@ -41,7 +41,7 @@ use crate::process::{BaseEnv, StderrRing};
 use crate::providers::settings::ProviderSettingsStore;
 use crate::providers::{Models, Provider, ProviderKind};
 use crate::sampling::Sampling;
-use crate::secrets::{Keychain, SecretStore};
+use crate::secrets::{IndexedKeychain, Keychain, SecretStore};
 use crate::servers::{Connector, HostContext, RestartPolicy, real_connector};
 use crate::store::{Store, off_thread};
 use crate::tasks::log::{self as task_log, TaskLog};
@@ -70,6 +70,8 @@ struct Inner {
     tasks: TaskLog,
     /// Cancels the sign-in waiting for the browser, if one is.
     sign_in: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
+    /// The OS keychain behind its index (absent when a store was given instead).
+    keychain: Option<Arc<IndexedKeychain>>,
 }
 
 /// Builds an [`App`]: the desktop's defaults, or the CLI's choices.
@@ -173,10 +175,18 @@ impl AppBuilder {
                 Err(e) => (Config::default(), Some(e)),
             },
         };
-        let secrets = self
-            .secrets
-            .clone()
-            .unwrap_or_else(|| Arc::new(Keychain::default()));
+        let keychain = match &self.secrets {
+            Some(_) => None,
+            None => Some(Arc::new(IndexedKeychain::new(
+                Arc::new(Keychain::default()),
+                store.clone(),
+            ))),
+        };
+        let secrets: Arc<dyn SecretStore> = match (&self.secrets, &keychain) {
+            (Some(given), _) => given.clone(),
+            (None, Some(k)) => k.clone(),
+            (None, None) => Arc::new(Keychain::default()),
+        };
         let providers = ProviderSettingsStore::new(store.clone(), secrets.clone());
         let models = match self.models.clone() {
             Some(m) => m,
@@ -229,6 +239,9 @@ impl AppBuilder {
         if supervise {
             let retention = host.config()?.audit_retention();
             keep_audit_pruned(door.audit().clone(), retention);
+            if let Some(keychain) = &keychain {
+                announce_keychain_problems(keychain.watch_problem(), events.clone());
+            }
         }
         Ok(App(Arc::new(Inner {
             paths,
@@ -242,6 +255,7 @@ impl AppBuilder {
             views: crate::apps::Views::default(),
             tasks,
             sign_in: std::sync::Mutex::default(),
+            keychain,
         })))
     }
 
@@ -273,6 +287,21 @@ impl AppBuilder {
         }
         door
     }
+}
+
+/// Tells the window when the keychain turns out to be missing (the banner).
+fn announce_keychain_problems(
+    mut problems: tokio::sync::watch::Receiver<Option<Error>>,
+    events: Bus,
+) {
+    tokio::spawn(async move {
+        while problems.changed().await.is_ok() {
+            let error = problems.borrow_and_update().clone();
+            if let Some(error) = error {
+                events.publish(crate::events::ServerEvent::KeychainProblem { error });
+            }
+        }
+    });
 }
 
 /// The providers on the Models screen; the manual one alone if they cannot be read.
@@ -328,6 +357,14 @@ impl App {
     /// as they were).
     pub fn config_error(&self) -> Option<Error> {
         self.0.host.problem().0
+    }
+
+    /// Whether a sign-in is held in memory only, for this run, for want of a keychain.
+    pub fn keeps_sign_ins_for_this_run(&self) -> bool {
+        self.0
+            .keychain
+            .as_ref()
+            .is_some_and(|k| k.keeps_sign_ins_for_this_run())
     }
 
     /// Where the app keeps its files.

@@ -1,5 +1,8 @@
 //! The one error type the core hands to its callers: a stable machine-readable [`ErrorCode`] plus a
 //! human message. The UI receives it as `{code, message}`; the CLI prints it as one line.
+//! [`explain`] turns a transport's causes into those messages.
+
+pub mod explain;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -120,7 +123,13 @@ impl std::fmt::Display for ErrorCode {
 #[ts(export)]
 pub struct Error {
     pub code: ErrorCode,
+    /// What failed, for which server, and what to try: sentences for people.
     pub message: String,
+    /// What lies behind it (an HTTP status and a short excerpt of the body, what the platform
+    /// said), for the CLI's second line and the window's "details". Bounded, secrets redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub details: Option<String>,
     /// The server's `WWW-Authenticate` challenge behind an [`ErrorCode::AuthRequired`] or
     /// [`ErrorCode::InsufficientScope`], for signing in with what the server asked for. Never
     /// sent to the UI.
@@ -140,6 +149,7 @@ impl Error {
         Self {
             code,
             message: message.into(),
+            details: None,
             challenge: None,
             rpc_code: None,
         }
@@ -151,6 +161,12 @@ impl Error {
             self.code,
             ErrorCode::AuthRequired | ErrorCode::SignInExpired
         )
+    }
+
+    /// The same error, with `details` behind its message.
+    pub fn with_details(mut self, details: impl Into<String>) -> Self {
+        self.details = Some(details.into());
+        self
     }
 
     /// The same error, carrying the server's `WWW-Authenticate` challenge.
@@ -189,9 +205,17 @@ impl From<rmcp::ServiceError> for Error {
                 format!("{e}; the server was sent notifications/cancelled"),
             ),
             S::Cancelled { .. } => Error::new(ErrorCode::Cancelled, e.to_string()),
-            S::TransportSend(send) => auth_challenge(send)
-                .unwrap_or_else(|| Error::new(ErrorCode::TransportClosed, e.to_string())),
-            S::TransportClosed => Error::new(ErrorCode::TransportClosed, e.to_string()),
+            S::TransportSend(send) => auth_challenge(send).unwrap_or_else(|| {
+                let mut error = explain::request(send);
+                if error.code == ErrorCode::ConnectFailed {
+                    error.code = ErrorCode::TransportClosed;
+                }
+                error
+            }),
+            S::TransportClosed => Error::new(
+                ErrorCode::TransportClosed,
+                "The connection to the server closed.",
+            ),
             _ => Error::new(ErrorCode::ServerError, e.to_string()),
         }
     }

@@ -310,15 +310,7 @@ pub fn spawn(
     cmd.process_group(0);
     #[cfg(target_os = "linux")]
     die_with_host(&mut cmd);
-    let mut child = cmd.spawn().map_err(|e| {
-        Error::new(
-            ErrorCode::SpawnFailed,
-            format!(
-                "cannot start {:?} for server {:?}: {e}",
-                spec.command, spec.server
-            ),
-        )
-    })?;
+    let mut child = cmd.spawn().map_err(|e| not_started(spec, &e))?;
     let missing = || Error::new(ErrorCode::Internal, "child pipes missing");
     let stdin = child.stdin.take().ok_or_else(missing)?;
     let stdout = child.stdout.take().ok_or_else(missing)?;
@@ -670,6 +662,26 @@ impl Drop for ProcessGroup {
             records.remove(&token);
         }
     }
+}
+
+/// Why server `spec.server`'s command could not be started, and what to check.
+fn not_started(spec: &SpawnSpec<'_>, e: &std::io::Error) -> Error {
+    let (server, command) = (spec.server, spec.command);
+    let why = match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "the command {command:?} was not found: check that it is installed and on the PATH \
+             Switchboard starts servers with, or give its full path"
+        ),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("the command {command:?} may not be run: check that it is executable")
+        }
+        _ => format!("the command {command:?} could not be run"),
+    };
+    Error::new(
+        ErrorCode::SpawnFailed,
+        format!("Server {server:?} could not start: {why}."),
+    )
+    .with_details(e.to_string())
 }
 
 #[cfg(test)]

@@ -192,7 +192,7 @@ impl Provider {
         if kind == ProviderKind::Manual {
             return None;
         }
-        match secrets.get(&ProviderKind::key_entry(id)) {
+        match secrets.find(&ProviderKind::key_entry(id)) {
             Ok(Some(k)) if !k.is_empty() => return Some(Sensitive::new(k)),
             Ok(_) => {}
             Err(e) => tracing::debug!(error = %e, "no provider key in the keychain"),

@@ -1,5 +1,10 @@
 //! Secrets live only in the OS keychain (`keyring` with its real platform backends). Config files
 //! hold references of the form `${secret:NAME}`; they are resolved when a server starts.
+//! [`IndexedKeychain`] is the keychain as the app uses it: opened only when a secret is needed.
+
+mod indexed;
+
+pub use indexed::IndexedKeychain;
 
 use crate::error::{Error, ErrorCode, Result};
 
@@ -15,6 +20,12 @@ pub trait SecretStore: Send + Sync {
     fn get(&self, name: &str) -> Result<Option<String>>;
     /// Removes `name`; removing a missing entry is not an error.
     fn delete(&self, name: &str) -> Result<()>;
+    /// Reads `name` for a lookup that usually finds nothing (a stored sign-in, a provider key):
+    /// a store that knows which entries exist answers `None` for one never written without
+    /// opening the keychain, and one that cannot be read counts as absent.
+    fn find(&self, name: &str) -> Result<Option<String>> {
+        self.get(name)
+    }
 }
 
 /// The OS keychain: Secret Service on Linux, Keychain on macOS, Credential Manager on Windows.
@@ -45,12 +56,21 @@ impl Keychain {
 }
 
 fn keychain_error(e: keyring::Error) -> Error {
+    keychain_missing(&e.to_string())
+}
+
+/// What to do when the keychain cannot be opened, said once for every place that needs it.
+pub const KEYCHAIN_FIX: &str = "start a Secret Service such as gnome-keyring or KeePassXC and \
+     unlock it, or give the value another way: write ${env:NAME} in its place in the \
+     configuration and set NAME in the environment Switchboard starts from";
+
+/// The keychain could not be opened; `why` is what the platform said.
+pub fn keychain_missing(why: &str) -> Error {
     Error::new(
         ErrorCode::Keychain,
-        format!(
-            "OS keychain: {e} (on Linux a Secret Service such as gnome-keyring must be running and unlocked)"
-        ),
+        "The OS keychain could not be opened, so secrets can be neither read nor saved.",
     )
+    .with_details(why)
 }
 
 impl SecretStore for Keychain {
@@ -101,6 +121,16 @@ pub fn readable_by(name: &str, server: &str) -> bool {
 /// secret is an error naming it, and so is one the server may not read ([`readable_by`]); a
 /// missing environment variable expands to the empty string, as other hosts do.
 pub fn expand(value: &str, store: &dyn SecretStore, server: &str) -> Result<String> {
+    expand_in(value, store, server, &|var| std::env::var(var).ok())
+}
+
+/// [`expand`] with `${env:VAR}` read from `env`.
+pub fn expand_in(
+    value: &str,
+    store: &dyn SecretStore,
+    server: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
@@ -122,19 +152,21 @@ pub fn expand(value: &str, store: &dyn SecretStore, server: &str) -> Result<Stri
                     ),
                 ));
             }
-            match store.get(name)? {
+            match store.get(name).map_err(|e| needed(e, server, name))? {
                 Some(v) => out.push_str(&v),
                 None => {
                     return Err(Error::new(
                         ErrorCode::Keychain,
                         format!(
-                            "the keychain has no secret {name:?} (service {KEYCHAIN_SERVICE:?})"
+                            "Server {server:?} needs the secret {name:?}, which is not in the \
+                             keychain (service {KEYCHAIN_SERVICE:?}): save it there, or write \
+                             ${{env:NAME}} in its place in the configuration."
                         ),
                     ));
                 }
             }
         } else if let Some(var) = inner.strip_prefix("env:") {
-            out.push_str(&std::env::var(var).unwrap_or_default());
+            out.push_str(&env(var).unwrap_or_default());
         } else {
             out.push_str(&rest[start..start + 2 + end + 1]);
         }
@@ -142,6 +174,23 @@ pub fn expand(value: &str, store: &dyn SecretStore, server: &str) -> Result<Stri
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// The keychain failed when server `server` needed entry `name`: one sentence naming both and
+/// what to do, the platform's words as the details.
+fn needed(e: Error, server: &str, name: &str) -> Error {
+    if e.code != ErrorCode::Keychain {
+        return e;
+    }
+    let mut out = Error::new(
+        ErrorCode::Keychain,
+        format!(
+            "Server {server:?} needs the secret {name:?} from the OS keychain, which could not be \
+             opened: {KEYCHAIN_FIX}."
+        ),
+    );
+    out.details = e.details.or(Some(e.message));
+    out
 }
 
 /// An in-memory store, for tests of code that uses secrets (never for the keychain's own tests).
@@ -163,6 +212,16 @@ impl SecretStore for MemoryStore {
 }
 
 impl MemoryStore {
+    /// How many entries it holds.
+    pub fn len(&self) -> usize {
+        self.lock().map_or(0, |m| m.len())
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, std::collections::HashMap<String, String>>> {
         self.0
             .lock()
@@ -178,13 +237,13 @@ mod tests {
     fn expands_references() {
         let s = MemoryStore::default();
         s.set("gh", "tok123").unwrap();
-        // SAFETY of the test: a unique variable name no other test touches.
-        unsafe { std::env::set_var("SWITCHBOARD_TEST_EXPAND", "e") };
+        let env = |var: &str| (var == "SWITCHBOARD_TEST_EXPAND").then(|| "e".to_owned());
         assert_eq!(
-            expand(
+            expand_in(
                 "Bearer ${secret:gh}/${env:SWITCHBOARD_TEST_EXPAND}/${other}",
                 &s,
-                "srv"
+                "srv",
+                &env
             )
             .unwrap(),
             "Bearer tok123/e/${other}"
@@ -194,6 +253,48 @@ mod tests {
         assert_eq!(
             expand("plain ${unterminated", &s, "srv").unwrap(),
             "plain ${unterminated"
+        );
+    }
+
+    /// A keychain that cannot be opened.
+    struct Gone;
+
+    impl SecretStore for Gone {
+        fn set(&self, _: &str, _: &str) -> Result<()> {
+            Err(keychain_missing(
+                "org.freedesktop.DBus.Error.ServiceUnknown",
+            ))
+        }
+        fn get(&self, _: &str) -> Result<Option<String>> {
+            Err(keychain_missing(
+                "org.freedesktop.DBus.Error.ServiceUnknown",
+            ))
+        }
+        fn delete(&self, _: &str) -> Result<()> {
+            Err(keychain_missing(
+                "org.freedesktop.DBus.Error.ServiceUnknown",
+            ))
+        }
+    }
+
+    #[test]
+    fn a_needed_secret_without_a_keychain_names_the_server_the_entry_and_the_fix() {
+        let e = expand("Bearer ${secret:server/gh/token}", &Gone, "gh").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Keychain);
+        for needed in [
+            "\"gh\"",
+            "\"server/gh/token\"",
+            "gnome-keyring",
+            "${env:NAME}",
+        ] {
+            assert!(e.message.contains(needed), "{needed}: {}", e.message);
+        }
+        assert!(!e.message.contains("DBus"), "{}", e.message);
+        assert!(e.details.unwrap().contains("ServiceUnknown"));
+        // A server that names no secret never needs the keychain.
+        assert_eq!(
+            expand("Bearer ${env:NOPE}", &Gone, "gh").unwrap(),
+            "Bearer "
         );
     }
 

@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0005_trust.sql"),
     include_str!("store/migrations/0006_tasks.sql"),
     include_str!("store/migrations/0007_launch_definitions.sql"),
+    include_str!("store/migrations/0008_keychain_index.sql"),
 ];
 
 /// The file name of the database inside the data directory.

@@ -17,6 +17,7 @@ import type { Conversation } from "./Conversation";
 import type { ConversationId } from "./ConversationId";
 import type { ConversationView } from "./ConversationView";
 import type { DecideReview } from "./DecideReview";
+import type { Error } from "./Error";
 import type { GetPrompt } from "./GetPrompt";
 import type { ImportApply } from "./ImportApply";
 import type { ImportCandidate } from "./ImportCandidate";
@@ -69,6 +70,7 @@ export type Commands = {
   import_apply: { args: ImportApply; result: ImportReport };
   set_log_level: { args: SetLogLevel; result: null };
   config_path: { args: NoArgs; result: string };
+  keychain_problem: { args: NoArgs; result: Error | null };
   list_tools: { args: ServerName; result: Mcp.Tool[] };
   call_tool: { args: CallTool; result: Mcp.CallToolResult };
   cancel_call: { args: CallId; result: null };
@@ -136,6 +138,7 @@ export const COMMAND_NAMES = [
   "import_apply",
   "set_log_level",
   "config_path",
+  "keychain_problem",
   "list_tools",
   "call_tool",
   "cancel_call",

@@ -4,4 +4,13 @@ import type { ErrorCode } from "./ErrorCode";
 /**
  * An error with a stable code and a message meant for people.
  */
-export type Error = { code: ErrorCode, message: string, };
+export type Error = { code: ErrorCode, 
+/**
+ * What failed, for which server, and what to try: sentences for people.
+ */
+message: string, 
+/**
+ * What lies behind it (an HTTP status and a short excerpt of the body, what the platform
+ * said), for the CLI's second line and the window's "details". Bounded, secrets redacted.
+ */
+details?: string, };

@@ -11,4 +11,4 @@ export type ServerEvent = { "type": "status", server: string, status: ServerStat
 /**
  * The window's id of the call it belongs to, if the call was given one.
  */
-callId: string | null, progressToken: string | number, progress: number, total: number | null, message: string | null, } | { "type": "resourceUpdated", server: string, uri: string, } | { "type": "task", server: string, task: TaskView, } | { "type": "configChanged", error: Error | null, } | { "type": "catalogUpdated", server: string, list: ListKind | null, revision: number, };
+callId: string | null, progressToken: string | number, progress: number, total: number | null, message: string | null, } | { "type": "resourceUpdated", server: string, uri: string, } | { "type": "task", server: string, task: TaskView, } | { "type": "configChanged", error: Error | null, } | { "type": "keychainProblem", error: Error, } | { "type": "catalogUpdated", server: string, list: ListKind | null, revision: number, };

@@ -50,6 +50,7 @@ command_table! {
     import_apply(ImportApply) -> "ImportReport";
     set_log_level(SetLogLevel) -> "null";
     config_path(NoArgs) -> "string";
+    keychain_problem(NoArgs) -> "Error | null";
     list_tools(ServerName) -> "Mcp.Tool[]";
     call_tool(CallTool) -> "Mcp.CallToolResult";
     cancel_call(CallId) -> "null";
@@ -117,6 +118,7 @@ const RESULT_TYPES: &[&str] = &[
     "AppView",
     "TaskView",
     "WithheldTool",
+    "Error",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.

@@ -106,6 +106,12 @@ impl App {
         Ok(self.0.host.config_file().display().to_string())
     }
 
+    /// Why the OS keychain cannot be had, once that is known (the window's banner): what needs
+    /// it does not work (saving provider keys, keeping sign-ins), and everything else does.
+    pub async fn keychain_problem(&self, _: NoArgs) -> Result<Option<Error>> {
+        Ok(self.0.keychain.as_ref().and_then(|k| k.problem()))
+    }
+
     /// The server's tools (cached; asked directly while the first fetch is under way).
     pub async fn list_tools(&self, args: ServerName) -> Result<Vec<Tool>> {
         let handle = self.0.host.servers().get(&args.server)?;

@@ -43,7 +43,7 @@ impl KeychainCredentials {
             return Ok(known.clone());
         }
         let (store, name) = (self.store.clone(), self.name.clone());
-        let text = off_thread(move || store.get(&name)).await?;
+        let text = off_thread(move || store.find(&name)).await?;
         // An entry that does not parse (an older format, a hand edit) is as good as none.
         let found = text.and_then(|t| serde_json::from_str(&t).ok());
         *cached = Some(found.clone());

@@ -159,8 +159,8 @@ async fn connect_with(
     } = opts;
     let endpoint = config.endpoint(&config_file, &server)?;
     let timeout = timeout.unwrap_or_else(|| config.request_timeout());
-    // Starting a server (an `npx` download, an interpreter warming up) can take longer than one
-    // request should.
+    // Starting a local server (an `npx` download, an interpreter warming up) can take longer
+    // than one request should; a remote one answers its handshake like any request.
     let startup = timeout.max(MIN_STARTUP_TIMEOUT);
     let max_message = config.max_message_bytes();
     let handler = HostHandler::new(
@@ -268,13 +268,13 @@ async fn connect_with(
                         let transport = Monitored::new(transport, closed.clone());
                         let serving =
                             serve_client_with_lifecycle(handler, transport, lifecycle.clone());
-                        handshake(&server, &url, startup, &lifecycle, serving).await
+                        handshake(&server, &url, timeout, &lifecycle, serving).await
                     }
                     None => {
                         let transport = Monitored::new(Http::from_config(http), closed.clone());
                         let serving =
                             serve_client_with_lifecycle(handler, transport, lifecycle.clone());
-                        handshake(&server, &url, startup, &lifecycle, serving).await
+                        handshake(&server, &url, timeout, &lifecycle, serving).await
                     }
                 }
             };
@@ -299,7 +299,7 @@ async fn connect_with(
                 handshake(
                     &server,
                     &url,
-                    startup,
+                    timeout,
                     &initialize,
                     serve_client_with_lifecycle(handler, transport, initialize.clone()),
                 )
@@ -549,10 +549,7 @@ where
                 error.message = format!("server {server:?} at {url}: {}", error.message);
                 return Err(Failure::Error(error));
             }
-            let error = Error::new(
-                ErrorCode::ConnectFailed,
-                format!("server {server:?} at {url}: {e}"),
-            );
+            let error = crate::error::explain::handshake(server, url, &e);
             Err(if is_misanswered_discover(&e, lifecycle) {
                 Failure::DiscoverMisanswered(error)
             } else {
@@ -560,9 +557,10 @@ where
             })
         }
         Err(_) => Err(Failure::Error(Error::new(
-            ErrorCode::ConnectFailed,
+            ErrorCode::Timeout,
             format!(
-                "server {server:?}: no answer from {url} within {}s",
+                "Server {server:?} at {url} did not answer within {} s: check that this is its \
+                 MCP endpoint, or raise requestTimeoutSecs for a slow server.",
                 timeout.as_secs()
             ),
         ))),
@@ -580,16 +578,20 @@ fn handshake_error(
         return reason;
     }
     // A process that died explains itself better than the protocol error it caused.
-    let mut message = match exit {
-        Some(status) => format!("server {server:?} exited during startup ({status})"),
-        None => format!("server {server:?} failed to initialize: {why}"),
+    let mut message = match &exit {
+        Some(status) => format!("Server {server:?} exited during startup ({status})."),
+        None => format!("Server {server:?} did not complete the MCP handshake."),
     };
     if !tail.is_empty() {
         let start = tail.len().saturating_sub(5);
-        message.push_str("; stderr: ");
+        message.push_str(" It said: ");
         message.push_str(&tail[start..].join(" | "));
     }
-    Error::new(ErrorCode::ConnectFailed, message)
+    let error = Error::new(ErrorCode::ConnectFailed, message);
+    match exit {
+        Some(_) => error,
+        None => error.with_details(crate::error::explain::excerpt(why)),
+    }
 }
 
 fn remote_headers(

@@ -109,6 +109,9 @@ pub enum ServerEvent {
     /// The configuration file was read again after a change on disk; `error` says why it cannot
     /// be used, while it cannot (the servers then go on as they were).
     ConfigChanged { error: Option<Error> },
+    /// The OS keychain turned out to be missing or locked: what needs it (saving keys, keeping
+    /// sign-ins) does not work until it is fixed; `error` says why and how.
+    KeychainProblem { error: Error },
     /// The server's cached tools, prompts and templates were fetched again: after it connected
     /// (`list` is null) or after it said `list` changed.
     CatalogUpdated {

@@ -107,7 +107,7 @@ impl ProviderSettingsStore {
                 let kind = kind_parse(&kind)?;
                 let has_key = self
                     .secrets
-                    .get(&ProviderKind::key_entry(&id))
+                    .find(&ProviderKind::key_entry(&id))
                     .ok()
                     .flatten()
                     .is_some_and(|k| !k.is_empty());

@@ -8,7 +8,7 @@ use switchboard_core::servers::{ServerHandle, ServerStatus};
 
 use crate::support::{Harness, first_text, host_context, python, python_fixture, stdio};
 
-fn faulty(mode: &str) -> switchboard_core::config::ServerConfig {
+pub fn faulty(mode: &str) -> switchboard_core::config::ServerConfig {
     stdio(&python(), &[&python_fixture("faulty_server.py"), mode])
 }
 

@@ -7,6 +7,7 @@
 mod support;
 
 mod apps;
+mod errors;
 mod everything;
 mod faults;
 mod filesystem;
