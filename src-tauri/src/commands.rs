@@ -68,6 +68,7 @@ registered! {
         import_apply,
         set_log_level,
         config_path,
+        keychain_problem,
         list_tools,
         cancel_call,
         list_tasks,
@@ -260,6 +261,11 @@ async fn set_log_level(app: State<'_, App>, args: SetLogLevel) -> Result<()> {
 #[tauri::command]
 async fn config_path(app: State<'_, App>, args: NoArgs) -> Result<String> {
     app.config_path(args).await
+}
+
+#[tauri::command]
+async fn keychain_problem(app: State<'_, App>, args: NoArgs) -> Result<Option<Error>> {
+    app.keychain_problem(args).await
 }
 
 #[tauri::command]

@@ -171,7 +171,7 @@ pub async fn chat_shows_edited_arguments(d: &Desktop) {
         )
         .await;
     let id = id.as_str().expect("the open conversation's id").to_owned();
-    s.script("location.reload()", json!([])).await;
+    s.reload().await;
     s.click_css("[data-testid=nav-chat]").await;
     s.click_css(&format!("[data-testid=conversation][data-id=\"{id}\"]"))
         .await;

@@ -294,7 +294,7 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     .await;
 
     // The window reloads: the tasks are still listed, as they ended.
-    s.script("location.reload()", json!([])).await;
+    s.reload().await;
     s.click_css("[data-testid=nav-tasks]").await;
     let kept = s
         .wait_text(

@@ -231,6 +231,30 @@ impl Session {
             .await
     }
 
+    /// Reloads the window and waits until the new document is up: the old one stays scriptable
+    /// for a moment after `location.reload()`, so a step taken at once would land on it.
+    pub async fn reload(&self) {
+        self.script(
+            "window.__beforeReload = true; setTimeout(() => location.reload(), 0)",
+            json!([]),
+        )
+        .await;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let fresh = self
+                .script(
+                    "return window.__beforeReload !== true && document.readyState === 'complete'",
+                    json!([]),
+                )
+                .await;
+            if fresh == json!(true) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the window did not reload");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Runs a script with an element as `arguments[0]`.
     pub async fn script_on(&self, script: &str, e: &Element) -> Value {
         self.post(

@@ -4,6 +4,8 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import type { Backend } from "./backend";
 import { errorMessage } from "./backend";
 import { OpenLink } from "./components/content";
+import { ErrorDetails } from "./components/error-details";
+import type { Error as BackendError } from "./bindings/Error";
 import { ReviewDialog } from "./components/review-dialog";
 import { SignInWaiting, useSignIn } from "./components/sign-in";
 import { needsSignIn, useHost } from "./host";
@@ -81,6 +83,7 @@ export function App(props: { backend: Backend }) {
               they were; nothing you change here is saved until the file is fixed.
             </div>
           ) : null}
+          {host.keychainProblem ? <KeychainMissing problem={host.keychainProblem} /> : null}
           {host.servers
             .filter((s) => s.status.state === "failed" && s.status.error.code === "sign_in_expired")
             .map((s) => (
@@ -121,6 +124,19 @@ function Loaded(props: { element: ReactNode }) {
 }
 
 /** A sign-in that ended while the server was in use: said on every screen, with the way back. */
+/** No OS keychain: what does not work without one, and how to get one. Nothing else is affected. */
+function KeychainMissing(props: { problem: BackendError }) {
+  return (
+    <div className="banner warn" role="status" data-testid="keychain-problem">
+      <strong>No OS keychain could be opened.</strong> Sign-ins last only until Switchboard quits, and provider keys and
+      server secrets cannot be saved or read; servers that need no secret work as usual. To fix it, start a Secret
+      Service such as gnome-keyring or KeePassXC, unlock it and restart Switchboard, or give a secret as{" "}
+      <code>{"${env:NAME}"}</code> in the configuration.
+      <ErrorDetails error={props.problem} />
+    </div>
+  );
+}
+
 function SignInEnded(props: { backend: Backend; server: string; onDone: () => void }) {
   const signIn = useSignIn(props.backend, props.server, props.onDone);
   if (signIn.waiting) return <SignInWaiting backend={props.backend} server={props.server} />;

@@ -74,6 +74,8 @@ export interface Backend {
   importApply(inputs: Record<string, string>, sourceDigest: string): Promise<ImportReport>;
   setLogLevel(server: string, level: LogLevel): Promise<void>;
   configPath(): Promise<string>;
+  /** Why the OS keychain cannot be had, once that is known. */
+  keychainProblem(): Promise<BackendError | null>;
 
   // Tools (from the server's catalog, refreshed on list_changed)
   listTools(server: string): Promise<Tool[]>;

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { Backend } from "./backend";
 import { errorMessage } from "./backend";
+import type { Error as BackendError } from "./bindings/Error";
 import type { HostEvent } from "./bindings/HostEvent";
 import type { ServerStatus } from "./bindings/ServerStatus";
 import type { ServerView } from "./bindings/ServerView";
@@ -22,6 +23,8 @@ export interface HostState {
   error: string | null;
   /** Why the configuration file, changed outside Switchboard, cannot be used (servers go on). */
   configProblem: string | null;
+  /** Why the OS keychain cannot be had, once known. */
+  keychainProblem: BackendError | null;
   logs: Record<string, LogEntry[]>;
   /** Bumped per server when its tools/prompts/templates were re-fetched. */
   catalog: Record<string, number>;
@@ -63,6 +66,7 @@ export function useHost(backend: Backend): HostState {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [configProblem, setConfigProblem] = useState<string | null>(null);
+  const [keychainProblem, setKeychainProblem] = useState<BackendError | null>(null);
   const [logs, setLogs] = useState<Record<string, LogEntry[]>>({});
   const [catalog, setCatalog] = useState<Record<string, number>>({});
   const [resourceList, setResourceList] = useState<Record<string, number>>({});
@@ -138,6 +142,9 @@ export function useHost(backend: Backend): HostState {
           setConfigProblem(event.error ? event.error.message : null);
           void reload();
           break;
+        case "keychainProblem":
+          setKeychainProblem(event.error);
+          break;
         case "catalogUpdated":
           setCatalog((c) => ({ ...c, [event.server]: (c[event.server] ?? 0) + 1 }));
           break;
@@ -168,6 +175,12 @@ export function useHost(backend: Backend): HostState {
       else stop = unlisten;
     });
     void reload();
+    void backend
+      .keychainProblem()
+      .then((problem) => {
+        if (!gone && problem) setKeychainProblem(problem);
+      })
+      .catch(() => undefined);
     return () => {
       gone = true;
       stop?.();
@@ -188,7 +201,7 @@ export function useHost(backend: Backend): HostState {
     if (from !== to) renames.current.set(from, to);
   };
 
-  return { servers, loaded, error, configProblem, logs, catalog, resourceList, resourceUpdated, restartsAsked, reload, restartServer, renaming };
+  return { servers, loaded, error, configProblem, keychainProblem, logs, catalog, resourceList, resourceUpdated, restartsAsked, reload, restartServer, renaming };
 }
 
 /** Servers that can take requests. */

@@ -2,6 +2,7 @@
 // (`?backend=fake`). It behaves like the real one where the UI can tell: pages with cursors,
 // `{code, message}` errors, events.
 import type { Backend } from "../backend";
+import type { Error as BackendError } from "../bindings/Error";
 import type { AppPermissions } from "../bindings/AppPermissions";
 import type { AppView } from "../bindings/AppView";
 import type { AuditEntry } from "../bindings/AuditEntry";
@@ -241,6 +242,11 @@ export class FakeBackend implements Backend {
   }
   async configPath() {
     return "/home/you/.config/switchboard/switchboard.json";
+  }
+  /** What `keychainProblem` answers (tests set it; null: the keychain works). */
+  keychain: BackendError | null = null;
+  async keychainProblem() {
+    return this.keychain;
   }
 
   /** Tools listed after the built-in ones (APP_TOOLS for MCP Apps tests). */

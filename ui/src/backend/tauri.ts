@@ -37,6 +37,7 @@ export const tauriBackend: Backend = {
   importApply: (inputs, sourceDigest) => call("import_apply", { inputs, sourceDigest }),
   setLogLevel: async (server, level) => void (await call("set_log_level", { server, level })),
   configPath: () => call("config_path", none),
+  keychainProblem: () => call("keychain_problem", none),
 
   listTools: (server) => call("list_tools", { server }),
   callTool: (server, name, args, callId, onProgress) => {

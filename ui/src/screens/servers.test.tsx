@@ -86,3 +86,40 @@ describe("the configuration file changed outside Switchboard", () => {
     await waitFor(() => expect(screen.queryByTestId("config-problem")).toBeNull());
   });
 });
+
+describe("no OS keychain (SSH, a container, a minimal desktop)", () => {
+  it("says what does not work and how to fix it, with the platform's words behind Details", async () => {
+    const b = new FakeBackend().addServer("alpha");
+    b.keychain = { code: "keychain", message: "The OS keychain could not be opened.", details: "there is no desktop session bus" };
+    render(<App backend={b} />);
+    const banner = await screen.findByTestId("keychain-problem");
+    expect(banner.textContent).toContain("Sign-ins last only until Switchboard quits");
+    expect(banner.textContent).toContain("gnome-keyring");
+    expect(within(banner).getByTestId("error-details").textContent).toContain("no desktop session bus");
+    // The servers go on: the list is there as ever.
+    const list = screen.getByRole("listbox", { name: "Configured servers" });
+    await waitFor(() => expect(within(list).getByText("alpha")).toBeTruthy());
+  });
+
+  it("appears when the keychain fails while the app runs", async () => {
+    const b = new FakeBackend().addServer("alpha");
+    render(<App backend={b} />);
+    await screen.findByRole("listbox", { name: "Configured servers" });
+    expect(screen.queryByTestId("keychain-problem")).toBeNull();
+    act(() => b.emit({ type: "keychainProblem", error: { code: "keychain", message: "The OS keychain could not be opened." } }));
+    await screen.findByTestId("keychain-problem");
+  });
+});
+
+describe("a server that cannot be reached", () => {
+  it("shows the sentence on the status line and what lay behind it under Details", async () => {
+    const failed: ServerStatus = {
+      state: "failed",
+      error: { code: "connect_failed", message: 'Server "alpha" at http://127.0.0.1:1/mcp refused access (HTTP 403).', details: "HTTP 403: go away" },
+    };
+    const b = new FakeBackend().addServer("alpha", failed);
+    render(<App backend={b} />);
+    expect((await screen.findByTestId("server-status-text")).textContent).toContain("refused access (HTTP 403)");
+    expect(screen.getByTestId("error-details").textContent).toContain("go away");
+  });
+});

@@ -11,6 +11,7 @@ import { TextBlock } from "../../components/content";
 import { SignInWaiting, useSignIn } from "../../components/sign-in";
 import type { HostState } from "../../host";
 import { needsSignIn } from "../../host";
+import { ErrorDetails } from "../../components/error-details";
 import type { LogLevel } from "../../mcp";
 
 const OFF = "The server is disabled: tick Enabled to start it.";
@@ -102,6 +103,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
       <p className={`status-line server-status ${s.state}`} data-testid="server-status-text" title={props.status}>
         {props.status}
       </p>
+      {(s.state === "failed" || s.state === "restarting") && !needsSignIn(s) ? <ErrorDetails error={s.error} /> : null}
       {enabled ? null : <p className="hint muted">{OFF}</p>}
       {s.state === "needsTrust" ? (
         <div className="banner warn" data-testid="needs-trust">
