@@ -485,6 +485,54 @@ mod tests {
         (written, ns)
     }
 
+    /// The disk fills while a step is written (SQLite's page limit stands in for the disk): a
+    /// clear error, nothing half-written (the row and its search index, or neither), and once
+    /// there is room again the log goes on.
+    #[test]
+    fn a_full_disk_fails_one_write_cleanly_and_the_log_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(dir.path()).unwrap());
+        let a = Audit::new(store.clone());
+        let flow = Flow::new(FlowKind::ToolCall, "fs", Some("read_file".into()));
+        let step = |text: &str| Record {
+            flow: &flow,
+            step: Step::Requested,
+            actor: "model",
+            decision: None,
+            detail: json!({"text": text}),
+        };
+        a.record(step("before")).unwrap();
+        let pages: i64 = store
+            .with(|c| c.query_row("PRAGMA page_count", [], |r| r.get(0)))
+            .unwrap();
+        store
+            .with(|c| c.pragma_update(None, "max_page_count", pages))
+            .unwrap();
+        let big = "x".repeat(256 * 1024);
+        let e = a.record(step(&big)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Storage);
+        assert!(e.message.contains("disk is full"), "{}", e.message);
+        assert!(!e.message.contains("::"), "{}", e.message);
+        let count = |q: &str| -> i64 { store.with(|c| c.query_row(q, [], |r| r.get(0))).unwrap() };
+        assert_eq!(count("SELECT COUNT(*) FROM audit"), 1, "a half-written row");
+        let ok: String = store
+            .with(|c| c.query_row("PRAGMA integrity_check", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(ok, "ok");
+        store
+            .with(|c| c.pragma_update(None, "max_page_count", 1_073_741_823))
+            .unwrap();
+        a.record(step(&big)).unwrap();
+        let found = a
+            .search(&AuditQuery {
+                text: Some("before".into()),
+                ..AuditQuery::default()
+            })
+            .unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(count("SELECT COUNT(*) FROM audit"), 2);
+    }
+
     #[test]
     fn records_search_and_export() {
         let a = audit();

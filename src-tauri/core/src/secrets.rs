@@ -68,7 +68,10 @@ pub const KEYCHAIN_FIX: &str = "start a Secret Service such as gnome-keyring or 
 pub fn keychain_missing(why: &str) -> Error {
     Error::new(
         ErrorCode::Keychain,
-        "The OS keychain could not be opened, so secrets can be neither read nor saved.",
+        format!(
+            "The OS keychain could not be opened, so secrets can be neither read nor saved: \
+             {KEYCHAIN_FIX}."
+        ),
     )
     .with_details(why)
 }

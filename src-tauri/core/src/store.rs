@@ -58,7 +58,12 @@ impl Store {
         })?;
         let path = data_dir.join(DATABASE_FILE);
         let conn = Connection::open(&path).map_err(|e| db_error(&path, e))?;
-        Self::init(conn, path)
+        Self::init(conn, path.clone()).map_err(|e| match e.code {
+            // Kept for the person (or a backup tool) to look at; the next start begins anew,
+            // because they were told, never silently.
+            ErrorCode::Storage if is_damaged(&path) => set_aside(&path, e),
+            _ => e,
+        })
     }
 
     /// A private in-memory database (tests and throwaway CLI runs).
@@ -212,10 +217,67 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
 }
 
 fn db_error(path: &Path, e: rusqlite::Error) -> Error {
-    Error::new(
-        ErrorCode::Storage,
-        format!("database {}: {e}", path.display()),
+    use rusqlite::ErrorCode as C;
+    let shown = path.display();
+    let message = match e.sqlite_error_code() {
+        Some(C::DiskFull) => format!(
+            "The disk is full, so Switchboard could not save to its database {shown}: free some \
+             space. What was being saved was not written at all, and everything else goes on."
+        ),
+        Some(C::DatabaseBusy | C::DatabaseLocked) => format!(
+            "Switchboard's database {shown} is locked by another program (another Switchboard, \
+             or a tool that has it open): close that program and try again."
+        ),
+        Some(C::NotADatabase | C::DatabaseCorrupt) => {
+            format!("Switchboard's database {shown} is damaged and cannot be read.")
+        }
+        Some(C::ReadOnly | C::CannotOpen | C::PermissionDenied) => format!(
+            "Switchboard cannot write its database {shown}: check that the folder is yours and \
+             writable."
+        ),
+        _ => format!("Switchboard's database {shown} failed."),
+    };
+    Error::new(ErrorCode::Storage, message).with_details(e.to_string())
+}
+
+/// Whether the file at `path` is not a database SQLite can read (as opposed to busy or missing).
+fn is_damaged(path: &Path) -> bool {
+    let probe = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| c.query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0)));
+    matches!(
+        probe.map_err(|e| e.sqlite_error_code()),
+        Err(Some(
+            rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt
+        ))
     )
+}
+
+/// Moves a damaged database (and its journal files) aside, and says where it went.
+fn set_aside(path: &Path, e: Error) -> Error {
+    let aside = path.with_extension(format!("sqlite3.damaged-{}", now_ms()));
+    let moved = std::fs::rename(path, &aside);
+    for journal in ["-wal", "-shm"] {
+        let mut from = path.as_os_str().to_owned();
+        from.push(journal);
+        let mut to = aside.as_os_str().to_owned();
+        to.push(journal);
+        let _ = std::fs::rename(&from, &to);
+    }
+    let message = match moved {
+        Ok(()) => format!(
+            "Switchboard's database {} is damaged and cannot be read. It was moved aside to {} \
+             (nothing was deleted): start Switchboard again to begin with a new one, or put a \
+             backup in its place first.",
+            path.display(),
+            aside.display()
+        ),
+        Err(why) => format!(
+            "{} It could not be moved aside ({why}): move or restore it yourself, then start \
+             Switchboard again.",
+            e.message
+        ),
+    };
+    Error::new(ErrorCode::Storage, message).with_details(e.details.unwrap_or_default())
 }
 
 /// Milliseconds since the Unix epoch.
@@ -229,6 +291,62 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file that is not a database (damaged, or something else in its place) is never
+    /// recreated empty in silence: the error says so and where the file went, and the file is
+    /// there, as it was.
+    #[test]
+    fn a_damaged_database_is_kept_aside_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(DATABASE_FILE);
+        let garbage = vec![0x5a_u8; 8192];
+        std::fs::write(&path, &garbage).unwrap();
+        let e = Store::open(dir.path()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Storage);
+        assert!(
+            e.message.contains("damaged") && e.message.contains("moved aside"),
+            "{}",
+            e.message
+        );
+        assert!(!path.exists(), "the damaged file is still in the way");
+        let aside: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(".damaged-"))
+            .collect();
+        assert_eq!(aside.len(), 1, "{aside:?}");
+        assert!(
+            e.message.contains(&aside[0].display().to_string()),
+            "{}",
+            e.message
+        );
+        assert_eq!(std::fs::read(&aside[0]).unwrap(), garbage);
+        // The next start, told, begins anew.
+        Store::open(dir.path()).unwrap();
+    }
+
+    /// Another program holding the database: a clear error after the busy wait, and the file is
+    /// left alone (locked is not damaged).
+    #[test]
+    fn a_database_locked_by_another_program_is_said_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Store::open(dir.path()).unwrap());
+        let path = dir.path().join(DATABASE_FILE);
+        let holder = Connection::open(&path).unwrap();
+        holder
+            .execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;")
+            .unwrap();
+        let e = Store::open(dir.path()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Storage);
+        assert!(
+            e.message.contains("locked by another program"),
+            "{}",
+            e.message
+        );
+        assert!(path.exists());
+        drop(holder);
+        Store::open(dir.path()).unwrap();
+    }
 
     #[test]
     fn migrates_once_and_reopens() {

@@ -10,10 +10,10 @@ import type { ModelRating } from "../bindings/ModelRating";
 import type { ProviderKind } from "../bindings/ProviderKind";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
 
-const KINDS: { kind: ProviderKind; label: string; id: string; url: string }[] = [
-  { kind: "openai", label: "OpenAI or compatible", id: "openai", url: "https://api.openai.com/v1" },
-  { kind: "anthropic", label: "Anthropic", id: "anthropic", url: "https://api.anthropic.com" },
-  { kind: "gemini", label: "Google Gemini", id: "gemini", url: "https://generativelanguage.googleapis.com/v1beta" },
+const KINDS: { kind: ProviderKind; label: string; id: string; url: string; env: string }[] = [
+  { kind: "openai", label: "OpenAI or compatible", id: "openai", url: "https://api.openai.com/v1", env: "OPENAI_API_KEY" },
+  { kind: "anthropic", label: "Anthropic", id: "anthropic", url: "https://api.anthropic.com", env: "ANTHROPIC_API_KEY" },
+  { kind: "gemini", label: "Google Gemini", id: "gemini", url: "https://generativelanguage.googleapis.com/v1beta", env: "GEMINI_API_KEY" },
 ];
 
 function blank(kind: ProviderKind = "openai"): ProviderSettings {
@@ -214,6 +214,10 @@ function ProviderForm(props: {
       <label className="field">
         <span className="muted">
           API key {draft.hasKey ? "(one is stored in the keychain; type to replace it)" : "(stored in the OS keychain)"}
+        </span>
+        <span className="hint muted" data-testid="provider-key-env">
+          Without a keychain, set <code>{KINDS.find((k) => k.kind === draft.kind)?.env ?? "the key's variable"}</code> in the
+          environment Switchboard starts from instead.
         </span>
         <input
           data-testid="provider-key-input"

@@ -148,6 +148,11 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void; onImp
           {plan.secretNames.length ? (
             <p>
               Into the keychain: {plan.secretNames.map((n) => <code key={n}>{n} </code>)}
+              <span className="hint muted">
+                {" "}
+                (where there is no keychain, write <code>{"${env:NAME}"}</code> in their place in the configuration and set
+                NAME in the environment Switchboard starts from)
+              </span>
             </p>
           ) : null}
           {plan.inputs.map((i) => (

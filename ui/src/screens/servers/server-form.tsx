@@ -125,7 +125,10 @@ export function ServerForm(props: {
             <textarea data-testid="server-args" className="mono" rows={3} value={args} onChange={(e) => setArgs(e.currentTarget.value)} />
           </label>
           <label className="field">
-            <span>Environment (KEY=value per line; use {"${secret:NAME}"} for keychain values)</span>
+            <span>
+              Environment (KEY=value per line; use {"${secret:NAME}"} for keychain values, or {"${env:NAME}"} for a variable
+              of the environment Switchboard starts from, e.g. where there is no keychain)
+            </span>
             <textarea data-testid="server-env" className="mono" rows={3} value={env} onChange={(e) => setEnv(e.currentTarget.value)} />
           </label>
           <label className="field">
@@ -148,7 +151,10 @@ export function ServerForm(props: {
             </select>
           </label>
           <label className="field">
-            <span>Headers (Name: value per line)</span>
+            <span>
+              Headers (Name: value per line; {"${secret:NAME}"} for a keychain value, {"${env:NAME}"} for an environment
+              variable)
+            </span>
             <textarea className="mono" rows={3} value={headers} onChange={(e) => setHeaders(e.currentTarget.value)} />
           </label>
         </>
