@@ -102,6 +102,9 @@ pub struct Completion {
     /// `{role: "assistant", content, model, stopReason}`.
     pub result: Value,
     pub usage: Usage,
+    /// Why the answer stopped before the provider finished it (the stream broke, the deadline
+    /// passed): `result` then holds the text that arrived, kept for the person to review.
+    pub cut: Option<String>,
 }
 
 /// What a provider streams of its answer as it arrives.
@@ -217,20 +220,46 @@ impl Provider {
         request: &Value,
         on_text: &mut (dyn FnMut(Streamed<'_>) + Send),
     ) -> Result<Completion> {
+        let mut arrived = String::new();
+        let mut on_stream = |s: Streamed<'_>| {
+            if let Streamed::Text(t) = s {
+                arrived.push_str(t);
+            }
+            on_text(s);
+        };
         let answer = async {
             match self.kind {
-                ProviderKind::Anthropic => anthropic::complete(self, model, request, on_text).await,
-                ProviderKind::Openai => openai::complete(self, model, request, on_text).await,
-                ProviderKind::Gemini => gemini::complete(self, model, request, on_text).await,
+                ProviderKind::Anthropic => {
+                    anthropic::complete(self, model, request, &mut on_stream).await
+                }
+                ProviderKind::Openai => {
+                    openai::complete(self, model, request, &mut on_stream).await
+                }
+                ProviderKind::Gemini => {
+                    gemini::complete(self, model, request, &mut on_stream).await
+                }
                 ProviderKind::Manual => Err(Error::new(
                     ErrorCode::Provider,
                     "the manual provider has no model to send to: write the completion yourself",
                 )),
             }
         };
-        tokio::time::timeout(self.deadline, answer)
+        let finished = tokio::time::timeout(self.deadline, answer)
             .await
-            .map_err(|_| self.over_time())?
+            .unwrap_or_else(|_| Err(self.over_time()));
+        match finished {
+            // What arrived before the break is the person's to review, not lost with the error.
+            Err(e) if !arrived.trim().is_empty() => Ok(Completion {
+                result: result_json(
+                    vec![serde_json::json!({"type": "text", "text": arrived})],
+                    model,
+                    "endTurn",
+                ),
+                usage: Usage::default(),
+                cut: Some(e.message),
+            }),
+            other => other,
+        }
     }
 
     /// The models the provider offers.

@@ -551,3 +551,41 @@ async fn a_tool_call_index_past_the_bound_is_an_error_not_an_allocation() {
         .unwrap_err();
     assert!(e.message.contains("tool call index"), "{}", e.message);
 }
+
+/// The provider's stream breaks mid-answer (the connection drops before the last chunk): what
+/// arrived is kept as the answer, marked cut with the reason, for the person to review.
+#[tokio::test]
+async fn a_stream_cut_mid_answer_keeps_what_arrived_and_says_so() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 64 * 1024];
+        let _ = socket.read(&mut buf).await;
+        let event = |text: &str| {
+            let data = json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+            let line = format!("data: {data}\n\n");
+            format!("{:x}\r\n{line}\r\n", line.len())
+        };
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        let body = format!("{head}{}{}", event("The capital "), event("of Fra"));
+        socket.write_all(body.as_bytes()).await.unwrap();
+        socket.flush().await.unwrap();
+        // Gone before the last chunk: no finish reason, no [DONE], no terminating chunk.
+    });
+    let p = provider(ProviderKind::Openai, &base);
+    let mut pieces = Vec::new();
+    let c = p
+        .complete("gpt-test", &full_request(), &mut |s: Streamed<'_>| {
+            if let Streamed::Text(t) = s {
+                pieces.push(t.to_owned());
+            }
+        })
+        .await
+        .expect("what arrived is an answer, not a lost one");
+    assert_eq!(pieces.concat(), "The capital of Fra");
+    assert_eq!(c.result["content"]["text"], "The capital of Fra");
+    let why = c.cut.expect("marked cut");
+    assert!(!why.is_empty() && !why.contains("::"), "{why}");
+}

@@ -162,6 +162,16 @@ describe("ReviewDialog", () => {
     expect(screen.queryByTestId("sampling-stream")).toBeNull();
   });
 
+  it("says when the provider's answer was cut off, and what arrived can still be sent", async () => {
+    const b = new FakeBackend();
+    const partial = { role: "assistant", content: { type: "text", text: "The capital of Fra" }, model: "m", stopReason: "endTurn" };
+    await open(b, review("sampling_completion", partial, { provider: "openai", model: "m", request: {}, cut: "the connection closed mid-answer" }));
+    expect(screen.getByTestId("completion-cut").textContent).toContain("the connection closed mid-answer");
+    expect((screen.getByTestId("completion-text-0") as HTMLTextAreaElement).value).toBe("The capital of Fra");
+    fireEvent.click(screen.getByTestId("review-approve"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+  });
+
   it("lets the user write or edit the answer before it goes back", async () => {
     const b = new FakeBackend();
     const completion = { role: "assistant", content: { type: "text", text: "" }, model: "manual", stopReason: "endTurn" };

@@ -475,15 +475,20 @@ impl Door {
             .await?;
         let (edited, provider, model) = self.edited_request(server, &approved, provider, model)?;
         let manual = self.0.sampling.is_manual(&provider);
-        let completion = if manual {
-            json!({"role": "assistant", "content": {"type": "text", "text": ""}, "model": model, "stopReason": "endTurn"})
+        let (completion, cut) = if manual {
+            let blank = json!({"role": "assistant", "content": {"type": "text", "text": ""}, "model": model, "stopReason": "endTurn"});
+            (blank, None)
         } else {
             self.complete_sampling(flow, server, &provider, &model, &edited)
                 .await?
         };
-        let context =
+        let mut context =
             json!({"provider": provider, "model": model, "request": request_json(&edited)});
-        let (returned, actor) = if rule.allows() && !manual {
+        if let Some(why) = &cut {
+            context["cut"] = json!(why);
+        }
+        // A cut answer is never sent on by a standing rule: the person sees what arrived.
+        let (returned, actor) = if rule.allows() && !manual && cut.is_none() {
             (completion, "policy")
         } else {
             self.review_sampling_answer(flow, completion, context)
@@ -632,7 +637,7 @@ impl Door {
         provider: &str,
         model: &str,
         edited: &CreateMessageRequestParams,
-    ) -> Result<Value, Halt> {
+    ) -> Result<(Value, Option<String>), Halt> {
         let failed = |e: Error| Halt::Failed(McpError::internal_error(e.message, None));
         let p = self.0.sampling.provider(provider).map_err(failed)?;
         let sent = json!({"provider": provider, "model": model});
@@ -656,9 +661,9 @@ impl Door {
         {
             tracing::error!(error = %e, "could not record sampling usage");
         }
-        let detail = json!({"completion": c.result, "usage": c.usage});
+        let detail = json!({"completion": c.result, "usage": c.usage, "cut": c.cut});
         self.note(flow, Step::Sent, "provider", None, detail).await;
-        Ok(c.result)
+        Ok((c.result, c.cut))
     }
 
     /// The answer as the user approved it (possibly edited), and who approved it.

@@ -225,8 +225,8 @@ pub async fn run_turn(
             request["tools"] = offered;
             request["toolChoice"] = json!({"mode": "auto"});
         }
-        let completion = if provider.kind == ProviderKind::Manual {
-            door.write_answer(&model, &request).await?
+        let (completion, cut) = if provider.kind == ProviderKind::Manual {
+            (door.write_answer(&model, &request).await?, None)
         } else {
             let mut shown = super::partial::Throttle::default();
             let mut on_stream = |s: Streamed<'_>| match s {
@@ -240,15 +240,22 @@ pub async fn run_turn(
                     }
                 }
             };
-            provider
-                .complete(&model, &request, &mut on_stream)
-                .await?
-                .result
+            let c = provider.complete(&model, &request, &mut on_stream).await?;
+            (c.result, c.cut)
         };
         let content = completion["content"].clone();
         let message = chats.append(id, "assistant", content.clone()).await?;
         events.message(&message);
         added.push(message);
+        // What arrived is kept in the conversation; the turn ends there, saying why.
+        if let Some(why) = cut {
+            return Err(Error::new(
+                ErrorCode::Provider,
+                format!(
+                    "The model's answer was cut off before it finished ({why}); what arrived is kept above."
+                ),
+            ));
+        }
         let uses: Vec<Value> = providers::blocks(&content)
             .into_iter()
             .filter(|b| providers::block_type(b) == "tool_use")

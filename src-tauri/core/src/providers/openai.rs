@@ -304,6 +304,7 @@ impl Assembler {
         Ok(Completion {
             result: result_json(content, &model, &stop),
             usage: self.usage,
+            cut: None,
         })
     }
 }

@@ -46,6 +46,12 @@ export function SamplingCompletion(props: EditorProps) {
   return (
     <>
       <div className="review-body" data-testid="sampling-completion">
+        {str(context.cut) ? (
+          <div className="banner warn" role="status" data-testid="completion-cut">
+            <strong>The answer was cut off before {str(context.provider)} finished it</strong> ({str(context.cut)}). What
+            arrived is below: send it as it is, edit it, or deny it.
+          </div>
+        ) : null}
         <p className="muted" data-testid="completion-intro">
           {intro}{" "}
           <button className="link" data-testid="review-json-toggle" onClick={() => setAsJson(!asJson)}>
