@@ -340,6 +340,53 @@ impl Desktop {
         self.session = Session::start(self.port, &self.app.display().to_string()).await;
     }
 
+    /// Starts the app a second time, as a person clicking its icon again would, with the running
+    /// app's own environment; returns once that second process has ended, with its status.
+    pub async fn launch_again(&self) -> std::process::ExitStatus {
+        let pid = self.app_pid().expect("the app's process");
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("the app's environment");
+        let mut second = Command::new(&self.app);
+        second
+            .env_clear()
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for kv in environ.split(|b| *b == 0).filter(|kv| !kv.is_empty()) {
+            let kv = String::from_utf8_lossy(kv);
+            if let Some((k, v)) = kv.split_once('=') {
+                second.env(k, v);
+            }
+        }
+        let mut child = second
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the app again");
+        tokio::time::timeout(Duration::from_secs(60), child.wait())
+            .await
+            .expect("the second launch did not end: it started another host")
+            .expect("wait for the second launch")
+    }
+
+    /// How many processes run the app binary with this run's config.
+    pub fn app_processes(&self) -> usize {
+        let Ok(exe) = self.app.canonicalize() else {
+            return 0;
+        };
+        let needle = format!("SWITCHBOARD_CONFIG={}", self.config_file.display());
+        std::fs::read_dir("/proc")
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|entry| {
+                        std::fs::read_link(entry.path().join("exe")).is_ok_and(|e| e == exe)
+                            && std::fs::read(entry.path().join("environ")).is_ok_and(|env| {
+                                env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes())
+                            })
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
     /// The running app's process: the app binary with this run's config in its environment.
     fn app_pid(&self) -> Option<i32> {
         let exe = self.app.canonicalize().ok()?;

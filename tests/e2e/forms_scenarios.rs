@@ -82,3 +82,57 @@ pub async fn tools_screen_remembers(d: &crate::desktop::Desktop) {
     // Left as found: no search narrowing the list for the scenarios after.
     s.type_into("[data-testid=tool-search]", "").await;
 }
+
+/// The window reloads while a server's sampling request waits for the person: the request is
+/// still there, as the server sent it (an edit that was never sent is gone), the call that was
+/// in flight is not made a second time (the web view sends it again on a reload), and deciding
+/// the request after the reload ends it for the server.
+pub async fn an_open_request_survives_a_reload(d: &crate::desktop::Desktop) {
+    let s = &d.session;
+    open_tool(s, "everything", "trigger-sampling-request").await;
+    s.type_into("[data-testid=arg-prompt]", "Survive a reload")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    let dialog = "[data-testid=review-dialog][data-kind=sampling_request]";
+    s.wait_for(dialog, SHORT).await;
+    let prompt = "[data-testid=sampling-message-0-0]";
+    let value = |e| async move { s.script_on("return arguments[0].value", &e).await };
+    let sent = value(s.wait_for(prompt, SHORT).await).await;
+    assert_eq!(
+        sent,
+        json!("Resource trigger-sampling-request context: Survive a reload")
+    );
+    s.type_into(prompt, "an edit never sent").await;
+    s.reload().await;
+    s.wait_for(dialog, SHORT).await;
+    assert_eq!(value(s.wait_for(prompt, SHORT).await).await, sent);
+    s.click_css("[data-testid=review-deny]").await;
+    let deadline = std::time::Instant::now() + SHORT;
+    while !s.all("[data-testid=review-dialog]").await.is_empty() {
+        let shown = s
+            .script("return document.body.innerText.slice(0, 600)", json!([]))
+            .await;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a request stayed open (was the call made twice?): {shown}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    }
+    // The server asked once: one sampling request in the log for this prompt.
+    let audit = switchboard_core::audit::Audit::new(std::sync::Arc::new(
+        switchboard_core::store::Store::open(&d.data_dir).expect("the app's database"),
+    ));
+    let calls = audit
+        .search(&switchboard_core::audit::AuditQuery {
+            text: Some("Survive a reload".into()),
+            ..Default::default()
+        })
+        .expect("audit rows")
+        .into_iter()
+        .filter(|r| {
+            r.kind == switchboard_core::audit::FlowKind::ToolCall
+                && r.step == switchboard_core::audit::Step::Requested
+        })
+        .count();
+    assert_eq!(calls, 1, "the call was made again after the reload");
+}

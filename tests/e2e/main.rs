@@ -100,7 +100,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 24] = scenarios![
+    let all: [Scenario; 26] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -122,10 +122,12 @@ async fn a_person_uses_every_screen() {
         an_untrusted_start_says_why,
         import_from_where_claude_keeps_it,
         a_hand_edit_is_never_lost,
+        a_second_launch_hands_over_to_the_first,
         server_content_cannot_take_over_the_window,
         an_mcp_app_renders_and_asks_through_the_door,
         the_official_example_apps_render,
         a_view_cannot_reach_the_app,
+        an_open_request_survives_a_reload,
     ];
     // `E2E_ONLY=a,b` runs only those scenarios (while working on them; CI runs every one).
     let only = std::env::var("E2E_ONLY").ok();

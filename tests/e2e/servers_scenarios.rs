@@ -123,3 +123,16 @@ pub async fn import_from_where_claude_keeps_it(desktop: &Desktop) {
     desktop.screenshot("import-found.png").await;
     s.click_css("[data-testid=import-report] button").await;
 }
+
+/// The app is started again while it runs (a second click on its icon): the second launch hands
+/// over to the first and ends, so no second host spawns every server again; the window goes on.
+pub async fn a_second_launch_hands_over_to_the_first(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-servers]").await;
+    assert_eq!(desktop.app_processes(), 1);
+    let status = desktop.launch_again().await;
+    assert!(status.success(), "the second launch failed: {status}");
+    assert_eq!(desktop.app_processes(), 1, "a second host kept running");
+    s.click_css("[data-testid=nav-tools]").await;
+    s.wait_for("[data-testid=server-picker]", SHORT).await;
+}

@@ -13,6 +13,7 @@ pub use trust::Confirm;
 
 mod apps;
 mod auth;
+mod call_ids;
 mod chat;
 mod reviews;
 mod servers;
@@ -72,6 +73,8 @@ struct Inner {
     sign_in: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
     /// The OS keychain behind its index (absent when a store was given instead).
     keychain: Option<Arc<IndexedKeychain>>,
+    /// The ids of the window's tool calls, each made once.
+    call_ids: call_ids::CallIds,
 }
 
 /// Builds an [`App`]: the desktop's defaults, or the CLI's choices.
@@ -256,6 +259,7 @@ impl AppBuilder {
             tasks,
             sign_in: std::sync::Mutex::default(),
             keychain,
+            call_ids: call_ids::CallIds::default(),
         })))
     }
 

@@ -132,6 +132,7 @@ impl App {
             Value::Null => None,
             other => Some(other),
         };
+        self.0.call_ids.claim(&args.call_id)?;
         // A deny rule refuses it before anything is set up.
         let door = &self.0.door;
         let flow = door

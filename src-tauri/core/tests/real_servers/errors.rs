@@ -223,3 +223,68 @@ async fn every_connection_failure_reads_as_sentences_with_bounded_details() {
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
+
+/// A Streamable HTTP server that answers everything but `tools/call` plainly, and answers that
+/// with an event stream that breaks before the result and gave no event ID to resume from.
+async fn drops_mid_call() -> String {
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::{IntoResponse, Response};
+    use serde_json::{Value, json};
+    async fn answer(headers: HeaderMap, body: String) -> Response {
+        let _ = headers;
+        let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+        let id = request["id"].clone();
+        let json =
+            |v: Value| ([("content-type", "application/json")], v.to_string()).into_response();
+        match request["method"].as_str().unwrap_or_default() {
+            _ if id.is_null() => StatusCode::ACCEPTED.into_response(),
+            "initialize" => json(json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "drops", "version": "1"}
+            }})),
+            "tools/list" => json(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                {"name": "drop", "inputSchema": {"type": "object"}}
+            ]}})),
+            "tools/call" => {
+                // A progress note, then the connection ends: no result, no event ID.
+                let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "data": "working"}});
+                let body = format!("data: {note}\n\n");
+                ([("content-type", "text/event-stream")], body).into_response()
+            }
+            _ => json(json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "Method not found"}})),
+        }
+    }
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(answer).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+/// A remote server's event stream drops mid-call where it cannot be resumed: the call ends
+/// with an error that says so, well before the request's timeout would have ended it.
+#[tokio::test]
+async fn a_dropped_stream_that_cannot_resume_fails_the_call_clearly() {
+    let h = Harness::new();
+    let mut opts = h.options("drops", remote(drops_mid_call().await));
+    opts.timeout = Some(Duration::from_secs(30));
+    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let started = std::time::Instant::now();
+    let ended = tokio::time::timeout(
+        Duration::from_secs(20),
+        live.connection.call_tool("drop", None),
+    )
+    .await
+    .expect("the call hung after its stream dropped");
+    let e = ended.expect_err("a call whose stream dropped has no result");
+    println!("{}: {}  ({:?})", e.code, e.message, started.elapsed());
+    for noise in RUST_NOISE {
+        assert!(!e.message.contains(noise), "{noise:?} in {}", e.message);
+    }
+}

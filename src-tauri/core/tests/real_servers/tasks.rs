@@ -441,3 +441,36 @@ async fn over_streamable_http_a_tool_that_needs_a_task_runs_as_one() {
     let _ = child.kill().await;
     let _ = std::fs::remove_file(log);
 }
+
+/// A call id is made once: the window sends a call again when it reloads while the call is in
+/// flight, and the second is refused without reaching the server (one request in the audit log).
+#[tokio::test]
+async fn a_call_sent_again_with_its_id_is_not_made_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_on(dir.path()).await;
+    let call = |id: &str| -> CallTool {
+        serde_json::from_value(json!({"server": "everything", "name": "echo",
+            "args": {"message": "once"}, "callId": id}))
+        .unwrap()
+    };
+    app.call_tool(call("only-once"), |_| true).await.unwrap();
+    let again = app
+        .call_tool(call("only-once"), |_| true)
+        .await
+        .unwrap_err();
+    assert_eq!(again.code, ErrorCode::InvalidInput, "{again}");
+    assert!(again.message.contains("already made"), "{}", again.message);
+    let requested = app
+        .search_audit(switchboard_core::audit::AuditQuery {
+            text: Some("once".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.step == switchboard_core::audit::Step::Requested)
+        .count();
+    assert_eq!(requested, 1);
+    app.call_tool(call("another"), |_| true).await.unwrap();
+    app.shutdown().await;
+}
