@@ -324,12 +324,15 @@ async fn refused_soon(app: &App) -> switchboard_core::Error {
     panic!("the revoked sign-in still works");
 }
 
+/// A call of `name` with an id of its own, as the window gives each call.
 fn call(name: &str) -> CallTool {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     CallTool {
         server: "protected".into(),
         name: name.into(),
         args: serde_json::Value::Null,
-        call_id: format!("call-{name}"),
+        call_id: format!("call-{name}-{n}"),
     }
 }
 
