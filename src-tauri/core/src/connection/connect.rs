@@ -549,6 +549,8 @@ where
                 error.message = format!("server {server:?} at {url}: {}", error.message);
                 return Err(Failure::Error(error));
             }
+            // The whole chain, for `-vv`; people read the sentence `explain` makes of it.
+            tracing::debug!(server, %url, "handshake failed: {}", crate::error::explain::causes(&e));
             let error = crate::error::explain::handshake(server, url, &e);
             Err(if is_misanswered_discover(&e, lifecycle) {
                 Failure::DiscoverMisanswered(error)

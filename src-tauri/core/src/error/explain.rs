@@ -219,8 +219,8 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     said
 }
 
-/// Every cause's own words, outermost first, each once.
-fn causes(e: &(dyn std::error::Error + 'static)) -> String {
+/// Every cause's own words, outermost first, each once (the `-vv` log line).
+pub fn causes(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut cause = Some(e);
     while let Some(current) = cause {
