@@ -828,10 +828,17 @@ mod tests {
         };
         let mut p = spawn(&spec, &current_vars(), &ring).unwrap();
         let pid = p.group.pid().unwrap();
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The shell reports its grandchild only after it has set the trap and started it.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !ring.lines().iter().any(|l| l.starts_with("grandchild")) {
+            assert!(
+                Instant::now() < deadline,
+                "the shell never started its grandchild"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         drop(p.stdin);
         p.group.shutdown(Duration::from_millis(300)).await;
         assert!(!group_alive(pid), "process group {pid} survived shutdown");
-        assert!(ring.lines().iter().any(|l| l.starts_with("grandchild")));
     }
 }
