@@ -515,6 +515,13 @@ impl Host {
         Ok(())
     }
 
+    /// The ids of the calls in flight: those [`Host::cancel_call`] can cancel now.
+    pub fn calls_in_flight(&self) -> Vec<String> {
+        self.lock_calls()
+            .map(|calls| calls.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// Stops every server (host exit).
     pub async fn shutdown(&self) {
         self.stop_watching.cancel();

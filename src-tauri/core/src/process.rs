@@ -105,9 +105,14 @@ impl BaseEnv {
 
 /// The allow-listed variables of this process.
 fn current_vars() -> BTreeMap<String, String> {
+    allow_listed(|name| std::env::var(name).ok())
+}
+
+/// The allow-listed variables of an environment, as `lookup` reads it.
+fn allow_listed(lookup: impl Fn(&str) -> Option<String>) -> BTreeMap<String, String> {
     INHERITED_ENV
         .iter()
-        .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
+        .filter_map(|k| lookup(k).map(|v| ((*k).to_owned(), v)))
         // Shell functions exported as variables are a known injection vector.
         .filter(|(_, v)| !v.starts_with("()"))
         .collect()
@@ -739,16 +744,35 @@ mod tests {
         assert!(!printed.contains("canary-value-123"), "{printed}");
     }
 
+    #[test]
+    fn only_allow_listed_variables_are_inherited() {
+        let host = BTreeMap::from([
+            ("OPENAI_API_KEY", "sk-should-not-leak"),
+            ("SWITCHBOARD_TEST_SECRET", "x"),
+            ("PATH", "/usr/bin"),
+            ("HOME", "/home/u"),
+            ("SHELL", "() { :; }; echo pwned"),
+        ]);
+        let env = allow_listed(|name| host.get(name).map(|v| (*v).to_owned()));
+        assert_eq!(
+            env,
+            BTreeMap::from([
+                ("HOME".to_owned(), "/home/u".to_owned()),
+                ("PATH".to_owned(), "/usr/bin".to_owned()),
+            ])
+        );
+    }
+
     #[tokio::test]
-    async fn base_env_is_allow_listed() {
-        // SAFETY of the test: unique names no other test reads.
-        unsafe {
-            std::env::set_var("OPENAI_API_KEY", "sk-should-not-leak");
-            std::env::set_var("SWITCHBOARD_TEST_SECRET", "x");
-        }
+    async fn base_env_reads_only_allow_listed_variables() {
+        // The process's own environment, read and never written: a test that set a variable
+        // would race every test that spawns a process.
         let env = BaseEnv::from_current().vars().await;
-        assert!(!env.contains_key("OPENAI_API_KEY"));
-        assert!(!env.contains_key("SWITCHBOARD_TEST_SECRET"));
+        assert!(
+            env.keys().all(|k| INHERITED_ENV.contains(&k.as_str())),
+            "{:?}",
+            env.keys()
+        );
         assert!(env.contains_key("PATH"));
     }
 
@@ -816,10 +840,17 @@ mod tests {
         };
         let mut p = spawn(&spec, &current_vars(), &ring).unwrap();
         let pid = p.group.pid().unwrap();
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The shell reports its grandchild only after it has set the trap and started it.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !ring.lines().iter().any(|l| l.starts_with("grandchild")) {
+            assert!(
+                Instant::now() < deadline,
+                "the shell never started its grandchild"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         drop(p.stdin);
         p.group.shutdown(Duration::from_millis(300)).await;
         assert!(!group_alive(pid), "process group {pid} survived shutdown");
-        assert!(ring.lines().iter().any(|l| l.starts_with("grandchild")));
     }
 }

@@ -9,7 +9,7 @@ use switchboard_core::config::Config;
 use switchboard_core::host::Host;
 use switchboard_core::servers::ServerStatus;
 
-use crate::support::{host_context, python, python_fixture, stdio};
+use crate::support::{host_context, python, python_fixture, stdio, wait_until};
 
 fn faulty(mode: &str) -> switchboard_core::config::ServerConfig {
     stdio(&python(), &[&python_fixture("faulty_server.py"), mode])
@@ -116,9 +116,13 @@ async fn edits_reach_the_file_and_the_running_servers() {
 async fn a_call_cancelled_by_id_tells_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let host = host(&dir);
-    host.save_server("slow", faulty("hang"), None)
-        .await
-        .unwrap();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut config = faulty("hang");
+    config.env.insert(
+        "FAULTY_LOG".into(),
+        log.path().to_string_lossy().into_owned(),
+    );
+    host.save_server("slow", config, None).await.unwrap();
     let handle = host.servers().get("slow").unwrap();
     handle.wait_running(Duration::from_secs(20)).await.unwrap();
     let caller = host.clone();
@@ -127,19 +131,24 @@ async fn a_call_cancelled_by_id_tells_the_server() {
             .call_tool("slow", "hang", Some(json!({})), "call-1")
             .await
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Cancelling before the host holds the call would cancel nothing, and before the request is
+    // out there would be nothing to tell the server.
+    wait_until("the call to be in flight", || {
+        host.calls_in_flight().iter().any(|id| id == "call-1")
+    })
+    .await;
+    wait_until("the server to receive the call", || {
+        std::fs::read_to_string(log.path()).is_ok_and(|l| l.contains("\"tools/call\""))
+    })
+    .await;
     host.cancel_call("call-1").unwrap();
     let e = call.await.unwrap().unwrap_err();
     assert_eq!(e.code, ErrorCode::Cancelled, "{e}");
+    assert!(host.calls_in_flight().is_empty());
     // The fixture writes "cancelled <id>" to stderr for each notifications/cancelled.
-    let mut told = false;
-    for _ in 0..50 {
-        if handle.stderr().iter().any(|l| l.starts_with("cancelled")) {
-            told = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(told, "the server never got notifications/cancelled");
+    wait_until("the server to be told the call was cancelled", || {
+        handle.stderr().iter().any(|l| l.starts_with("cancelled"))
+    })
+    .await;
     host.shutdown().await;
 }
