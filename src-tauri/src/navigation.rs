@@ -4,7 +4,11 @@
 //! (`open_external`).
 
 use tauri::plugin::{Builder, TauriPlugin};
-use tauri::{Manager, Runtime, Url};
+use tauri::{Emitter, Manager, Runtime, Url};
+
+/// The event the window hears when the guard kept it on the app: the host the page was sent to
+/// (never the whole URL, which may carry a token), so the person sees that something tried.
+pub const NAVIGATION_REFUSED: &str = "navigation-refused";
 
 /// A plugin whose navigation handler refuses, for every webview, whatever [`is_app`] does not
 /// allow.
@@ -16,11 +20,13 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
                 .flatten();
             let allowed = is_app(url, dev_url.as_ref()) || is_view(url);
             if !allowed {
+                let host = url.host_str().unwrap_or(url.scheme()).to_owned();
                 tracing::warn!(
                     scheme = url.scheme(),
-                    host = url.host_str().unwrap_or_default(),
+                    host,
                     "refused to navigate the window away from the app"
                 );
+                let _ = webview.emit(NAVIGATION_REFUSED, host);
             }
             allowed
         })

@@ -160,3 +160,20 @@ describe("A sign-in that ended", () => {
     expect(b.calls.filter((c) => c.method === "signInServer").map((c) => c.args)).toEqual([["tracker"]]);
   });
 });
+
+describe("The window stays on the app", () => {
+  it("says when something tried to take it elsewhere, and counts each attempt", async () => {
+    const b = new FakeBackend().addServer("alpha");
+    render(<App backend={b} />);
+    await screen.findByRole("listbox", { name: "Configured servers" });
+    expect(screen.queryByTestId("navigation-refused")).toBeNull();
+    act(() => b.refuseNavigation("example.com"));
+    const notice = await screen.findByTestId("navigation-refused");
+    expect(notice.textContent).toContain("example.com");
+    expect(notice.dataset.count).toBe("1");
+    act(() => b.refuseNavigation("127.0.0.1"));
+    await waitFor(() => expect(screen.getByTestId("navigation-refused").dataset.count).toBe("2"));
+    fireEvent.click(screen.getByTestId("navigation-refused-dismiss"));
+    expect(screen.queryByTestId("navigation-refused")).toBeNull();
+  });
+});

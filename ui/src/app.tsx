@@ -84,6 +84,7 @@ export function App(props: { backend: Backend }) {
             </div>
           ) : null}
           {host.keychainProblem ? <KeychainMissing problem={host.keychainProblem} /> : null}
+          <NavigationRefused backend={props.backend} />
           {host.servers
             .filter((s) => s.status.state === "failed" && s.status.error.code === "sign_in_expired")
             .map((s) => (
@@ -124,6 +125,35 @@ function Loaded(props: { element: ReactNode }) {
 }
 
 /** A sign-in that ended while the server was in use: said on every screen, with the way back. */
+/** Says when the shell kept the window on the app: a page or script tried to send it elsewhere. */
+function NavigationRefused(props: { backend: Backend }) {
+  const [refused, setRefused] = useState<{ host: string; count: number } | null>(null);
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let gone = false;
+    void props.backend
+      .onNavigationRefused((host) => setRefused((r) => ({ host, count: (r?.count ?? 0) + 1 })))
+      .then((unlisten) => {
+        if (gone) unlisten();
+        else stop = unlisten;
+      });
+    return () => {
+      gone = true;
+      stop?.();
+    };
+  }, [props.backend]);
+  if (!refused) return null;
+  return (
+    <div className="banner warn" role="status" data-testid="navigation-refused" data-count={refused.count}>
+      Something tried to take this window to <strong>{refused.host}</strong>; Switchboard kept it here. Links you follow
+      open in your browser.{" "}
+      <button className="link" data-testid="navigation-refused-dismiss" onClick={() => setRefused(null)}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
 /** No OS keychain: what does not work without one, and how to get one. Nothing else is affected. */
 function KeychainMissing(props: { problem: BackendError }) {
   return (

@@ -185,6 +185,8 @@ export interface Backend {
   saveBytes(suggestedName: string, base64: string): Promise<string | null>;
 
   onHostEvent(listener: (event: HostEvent) => void): Promise<() => void>;
+  /** The shell kept the window on the app when something sent it to `host`. */
+  onNavigationRefused(listener: (host: string) => void): Promise<() => void>;
 }
 
 /** Errors from the backend always carry a stable code. */

@@ -665,6 +665,17 @@ export class FakeBackend implements Backend {
       this.listeners.delete(listener);
     };
   }
+  private refusals = new Set<(host: string) => void>();
+  /** As the shell does when its guard keeps the window on the app. */
+  refuseNavigation(host: string) {
+    for (const l of this.refusals) l(host);
+  }
+  async onNavigationRefused(listener: (host: string) => void) {
+    this.refusals.add(listener);
+    return () => {
+      this.refusals.delete(listener);
+    };
+  }
 }
 
 /** A populated fake for the browser. */

@@ -107,4 +107,5 @@ export const tauriBackend: Backend = {
     );
     return () => stops.forEach((stop) => stop());
   },
+  onNavigationRefused: (listener) => listen<string>("navigation-refused", (e) => listener(e.payload)),
 };
