@@ -12,50 +12,14 @@ pub mod queue;
 
 pub use door::{Door, Review, ReviewKind, Reviewer, Verdict};
 
+pub use crate::handler::approver::{Approver, Origin, USER_REJECTED, rejected_sampling};
+
 use futures::future::BoxFuture;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationAction, ErrorCode as McpErrorCode, ErrorData as McpError,
 };
 use serde_json::Value;
-
-/// The JSON-RPC code a client returns when the user rejects a sampling request.
-pub const USER_REJECTED: i32 = -1;
-
-/// Who asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    /// The configured server name.
-    pub server: String,
-}
-
-/// Decides server→client requests. Implementations must answer even if no person does (a
-/// timeout counts as a denial) and must honour cancellation by dropping the future.
-pub trait Approver: Send + Sync + 'static {
-    /// `sampling/createMessage`: return the (possibly edited) completion, or an error such as
-    /// [`rejected_sampling`].
-    fn sampling(
-        &self,
-        origin: Origin,
-        params: CreateMessageRequestParams,
-    ) -> BoxFuture<'static, Result<CreateMessageResult, McpError>>;
-
-    /// `elicitation/create`: return accept (with content), decline or cancel.
-    fn elicitation(
-        &self,
-        origin: Origin,
-        params: ElicitRequestParams,
-    ) -> BoxFuture<'static, Result<ElicitResult, McpError>>;
-}
-
-/// The error returned when sampling is rejected, as the spec's examples give it.
-pub fn rejected_sampling() -> McpError {
-    McpError::new(
-        McpErrorCode(USER_REJECTED),
-        "User rejected sampling request",
-        None,
-    )
-}
 
 /// Denies everything: sampling gets -1, elicitation is declined.
 #[derive(Debug, Clone, Copy, Default)]

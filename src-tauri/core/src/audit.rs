@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
+use crate::canonical::{cut, new_id};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Store, now_ms, off_thread};
 
@@ -149,11 +150,6 @@ impl Flow {
             started: std::time::Instant::now(),
         }
     }
-}
-
-/// A random 128-bit id as hex.
-pub fn new_id() -> String {
-    format!("{:032x}", rand::random::<u128>())
 }
 
 /// Filters for [`Audit::search`].
@@ -428,18 +424,6 @@ fn escaped_prefix(text: &str, budget: usize) -> &str {
         }
     }
     text
-}
-
-/// `text` cut to at most `max` bytes (on a character boundary), marked with `…` when cut.
-pub(crate) fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {

@@ -23,9 +23,9 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::approvals::Approver;
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorCode, Result};
+use crate::handler::Approver;
 mod connect;
 mod request;
 mod subscriptions;

@@ -18,11 +18,12 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, watch};
 
-use crate::approvals::{Approver, Origin};
 use crate::events::{Bus, ListKind, ServerEvent};
 use crate::tasks::client::ClientTasks;
 use crate::transport::task_fields::TASK_AUGMENTED;
+pub use approver::{Approver, Origin};
 
+pub mod approver;
 mod limits;
 mod progress;
 

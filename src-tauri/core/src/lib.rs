@@ -13,6 +13,7 @@ pub mod approvals;
 pub mod apps;
 pub mod audit;
 pub mod auth;
+pub mod canonical;
 pub mod catalog;
 pub mod chat;
 pub mod config;

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
+use crate::canonical::{canonical, digest};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Store, now_ms};
 use crate::visible;
@@ -23,48 +23,6 @@ pub const INSTRUCTIONS: &str = "instructions";
 /// The pin item name of a tool.
 pub fn tool_item(name: &str) -> String {
     format!("tool:{name}")
-}
-
-/// `v` as canonical JSON: object keys sorted, no insignificant whitespace.
-pub fn canonical(v: &Value) -> String {
-    fn write(v: &Value, out: &mut String) {
-        match v {
-            Value::Object(o) => {
-                let mut keys: Vec<&String> = o.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (i, k) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String(k.clone()).to_string());
-                    out.push(':');
-                    write(&o[k], out);
-                }
-                out.push('}');
-            }
-            Value::Array(a) => {
-                out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(x, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    let mut out = String::new();
-    write(v, &mut out);
-    out
-}
-
-/// Hex SHA-256 of the canonical form of `v`.
-pub fn digest(v: &Value) -> String {
-    let hash = Sha256::digest(canonical(v).as_bytes());
-    hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// How a definition compares with its pin.
@@ -285,18 +243,6 @@ fn diff(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<FieldCha
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn canonical_form_ignores_key_order() {
-        let a = json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}});
-        let b = json!({"a": {"x": "s", "y": [1, {"c": 3, "d": 2}]}, "b": 1});
-        assert_eq!(
-            canonical(&a),
-            r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
-        );
-        assert_eq!(digest(&a), digest(&b));
-        assert_ne!(digest(&a), digest(&json!({"b": 2})));
-    }
 
     #[test]
     fn pins_follow_a_renamed_server_and_go_with_a_removed_one() {

@@ -17,13 +17,13 @@ use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
 use ts_rs::TS;
 
-use crate::approvals::Approver;
 use crate::catalog::{self, Catalog};
 use crate::config::{Config, ServerConfig};
 use crate::connection::{self, ConnectOptions, Connection, Live};
 use crate::error::{Error, ErrorCode, Result};
 pub use crate::events::ServerStatus;
 use crate::events::{Bus, ServerEvent};
+use crate::handler::Approver;
 use crate::handler::roots_from_paths;
 use crate::process::{BaseEnv, StderrRing};
 use crate::secrets::SecretStore;

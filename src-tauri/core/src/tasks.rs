@@ -51,7 +51,7 @@ impl TaskView {
 
     /// Moves to `status` with `message`; whether anything changed.
     pub fn update(&mut self, status: TaskState, message: Option<String>) -> bool {
-        let message = message.map(|m| crate::audit::cut(&m, 1024));
+        let message = message.map(|m| crate::canonical::cut(&m, 1024));
         if self.status == status && self.status_message == message {
             return false;
         }
@@ -94,7 +94,7 @@ pub fn bounded_result(value: Value) -> Value {
     serde_json::json!({
         "truncated": true,
         "bytes": json.len(),
-        "head": crate::audit::cut(&json, MAX_RESULT_BYTES - 256),
+        "head": crate::canonical::cut(&json, MAX_RESULT_BYTES - 256),
     })
 }
 

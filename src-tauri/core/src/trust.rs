@@ -25,7 +25,7 @@ use crate::visible::reveal;
 
 /// The digest of `config`'s launch definition: what decides what runs, nothing else.
 pub fn launch_digest(config: &ServerConfig) -> String {
-    pins::digest(&launch_value(config))
+    crate::canonical::digest(&launch_value(config))
 }
 
 fn launch_value(c: &ServerConfig) -> Value {

@@ -1,4 +1,5 @@
-//! The core's shape: no module imports a module that imports it back. Types that many modules
+//! The core's shape: no module imports a module that imports it back, and the protocol layer
+//! reaches nothing of the policy layer above it. Types that many modules
 //! share live below them (the events and what they carry under `events`, limits in `config`,
 //! models in `providers`), so the dependency graph between top-level modules has no cycle.
 
@@ -97,6 +98,58 @@ fn no_core_module_imports_a_module_that_imports_it_back() {
         .map(|c| c.join(" → "))
         .collect();
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// Every module `start` reaches through its imports.
+fn reached_from(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![start.to_owned()];
+    while let Some(node) = stack.pop() {
+        for next in graph.get(&node).into_iter().flatten() {
+            if graph.contains_key(next) && seen.insert(next.clone()) {
+                stack.push(next.clone());
+            }
+        }
+    }
+    seen
+}
+
+/// The protocol layer sits below the policy layer: speaking MCP to a server needs nothing of
+/// approvals, providers, sampling, limits, elicitation forms, the audit log or pins (the handler
+/// owns the `Approver` port they implement; digests and ids live in `canonical`).
+#[test]
+fn the_protocol_layer_reaches_nothing_of_the_policy_layer() {
+    let graph = module_graph(&package_dir().join("src"));
+    let policy = [
+        "approvals",
+        "providers",
+        "sampling",
+        "rate",
+        "elicitation",
+        "audit",
+        "pins",
+        "trust",
+        "chat",
+        "app",
+        "host",
+        "servers",
+    ];
+    for protocol in [
+        "connection",
+        "handler",
+        "transport",
+        "tasks",
+        "apps",
+        "process",
+    ] {
+        let reached = reached_from(&graph, protocol);
+        let above: Vec<&str> = policy
+            .iter()
+            .copied()
+            .filter(|p| reached.contains(*p))
+            .collect();
+        assert!(above.is_empty(), "{protocol} reaches {above:?}");
+    }
 }
 
 #[test]

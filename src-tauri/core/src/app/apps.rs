@@ -71,7 +71,7 @@ impl App {
             .authorize_view_tool_call(&view.server, &tool, instructions.as_deref(), args.args)
             .await?;
         let arguments = (!arguments.is_null()).then_some(arguments);
-        let call_id = format!("view-{}", crate::audit::new_id());
+        let call_id = format!("view-{}", crate::canonical::new_id());
         let result = self
             .0
             .host

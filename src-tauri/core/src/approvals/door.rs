@@ -23,7 +23,7 @@ use super::{Approver, Origin, rejected_sampling};
 use crate::audit::{Audit, Flow, FlowKind, Record, Step};
 use crate::elicitation;
 use crate::error::{Error, ErrorCode, Result};
-use crate::pins::{self, PinState, Pins};
+use crate::pins::{PinState, Pins};
 use crate::rate::PerMinute;
 use crate::sampling::{Sampling, invalid_params};
 use crate::visible;
@@ -110,9 +110,11 @@ impl Review {
     }
 
     fn new(flow: &Flow, kind: ReviewKind, content: Value, context: Value) -> Self {
-        let digest = pins::digest(&json!({"kind": kind, "content": content, "context": context}));
+        let digest = crate::canonical::digest(
+            &json!({"kind": kind, "content": content, "context": context}),
+        );
         Self {
-            id: crate::audit::new_id(),
+            id: crate::canonical::new_id(),
             flow: flow.id.clone(),
             server: flow.server.clone(),
             kind,
@@ -421,7 +423,7 @@ impl Door {
         let Some(refused) = self.0.refusals.count(server, kind) else {
             return;
         };
-        let message = crate::audit::cut(&why.message, 300);
+        let message = crate::canonical::cut(&why.message, 300);
         tracing::warn!(server, ?kind, refused, reason = %message, "refused requests from a server");
         let flow = Flow::new(kind, server, None);
         let detail = json!({"code": why.code.0, "message": message, "refused": refused});
@@ -988,7 +990,7 @@ impl Door {
                         format!("{server:?} no longer offers {item}"),
                     )
                 })?;
-            if pins::digest(def) != *shown {
+            if crate::canonical::digest(def) != *shown {
                 return Err(Error::new(
                     ErrorCode::ApprovalMismatch,
                     format!("{item} changed again since it was shown; review it again"),

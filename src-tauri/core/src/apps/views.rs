@@ -76,7 +76,7 @@ impl Views {
         let (html, meta) = app_html(server, uri, read)?;
         let ui = meta.as_ref().and_then(|m| m.get("ui"));
         let csp = AppCsp::from_meta(ui.and_then(|u| u.get("csp")));
-        let view_id = crate::audit::new_id();
+        let view_id = crate::canonical::new_id();
         let view = AppView {
             src: src(&view_id),
             view_id: view_id.clone(),

@@ -66,7 +66,7 @@ impl Chats {
     /// Starts a conversation.
     pub async fn create(&self, title: &str, provider: &str, model: &str) -> Result<Conversation> {
         let c = Conversation {
-            id: crate::audit::new_id(),
+            id: crate::canonical::new_id(),
             title: title.to_owned(),
             provider: provider.to_owned(),
             model: model.to_owned(),

@@ -190,7 +190,7 @@ pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
         changes: IndexMap::new(),
         secret_names: Vec::new(),
         inputs,
-        source_digest: crate::pins::digest(&Value::String(text.to_owned())),
+        source_digest: crate::canonical::digest(&Value::String(text.to_owned())),
         secret_values: Vec::new(),
     };
     for (name, value) in servers {

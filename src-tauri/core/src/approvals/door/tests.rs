@@ -4,6 +4,7 @@ use std::sync::Mutex;
 use super::*;
 use crate::approvals::USER_REJECTED;
 use crate::audit::{AuditEntry, AuditQuery};
+use crate::pins;
 use crate::providers::{Provider, ProviderKind};
 use crate::sampling::{Models, SamplingLimits};
 use crate::store::Store;
