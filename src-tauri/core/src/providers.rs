@@ -430,6 +430,24 @@ pub fn result_text(result: &Value) -> String {
 }
 
 /// The MCP result with `content` as one block when there is exactly one, as most servers expect.
+/// The tail every provider's answer ends with: the model it names (else the one asked for) and
+/// its stop reason (else `endTurn`).
+fn finished(
+    content: Vec<Value>,
+    model: &str,
+    requested: &str,
+    stop: &str,
+    usage: Usage,
+) -> Completion {
+    let model = if model.is_empty() { requested } else { model };
+    let stop = if stop.is_empty() { "endTurn" } else { stop };
+    Completion {
+        result: result_json(content, model, stop),
+        usage,
+        cut: None,
+    }
+}
+
 fn result_json(content: Vec<Value>, model: &str, stop: &str) -> Value {
     let content = if content.len() == 1 {
         content.into_iter().next().unwrap_or(Value::Null)

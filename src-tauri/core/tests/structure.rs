@@ -134,21 +134,44 @@ fn the_protocol_layer_reaches_nothing_of_the_policy_layer() {
         "host",
         "servers",
     ];
-    for protocol in [
+    let protocol = [
         "connection",
         "handler",
         "transport",
         "tasks",
         "apps",
         "process",
-    ] {
-        let reached = reached_from(&graph, protocol);
+        "auth",
+    ];
+    for module in protocol {
+        let reached = reached_from(&graph, module);
         let above: Vec<&str> = policy
             .iter()
             .copied()
             .filter(|p| reached.contains(*p))
             .collect();
-        assert!(above.is_empty(), "{protocol} reaches {above:?}");
+        assert!(above.is_empty(), "{module} reaches {above:?}");
+    }
+    // The base reaches neither layer above it.
+    let base = [
+        "config",
+        "secrets",
+        "store",
+        "events",
+        "error",
+        "canonical",
+        "visible",
+        "paths",
+    ];
+    for module in base {
+        let reached = reached_from(&graph, module);
+        let above: Vec<&str> = policy
+            .iter()
+            .chain(protocol.iter())
+            .copied()
+            .filter(|p| reached.contains(*p))
+            .collect();
+        assert!(above.is_empty(), "{module} reaches {above:?}");
     }
 }
 

@@ -4,8 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Completion, Provider, Streamed, Usage, block_type, blocks, get_json, read_sse, result_json,
-    send,
+    Completion, Provider, Streamed, Usage, block_type, blocks, finished, get_json, read_sse, send,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -236,21 +235,13 @@ impl Assembler {
                 _ => {}
             }
         }
-        let model = if self.model.is_empty() {
-            requested_model.to_owned()
-        } else {
-            self.model
-        };
-        let stop = if self.stop.is_empty() {
-            "endTurn".to_owned()
-        } else {
-            self.stop
-        };
-        Ok(Completion {
-            result: result_json(content, &model, &stop),
-            usage: self.usage,
-            cut: None,
-        })
+        Ok(finished(
+            content,
+            &self.model,
+            requested_model,
+            &self.stop,
+            self.usage,
+        ))
     }
 }
 

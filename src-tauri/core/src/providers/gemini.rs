@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Completion, Provider, Streamed, Usage, block_type, blocks, get_json, read_sse, result_json,
+    Completion, Provider, Streamed, Usage, block_type, blocks, finished, get_json, read_sse,
     result_text, send,
 };
 use crate::error::{Error, ErrorCode, Result};
@@ -210,16 +210,13 @@ impl Assembler {
             }
             other => other,
         };
-        let model = if self.model.is_empty() {
-            requested_model.to_owned()
-        } else {
-            self.model
-        };
-        Ok(Completion {
-            result: result_json(content, &model, stop),
-            usage: self.usage,
-            cut: None,
-        })
+        Ok(finished(
+            content,
+            &self.model,
+            requested_model,
+            stop,
+            self.usage,
+        ))
     }
 }
 
