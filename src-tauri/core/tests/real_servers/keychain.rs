@@ -77,20 +77,9 @@ fn without_a_keychain(name: &str) -> bool {
     if std::env::var_os(BUS).is_none() {
         return true;
     }
-    let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
-        .args([name, "--exact", "--test-threads=1", "--nocapture"])
-        .env_remove(BUS)
-        .output()
-        .expect("run the test without a keychain");
-    let printed = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && printed.contains("1 passed"),
-        "{name}, run without a keychain, failed:\n{printed}"
-    );
+    crate::support::rerun_alone(name, "without a keychain", |c| {
+        c.env_remove(BUS);
+    });
     false
 }
 

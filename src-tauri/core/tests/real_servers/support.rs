@@ -174,3 +174,21 @@ pub async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Runs test `name` again, alone, in a process of its own that `set_up` prepares (its
+/// environment), and fails if it fails there; `why` says what the second process is for.
+pub fn rerun_alone(name: &str, why: &str, set_up: impl FnOnce(&mut std::process::Command)) {
+    let mut command = std::process::Command::new(std::env::current_exe().expect("the test binary"));
+    command.args([name, "--exact", "--test-threads=1", "--nocapture"]);
+    set_up(&mut command);
+    let out = command.output().expect("run the test again");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && printed.contains("1 passed"),
+        "{name}, run {why}, failed:\n{printed}"
+    );
+}
