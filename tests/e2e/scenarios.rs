@@ -803,6 +803,10 @@ pub async fn server_content_cannot_take_over_the_window(desktop: &Desktop) {
         refused_since(s, before).await;
         stays_on(s, &app).await;
     }
+    // The person sees that something tried, and puts the notice away.
+    desktop.screenshot("navigation-refused.png").await;
+    s.click_css("[data-testid=navigation-refused-dismiss]")
+        .await;
 }
 
 /// Approve (armed) is the element at its own centre: nothing lies over it.

@@ -54,6 +54,19 @@ describe("Chat screen", () => {
     expect(b.conversations[0]!.conversation.title).toBe("Hi there");
   });
 
+  it("keeps the model picked just before a message is sent (the list has not come back yet)", async () => {
+    const b = backend();
+    const input = await startChat(b);
+    // The list reload after the change never lands before the send.
+    b.listConversations = () => new Promise(() => {});
+    fireEvent.change(screen.getByTestId("chat-model"), { target: { value: "manual/manual" } });
+    fireEvent.change(input, { target: { value: "Hi there" } });
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "sendMessage")).toBe(true));
+    expect(b.conversations[0]!.conversation.provider).toBe("manual");
+    expect((screen.getByTestId("chat-model") as HTMLSelectElement).value).toBe("manual/manual");
+  });
+
   it("starts with the manual provider when no model is configured: you write the answers", async () => {
     const b = backend();
     b.providers = [];

@@ -210,7 +210,11 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
 
   const changeModel = async (choice: ModelChoice) => {
     if (!conversation) return;
-    await backend.updateConversation({ ...conversation, ...choice }).catch((err: unknown) => setError(errorMessage(err)));
+    const changed = { ...conversation, ...choice };
+    // Shown (and used by a message sent right away) at once, not when the list comes back: a
+    // send in between would otherwise save the old model over the new one.
+    setConversations((list) => list.map((c) => (c.id === changed.id ? changed : c)));
+    await backend.updateConversation(changed).catch((err: unknown) => setError(errorMessage(err)));
     loadList();
   };
 
