@@ -19,7 +19,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use switchboard_core::app::{App, AppBuilder};
-use switchboard_core::approvals::{Door, Reviewer};
+use switchboard_core::approvals::Reviewer;
 use switchboard_core::audit::AuditQuery;
 use switchboard_core::auth;
 use switchboard_core::config::{Config, ServerConfig, import};
@@ -433,10 +433,6 @@ impl Host {
         self.app.connect_to(name, server, roots, timeout).await
     }
 
-    fn door(&self) -> &Door {
-        self.app.door()
-    }
-
     fn config(&self) -> Result<Config> {
         self.app.host().config()
     }
@@ -603,19 +599,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let args = parse_json_arg("--args", args.as_deref())?;
             with_connection(&host, target, rest, async |c, rest| {
                 let tool = positional(rest, 0, "TOOL")?;
-                // Asked for on the command line, so nobody is asked again; but audited.
-                let flow = host
-                    .door()
-                    .user_tool_call(c.server(), tool, args.as_ref())
-                    .await?;
                 // A tool that runs as a task reports its status changes on stderr as it goes.
                 let (done, finished) = tokio::sync::oneshot::channel();
                 let control = host.app.events().control();
                 let statuses = tokio::spawn(print_task_statuses(control, finished));
-                let result = c.call_tool(tool, args).await;
+                let result = host.app.call_as_asked(c, tool, args).await;
                 let _ = done.send(());
                 let _ = statuses.await;
-                host.door().tool_call_finished(&flow, result.as_ref()).await;
                 let result = result?;
                 // Some SDKs answer an unknown tool with an error result rather than a protocol
                 // error: that is not the tool failing, so it is an `error:` line of its own.
@@ -715,9 +705,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             limit,
         } => {
             let mut rows = host
-                .door()
-                .audit()
-                .find(AuditQuery {
+                .app
+                .search_audit(AuditQuery {
                     server: server.clone(),
                     text: text.clone(),
                     limit: Some(*limit),

@@ -151,6 +151,24 @@ impl App {
         result
     }
 
+    /// Calls `tool` on an open connection (the CLI's `call`): asked for on the command line, so
+    /// nobody is asked again, but a deny rule refuses it and the audit log has it, as the
+    /// window's own calls.
+    pub async fn call_as_asked(
+        &self,
+        connection: &Connection,
+        tool: &str,
+        arguments: Option<Value>,
+    ) -> Result<CallToolResult> {
+        let door = &self.0.door;
+        let flow = door
+            .user_tool_call(connection.server(), tool, arguments.as_ref())
+            .await?;
+        let result = connection.call_tool(tool, arguments).await;
+        door.tool_call_finished(&flow, result.as_ref()).await;
+        result
+    }
+
     /// Cancels a call in flight (the server is told).
     pub async fn cancel_call(&self, args: CallId) -> Result<()> {
         self.0.host.cancel_call(&args.call_id)
