@@ -398,6 +398,35 @@ impl Door {
         }
     }
 
+    /// Asks the person about `shown` and writes down what they decided: approved as shown,
+    /// edited, or refused. Returns what they approved and the rule they chose to keep, if any;
+    /// else the verdict that refused it (already written down).
+    async fn decided(
+        &self,
+        flow: &Flow,
+        kind: ReviewKind,
+        shown: &Value,
+        context: Value,
+    ) -> std::result::Result<(Value, Option<Rule>), Verdict> {
+        match self.ask(flow, kind, shown.clone(), context).await {
+            Verdict::Approve { content, remember } => {
+                let decision = if content == *shown {
+                    "approved"
+                } else {
+                    "edited"
+                };
+                let actor = self.0.reviewer.actor();
+                self.note(flow, Step::Decided, actor, Some(decision), content.clone())
+                    .await;
+                Ok((content, remember))
+            }
+            other => {
+                self.refused(flow, &other).await;
+                Err(other)
+            }
+        }
+    }
+
     async fn refused(&self, flow: &Flow, verdict: &Verdict) {
         let (actor, decision) = match verdict {
             Verdict::TimedOut => ("timeout", "timed_out"),

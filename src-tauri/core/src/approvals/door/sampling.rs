@@ -157,32 +157,16 @@ impl Door {
                 .await;
             return Ok(shown);
         }
-        let verdict = self
-            .ask(
-                flow,
-                ReviewKind::SamplingRequest,
-                shown.clone(),
-                Value::Null,
-            )
+        let decided = self
+            .decided(flow, ReviewKind::SamplingRequest, &shown, Value::Null)
             .await;
-        match verdict {
-            Verdict::Approve { content, remember } => {
-                let decision = if content == shown {
-                    "approved"
-                } else {
-                    "edited"
-                };
-                let actor = self.0.reviewer.actor();
-                self.note(flow, Step::Decided, actor, Some(decision), content.clone())
-                    .await;
+        match decided {
+            Ok((content, remember)) => {
                 self.remember(server, PolicyKind::Sampling, None, remember)
                     .await;
                 Ok(content)
             }
-            other => {
-                self.refused(flow, &other).await;
-                Err(Halt::Refused)
-            }
+            Err(_) => Err(Halt::Refused),
         }
     }
 
@@ -262,30 +246,12 @@ impl Door {
         completion: Value,
         context: Value,
     ) -> Result<(Value, &'static str), Halt> {
-        let verdict = self
-            .ask(
-                flow,
-                ReviewKind::SamplingCompletion,
-                completion.clone(),
-                context,
-            )
+        let decided = self
+            .decided(flow, ReviewKind::SamplingCompletion, &completion, context)
             .await;
-        match verdict {
-            Verdict::Approve { content, .. } => {
-                let decision = if content == completion {
-                    "approved"
-                } else {
-                    "edited"
-                };
-                let actor = self.0.reviewer.actor();
-                self.note(flow, Step::Decided, actor, Some(decision), content.clone())
-                    .await;
-                Ok((content, actor))
-            }
-            other => {
-                self.refused(flow, &other).await;
-                Err(Halt::Refused)
-            }
+        match decided {
+            Ok((content, _)) => Ok((content, self.0.reviewer.actor())),
+            Err(_) => Err(Halt::Refused),
         }
     }
 

@@ -92,23 +92,10 @@ impl Door {
             context["from"] = json!("view");
         }
         match self
-            .ask(&flow, ReviewKind::ToolCall, shown.clone(), context)
+            .decided(&flow, ReviewKind::ToolCall, &shown, context)
             .await
         {
-            Verdict::Approve { content, remember } => {
-                let decision = if content == shown {
-                    "approved"
-                } else {
-                    "edited"
-                };
-                self.note(
-                    &flow,
-                    Step::Decided,
-                    self.0.reviewer.actor(),
-                    Some(decision),
-                    content.clone(),
-                )
-                .await;
+            Ok((content, remember)) => {
                 let pin = server.to_owned();
                 self.blocking(move |door| door.pins.approve(&pin, &unpinned))
                     .await?;
@@ -119,17 +106,14 @@ impl Door {
                     content.get("arguments").cloned().unwrap_or(Value::Null),
                 ))
             }
-            other => {
-                self.refused(&flow, &other).await;
-                Err(Error::new(
-                    ErrorCode::Denied,
-                    if other == Verdict::TimedOut {
-                        format!("nobody approved the call to {name} in time")
-                    } else {
-                        format!("you denied the call to {name}")
-                    },
-                ))
-            }
+            Err(other) => Err(Error::new(
+                ErrorCode::Denied,
+                if other == Verdict::TimedOut {
+                    format!("nobody approved the call to {name} in time")
+                } else {
+                    format!("you denied the call to {name}")
+                },
+            )),
         }
     }
 
