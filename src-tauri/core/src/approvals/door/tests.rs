@@ -727,3 +727,56 @@ async fn a_deny_rule_refuses_the_persons_own_call_too() {
     );
     assert!(script.seen().is_empty(), "nobody was asked");
 }
+
+/// An OpenAI-compatible provider on loopback whose stream breaks after "The capital of Fra".
+async fn cutting_provider() -> Provider {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 64 * 1024];
+        let _ = socket.read(&mut buf).await;
+        let data = json!({"choices": [{"index": 0, "delta": {"content": "The capital of Fra"}}]});
+        let line = format!("data: {data}\n\n");
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        let body = format!("{head}{:x}\r\n{line}\r\n", line.len());
+        socket.write_all(body.as_bytes()).await.unwrap();
+        socket.flush().await.unwrap();
+    });
+    let key = crate::providers::Sensitive::new("sk-test");
+    Provider::new("p", ProviderKind::Openai, Some(&base), Some(key)).unwrap()
+}
+
+/// An answer cut off mid-stream is shown to the person, marked cut, even where a standing rule
+/// sends answers on without asking; what they approve goes back.
+#[tokio::test]
+async fn a_cut_answer_is_shown_even_under_an_allow_rule() {
+    let script = Arc::new(Script::default());
+    let store = Arc::new(Store::in_memory().unwrap());
+    let door = Door::new(
+        script.clone(),
+        Policies::new(store.clone()),
+        Pins::new(store.clone()),
+        Audit::new(store.clone()),
+        Sampling::new(
+            Models::single(cutting_provider().await, "m"),
+            Arc::new(|_| SamplingLimits::default()),
+            store,
+        ),
+    );
+    set(&door, PolicyKind::Sampling, None, Rule::AlwaysAllow);
+    script.then(|r| {
+        assert_eq!(r.kind, ReviewKind::SamplingCompletion);
+        assert!(r.context["cut"].as_str().is_some_and(|why| !why.is_empty()));
+        assert_eq!(r.content["content"]["text"], "The capital of Fra");
+        approve(r.content.clone())
+    });
+    let result = door
+        .sampling(origin(), request("What is the capital of France?", 20))
+        .await
+        .unwrap();
+    assert_eq!(script.seen().len(), 1, "the cut answer was not shown");
+    let result = serde_json::to_value(&result).unwrap();
+    assert_eq!(result["content"]["text"], "The capital of Fra");
+}
