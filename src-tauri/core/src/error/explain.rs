@@ -48,13 +48,11 @@ pub fn handshake(server: &str, url: &url::Url, e: &ClientInitializeError) -> Err
 
 /// Why a request to a connected server could not be sent (no server or URL at hand).
 pub fn request(cause: &(dyn std::error::Error + 'static)) -> Error {
-    let url = first::<reqwest::Error>(cause)
-        .and_then(reqwest::Error::url)
-        .cloned()
-        .or_else(|| url::Url::parse("http://server.invalid/").ok());
-    match url {
-        Some(url) => transport("The server", &url, cause),
-        None => Error::new(ErrorCode::TransportClosed, "The request could not be sent."),
+    // Where the request went comes from the HTTP error itself ([`unreachable`]); this stands in
+    // only where the cause names none.
+    match url::Url::parse("http://server.invalid/") {
+        Ok(unnamed) => transport("The server", &unnamed, cause),
+        Err(_) => Error::new(ErrorCode::TransportClosed, "The request could not be sent."),
     }
 }
 
@@ -111,6 +109,8 @@ fn http(at: &str, url: &url::Url, e: &HttpError) -> Error {
 }
 
 fn unreachable(at: &str, url: &url::Url, e: &reqwest::Error) -> Error {
+    // The URL the request went to, as the error knows it, before the one the caller had.
+    let url = e.url().unwrap_or(url);
     let chain = causes(e).to_lowercase();
     let host = url.host_str().unwrap_or("the server");
     let (code, message) = if e.is_timeout() {
@@ -316,6 +316,22 @@ mod tests {
         let page = "<!DOCTYPE html><html><body><h1>Bad gateway</h1>\n<p>nginx</p></body></html>";
         assert_eq!(text_of(page).as_deref(), Some("Bad gateway nginx"));
         assert_eq!(text_of("   "), None);
+    }
+
+    /// A request to a connected server that fails names the host it went to, which only the
+    /// HTTP error inside the transport's error knows.
+    #[tokio::test]
+    async fn a_failed_request_names_the_host_it_went_to() {
+        let e = reqwest::get("http://no-such-host.invalid/mcp")
+            .await
+            .unwrap_err();
+        let wrapped = HttpError::Client(e);
+        let error = request(&wrapped);
+        assert!(
+            error.message.contains("no-such-host.invalid"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
