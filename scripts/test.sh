@@ -55,7 +55,7 @@ step "without a keychain (no DBUS_SESSION_BUS_ADDRESS: SSH, containers, minimal 
 # Outside any D-Bus session, as a person on SSH has it: servers that need no secret connect, a
 # sign-in lasts the run, and what needs the keychain says so in one sentence.
 env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-core --test real_servers -- keychain:: errors::
-env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-core --lib -- secrets::
+env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-base --lib -- secrets::
 env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-cli --test cli -- without_a_keychain
 
 step "conformance client scenarios (@modelcontextprotocol/conformance)"

@@ -1,7 +1,8 @@
-//! The core's shape: no module imports a module that imports it back, and the protocol layer
-//! reaches nothing of the policy layer above it. Types that many modules
-//! share live below them (the events and what they carry under `events`, limits in `config`,
-//! models in `providers`), so the dependency graph between top-level modules has no cycle.
+//! The core's shape. It is four crates in layers (base ← protocol ← policy ← core); the compiler
+//! keeps a crate from naming one above it, and these tests keep what the compiler cannot: which
+//! crate may depend on which, that none depends on Tauri, and that inside each crate no module
+//! imports a module that imports it back. Types that many modules share live below them (the
+//! events and what they carry under `events`, limits in `config`, models in `providers`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -87,96 +88,83 @@ fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Opt
     None
 }
 
-#[test]
-fn no_core_module_imports_a_module_that_imports_it_back() {
-    let src = package_dir().join("src");
-    let graph = module_graph(&src);
-    assert!(graph.len() > 10, "the modules were found: {graph:?}");
-    let cycles: Vec<String> = graph
-        .keys()
-        .filter_map(|m| cycle_through(&graph, m))
-        .map(|c| c.join(" → "))
-        .collect();
-    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+/// The core's crates, bottom first, with the crates of the workspace each may depend on.
+const LAYERS: [(&str, &[&str]); 4] = [
+    ("base", &[]),
+    ("protocol", &["switchboard-base"]),
+    ("policy", &["switchboard-base", "switchboard-protocol"]),
+    (
+        "core",
+        &[
+            "switchboard-base",
+            "switchboard-protocol",
+            "switchboard-policy",
+        ],
+    ),
+];
+
+/// The directory of one of the core's crates (`base`, `protocol`, `policy`, `core`).
+fn crate_dir(name: &str) -> PathBuf {
+    package_dir().join("..").join(name)
 }
 
-/// Every module `start` reaches through its imports.
-fn reached_from(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSet<String> {
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![start.to_owned()];
-    while let Some(node) = stack.pop() {
-        for next in graph.get(&node).into_iter().flatten() {
-            if graph.contains_key(next) && seen.insert(next.clone()) {
-                stack.push(next.clone());
-            }
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    for (name, _) in LAYERS {
+        let graph = module_graph(&crate_dir(name).join("src"));
+        assert!(
+            graph.len() > 3,
+            "the modules of {name} were found: {graph:?}"
+        );
+        let cycles: Vec<String> = graph
+            .keys()
+            .filter_map(|m| cycle_through(&graph, m))
+            .map(|c| c.join(" → "))
+            .collect();
+        assert!(
+            cycles.is_empty(),
+            "import cycles in {name}:\n{}",
+            cycles.join("\n")
+        );
+    }
+}
+
+/// The workspace crates a manifest's `[dependencies]` (not its dev-dependencies) name.
+fn workspace_dependencies(manifest: &str) -> Vec<String> {
+    let mut section = "";
+    let mut named = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+        } else if section == "[dependencies]" && line.starts_with("switchboard") {
+            named.push(line.split([' ', '=']).next().unwrap_or("").to_owned());
         }
     }
-    seen
+    named
 }
 
-/// The protocol layer sits below the policy layer: speaking MCP to a server needs nothing of
-/// approvals, providers, sampling, limits, elicitation forms, the audit log or pins (the handler
-/// owns the `Approver` port they implement; digests and ids live in `canonical`).
+/// A crate names only crates below it, so a type cannot drift up a layer by accident: moving
+/// `Approver` back into the policy layer, say, would make the protocol depend on it.
 #[test]
-fn the_protocol_layer_reaches_nothing_of_the_policy_layer() {
-    let graph = module_graph(&package_dir().join("src"));
-    let policy = [
-        "approvals",
-        "providers",
-        "sampling",
-        "rate",
-        "elicitation",
-        "audit",
-        "pins",
-        "trust",
-        "chat",
-        "app",
-        "host",
-        "servers",
-    ];
-    let protocol = [
-        "connection",
-        "handler",
-        "transport",
-        "tasks",
-        "apps",
-        "process",
-        "auth",
-    ];
-    reaches_none(&graph, &protocol, &policy);
-    // The base reaches neither layer above it.
-    let base = [
-        "config",
-        "secrets",
-        "store",
-        "events",
-        "error",
-        "canonical",
-        "visible",
-        "paths",
-    ];
-    let above: Vec<&str> = policy.iter().chain(protocol.iter()).copied().collect();
-    reaches_none(&graph, &base, &above);
-}
-
-/// Fails naming each of `modules` that reaches one of `forbidden`.
-fn reaches_none(graph: &BTreeMap<String, BTreeSet<String>>, modules: &[&str], forbidden: &[&str]) {
-    for module in modules {
-        let reached = reached_from(graph, module);
-        let above: Vec<&str> = forbidden
+fn each_crate_depends_only_on_the_crates_below_it() {
+    for (name, allowed) in LAYERS {
+        let manifest = std::fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
+        let named = workspace_dependencies(&manifest);
+        let above: Vec<&String> = named
             .iter()
-            .copied()
-            .filter(|p| reached.contains(*p))
+            .filter(|d| !allowed.contains(&d.as_str()))
             .collect();
-        assert!(above.is_empty(), "{module} reaches {above:?}");
+        assert!(above.is_empty(), "switchboard-{name} depends on {above:?}");
     }
 }
 
 #[test]
-fn the_core_does_not_depend_on_tauri() {
-    let manifest = std::fs::read_to_string(package_dir().join("Cargo.toml")).unwrap();
-    let named = manifest
-        .lines()
-        .any(|l| l.trim_start().trim_start_matches('"').starts_with("tauri"));
-    assert!(!named, "switchboard-core must never depend on Tauri");
+fn no_crate_of_the_core_depends_on_tauri() {
+    for (name, _) in LAYERS {
+        let manifest = std::fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
+        let named = manifest
+            .lines()
+            .any(|l| l.trim_start().trim_start_matches('"').starts_with("tauri"));
+        assert!(!named, "switchboard-{name} must never depend on Tauri");
+    }
 }

@@ -14,7 +14,6 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub use crate::events::{TaskState, TaskView};
-use crate::store::now_ms;
 
 /// The shortest wait between two polls of a task, whatever the server suggests.
 pub const MIN_POLL: Duration = Duration::from_millis(250);
@@ -30,37 +29,6 @@ pub const MAX_RESULT_BYTES: usize = 64 * 1024;
 
 /// The time-to-live the host asks for when it creates a task on a server: one hour.
 pub const REQUESTED_TTL_MS: u64 = 60 * 60 * 1000;
-
-impl TaskView {
-    /// A task just created by `server` for a call of `tool`.
-    pub fn new(server: &str, task_id: &str, tool: &str, call_id: Option<&str>) -> Self {
-        let now = now_ms();
-        Self {
-            server: server.to_owned(),
-            task_id: task_id.to_owned(),
-            tool: tool.to_owned(),
-            call_id: call_id.map(str::to_owned),
-            status: TaskState::Working,
-            status_message: None,
-            created_at: now,
-            updated_at: now,
-            result: None,
-            error: None,
-        }
-    }
-
-    /// Moves to `status` with `message`; whether anything changed.
-    pub fn update(&mut self, status: TaskState, message: Option<String>) -> bool {
-        let message = message.map(|m| crate::canonical::cut(&m, 1024));
-        if self.status == status && self.status_message == message {
-            return false;
-        }
-        self.status = status;
-        self.status_message = message;
-        self.updated_at = now_ms();
-        true
-    }
-}
 
 /// How long to wait before the next poll of a task: the server's `pollInterval` when it gives
 /// one (never under [`MIN_POLL`] nor over [`MAX_POLL`]); otherwise a backoff from [`MIN_POLL`],

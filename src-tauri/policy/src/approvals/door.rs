@@ -475,7 +475,7 @@ impl Door {
 
 /// Why an answer written by hand cannot stand for the model's, if it cannot: it needs content,
 /// some text or a tool call, and every tool call an id and a name.
-pub(crate) fn written_answer_problem(answer: &Value) -> Result<()> {
+pub fn written_answer_problem(answer: &Value) -> Result<()> {
     let bad = |m: &str| Err(Error::new(ErrorCode::InvalidInput, m.to_owned()));
     let blocks = crate::providers::blocks(answer.get("content").unwrap_or(&Value::Null));
     let mut said = false;

@@ -80,3 +80,34 @@ pub struct TaskView {
     /// Why it failed, was cancelled or was lost.
     pub error: Option<Error>,
 }
+
+impl TaskView {
+    /// A task just created by `server` for a call of `tool`.
+    pub fn new(server: &str, task_id: &str, tool: &str, call_id: Option<&str>) -> Self {
+        let now = crate::store::now_ms();
+        Self {
+            server: server.to_owned(),
+            task_id: task_id.to_owned(),
+            tool: tool.to_owned(),
+            call_id: call_id.map(str::to_owned),
+            status: TaskState::Working,
+            status_message: None,
+            created_at: now,
+            updated_at: now,
+            result: None,
+            error: None,
+        }
+    }
+
+    /// Moves to `status` with `message`; whether anything changed.
+    pub fn update(&mut self, status: TaskState, message: Option<String>) -> bool {
+        let message = message.map(|m| crate::canonical::cut(&m, 1024));
+        if self.status == status && self.status_message == message {
+            return false;
+        }
+        self.status = status;
+        self.status_message = message;
+        self.updated_at = crate::store::now_ms();
+        true
+    }
+}

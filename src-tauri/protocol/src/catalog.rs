@@ -28,7 +28,7 @@ pub struct Catalog {
 /// to `store`. `events` must have been subscribed before the connection was announced, so no
 /// `list_changed` is missed. Changes are coalesced: one refresh runs at a time, and everything
 /// said while it ran makes one more (a server flooding `list_changed` costs at most two).
-pub(crate) async fn keep(
+pub async fn keep(
     connection: Connection,
     mut events: Listener,
     publish: Bus,

@@ -1,0 +1,21 @@
+//! `switchboard-base`: the bottom layer of Switchboard's core. Errors as sentences, the SQLite
+//! store and its migrations, secrets in the OS keychain, paths, the configuration file and its
+//! import, the events the window shows and what they carry, what a person can see in text,
+//! canonical digests and ids. It speaks no MCP connection and knows
+//! nothing of approvals: the crates above it (protocol, policy, core) build on it.
+
+// Sampling, roots and logging are deprecated by SEP-2577 for 2026-07-28 and later, but
+// Switchboard speaks every revision and these features are central to it.
+#![allow(deprecated)]
+
+pub mod canonical;
+pub mod config;
+pub mod error;
+pub mod events;
+pub mod logging;
+pub mod paths;
+pub mod secrets;
+pub mod store;
+pub mod visible;
+
+pub use error::{Error, ErrorCode, Result};
