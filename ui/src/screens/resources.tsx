@@ -1,7 +1,7 @@
 // The Resources screen: a virtualized, incrementally loaded browser (100,000 resources over many
 // pages stay smooth), search over what is loaded, templates with completion, viewers for every
 // content type, and subscriptions with live updates.
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import { CompletionInput } from "../components/completion-input";
@@ -70,12 +70,15 @@ export function ResourcesScreen(props: { backend: Backend; host: HostState; list
     [backend, picked],
   );
 
-  // Live updates for the open, subscribed resource.
+  // Live updates for the open, subscribed resource: read again at each update (a new
+  // `resourceUpdated`), not when another resource is opened or subscribed.
   const updated = host.resourceUpdated;
+  const onUpdated = useEffectEvent((u: { server: string; uri: string }) => {
+    if (u.server === picked && open && u.uri === open.uri && subscribed.has(open.uri)) read(open.uri);
+  });
   useEffect(() => {
-    if (updated && updated.server === picked && open && updated.uri === open.uri && subscribed.has(open.uri)) read(open.uri);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [updated?.n]);
+    if (updated) onUpdated(updated);
+  }, [updated]);
 
   const canSubscribe =
     !!picked &&
