@@ -171,8 +171,7 @@ export function AppFrame(props: AppFrameProps) {
       const done = tornDown.current ?? teardown(bridge, TEARDOWN_MS);
       tornDown.current = done.then(() => bridge.close().catch(() => undefined));
     };
-    // `granted` and `view` are fixed once mounted; the bridge lives as long as the frame.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the bridge lives as long as the frame: `granted` and `view` are fixed once mounted
   }, [mounted]);
 
   // The person (or the view itself) closes it: teardown first, while the view can still answer.
