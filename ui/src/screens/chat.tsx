@@ -6,6 +6,7 @@
 // chat/session.ts; the parts shown are the other files of chat/.
 import { useMemo } from "react";
 import type { Backend } from "../backend";
+import { ErrorBanner } from "../components/error-banner";
 import type { HostState } from "../host";
 import type { ServerTool } from "./chat/calls";
 import { resultsById, sentFor } from "./chat/calls";
@@ -47,11 +48,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
         />
       </section>
       <section className="detail-pane chat" aria-label="Conversation">
-        {state.error ? (
-          <div className="banner error" data-testid="chat-error">
-            {state.error}
-          </div>
-        ) : null}
+        <ErrorBanner error={state.error} testId="chat-error" />
         {conversation ? (
           <>
             <ConversationHeader

@@ -5,6 +5,7 @@ import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import { CompletionInput } from "../components/completion-input";
 import { ContentView } from "../components/content";
+import { ErrorBanner } from "../components/error-banner";
 import { ItemLabel, pickDefault, ServerPicker } from "../components/server-picker";
 import type { HostState } from "../host";
 import type { GetPromptResult, Prompt } from "../mcp";
@@ -56,11 +57,7 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
           value={search}
           onChange={(e) => setSearch(e.currentTarget.value)}
         />
-        {error ? (
-          <div className="banner error" data-testid="error-banner">
-            {error}
-          </div>
-        ) : null}
+        <ErrorBanner error={error} testId="error-banner" />
         {!picked ? <div className="empty muted">Start a server that offers prompts to see them here.</div> : null}
         <ul className="item-list" role="listbox" aria-label="Prompts">
           {shown.map((p) => (
@@ -170,11 +167,7 @@ export function PromptPanel(props: {
           ) : null}
         </div>
       </form>
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
       {result ? (
         <div className="prompt-preview" data-testid="prompt-preview">
           {result.description ? <p className="muted">{result.description}</p> : null}

@@ -6,6 +6,7 @@ import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import { CompletionInput } from "../components/completion-input";
 import { CopyButton, ResourceBody } from "../components/content";
+import { ErrorBanner } from "../components/error-banner";
 import { pickDefault, ServerPicker } from "../components/server-picker";
 import { VirtualList } from "../components/virtual-list";
 import type { HostState } from "../host";
@@ -157,7 +158,7 @@ export function ResourcesScreen(props: { backend: Backend; host: HostState; list
             <p className="hint muted" id="attach-hint" data-testid="attach-hint">
               {ATTACH_HINT}
             </p>
-            {open.error ? <div className="banner error">{open.error}</div> : null}
+            <ErrorBanner error={open.error} />
             {open.result ? (
               open.result.contents.map((c, i) => <ResourceBody key={i} backend={backend} contents={c} />)
             ) : open.error ? null : (
@@ -282,20 +283,18 @@ function ResourceList(props: {
         {items.length.toLocaleString("en-US")} loaded{q ? ` · ${shown.length.toLocaleString("en-US")} match` : ""}
         {done ? "" : loading ? " · loading…" : " · more available"}
       </div>
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}{" "}
-          <button
-            onClick={() => {
-              finished.current = false;
-              setError(null);
-              loadMore();
-            }}
-          >
-            Retry
-          </button>
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner">
+        {" "}
+        <button
+          onClick={() => {
+            finished.current = false;
+            setError(null);
+            loadMore();
+          }}
+        >
+          Retry
+        </button>
+      </ErrorBanner>
       <VirtualList
         items={shown}
         rowHeight={ROW}

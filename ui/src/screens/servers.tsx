@@ -3,6 +3,7 @@
 // The detail pane, the add/edit form and the import panel live under ./servers/.
 import { useEffect, useState } from "react";
 import type { Backend } from "../backend";
+import { ErrorBanner } from "../components/error-banner";
 import type { HostState } from "../host";
 import { needsSignIn, statusText } from "../host";
 import { ImportPanel } from "./servers/import-panel";
@@ -43,11 +44,7 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
             </button>
           </div>
         </header>
-        {host.error ? (
-          <div className="banner error" data-testid="error-banner">
-            {host.error}
-          </div>
-        ) : null}
+        <ErrorBanner error={host.error} testId="error-banner" />
         {host.loaded && host.servers.length === 0 && !host.error ? (
           <div className="empty">
             <p>No servers yet.</p>

@@ -7,6 +7,7 @@ import { errorMessage, isBackendError } from "../backend";
 import { ToolAppView } from "../components/app-frame";
 import { isAppOnly, toolUiUri } from "../components/app-frame/tool-ui";
 import { ToolResultView } from "../components/content";
+import { ErrorBanner } from "../components/error-banner";
 import type { FormDraft } from "../components/schema-form";
 import { SchemaForm } from "../components/schema-form";
 import { SignInWaiting, useSignIn } from "../components/sign-in";
@@ -201,11 +202,7 @@ export function ToolsScreen(props: {
           value={search}
           onChange={(e) => memory.setSearch(e.currentTarget.value)}
         />
-        {error ? (
-          <div className="banner error" data-testid="error-banner">
-            {error}
-          </div>
-        ) : null}
+        <ErrorBanner error={error} testId="error-banner" />
         {!picked ? <div className="empty muted">Start a server that offers tools to see them here.</div> : null}
         <ul className="item-list" role="listbox" aria-label="Tools">
           {shown.map((t) => (
@@ -335,21 +332,18 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
         </span>
       </div>
       {signIn.waiting ? <SignInWaiting backend={backend} server={server} /> : null}
-      {error && !signIn.waiting ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-          {moreAccess ? (
-            <>
-              {" "}
-              <button data-testid="sign-in-more-access" onClick={signIn.start}>
-                Sign in for more access
-              </button>
-              <span className="muted"> (the browser asks you to grant what {server} needs; the call is then repeated)</span>
-            </>
-          ) : null}
-          {signIn.error ? <div data-testid="sign-in-error">{signIn.error}</div> : null}
-        </div>
-      ) : null}
+      <ErrorBanner error={signIn.waiting ? null : error} testId="error-banner">
+        {moreAccess ? (
+          <>
+            {" "}
+            <button data-testid="sign-in-more-access" onClick={signIn.start}>
+              Sign in for more access
+            </button>
+            <span className="muted"> (the browser asks you to grant what {server} needs; the call is then repeated)</span>
+          </>
+        ) : null}
+        {signIn.error ? <div data-testid="sign-in-error">{signIn.error}</div> : null}
+      </ErrorBanner>
       {uiUri && viewed ? (
         <ToolAppView
           key={viewed.id}
