@@ -7,6 +7,7 @@ import { errorMessage } from "../backend";
 import { CompletionInput } from "../components/completion-input";
 import { CopyButton, ResourceBody } from "../components/content";
 import { ErrorBanner } from "../components/error-banner";
+import { matching } from "../components/selectable-list";
 import { pickDefault, ServerPicker } from "../components/server-picker";
 import { VirtualList } from "../components/virtual-list";
 import type { HostState } from "../host";
@@ -273,10 +274,8 @@ function ResourceList(props: {
       });
   }, [backend, server]);
 
-  const q = props.search.trim().toLowerCase();
-  const shown = q
-    ? items.filter((r) => r.uri.toLowerCase().includes(q) || r.name.toLowerCase().includes(q) || (r.title ?? "").toLowerCase().includes(q))
-    : items;
+  const q = props.search.trim();
+  const shown = matching(items, q, (r) => [r.uri, r.name, r.title]);
   return (
     <>
       <div className="count muted" data-testid="resource-count" aria-live="polite">

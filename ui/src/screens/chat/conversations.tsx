@@ -7,6 +7,7 @@ import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { Conversation } from "../../bindings/Conversation";
 import type { ProviderSettings } from "../../bindings/ProviderSettings";
+import { SelectableList } from "../../components/selectable-list";
 import type { ChatAction } from "./session";
 
 /** The manual provider: no key, the person writes the model's answers in the approval dialog. */
@@ -71,33 +72,26 @@ export function useConversations(backend: Backend, revision: number, dispatch: D
 export function ConversationList(props: { conversations: Conversation[]; current: string | null; onOpen: (id: string) => void }) {
   return (
     <>
-      <ul className="item-list" role="listbox" aria-label="Conversations">
-        {props.conversations.map((c) => (
-          <li
-            key={c.id}
-            role="option"
-            tabIndex={0}
-            aria-selected={c.id === props.current}
-            className={c.id === props.current ? "selected" : undefined}
-            data-testid="conversation"
-            data-id={c.id}
-            onClick={() => props.onOpen(c.id)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter" || e.key === " ") {
-                e.preventDefault();
-                props.onOpen(c.id);
-              }
-            }}
-          >
+      <SelectableList
+        items={props.conversations}
+        label="Conversations"
+        keyOf={(c) => c.id}
+        selected={props.current}
+        onSelect={props.onOpen}
+        testId="conversation"
+        data={(c) => ({ "data-id": c.id })}
+      >
+        {(c) => (
+          <>
             <div className="item-title">
               <strong>{c.title}</strong>
             </div>
             <div className="muted small">
               {c.provider} · {c.model}
             </div>
-          </li>
-        ))}
-      </ul>
+          </>
+        )}
+      </SelectableList>
       {props.conversations.length === 0 ? <p className="muted">No conversations yet.</p> : null}
     </>
   );
