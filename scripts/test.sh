@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly as CI runs it, from a fresh clone: installs what it needs, checks
-# formatting, lints, type-checks the UI, runs every Rust test (against real servers, inside a
-# D-Bus session with an unlocked gnome-keyring for the real Secret Service; the app itself in a
-# real window under Xvfb through tauri-driver), the UI's component tests, and fails when the
-# generated TypeScript bindings drift from the Rust types; last, builds the debug .deb, installs
-# it, starts the installed app and removes it (scripts/package-test.sh).
+# formatting, lints, type-checks the UI and lints it (the React hooks rules), runs every Rust test
+# (against real servers, inside a D-Bus session with an unlocked gnome-keyring for the real Secret
+# Service; the app itself in a real window under Xvfb through tauri-driver), the UI's component
+# tests, and fails when the generated TypeScript bindings drift from the Rust types; last, builds
+# the debug .deb, installs it, starts the installed app and removes it (scripts/package-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -68,6 +68,8 @@ if [ -n "$(git -C "$root" status --porcelain -- ui/src/bindings)" ]; then
 fi
 step "UI type check"
 npm --prefix ui run --silent typecheck
+step "UI lint (React hooks rules)"
+npm --prefix ui run --silent lint
 step "UI component tests"
 npm --prefix ui run --silent test
 step "the package: the debug .deb installs, starts, lists a server, and is removed"

@@ -1,6 +1,6 @@
 // Live host state for the screens: the server list kept current from host events, per-server MCP
 // log messages (bounded), and revisions that tell screens to reload.
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "./backend";
 import { errorMessage } from "./backend";
 import type { Error as BackendError } from "./bindings/Error";
@@ -77,15 +77,18 @@ export function useHost(backend: Backend): HostState {
   shown.current = servers;
   const renames = useRef(new Map<string, string>());
 
-  const restartEnded = (name: string) =>
-    setRestartsAsked((asked) => {
-      if (!asked.has(name)) return asked;
-      const next = new Set(asked);
-      next.delete(name);
-      return next;
-    });
+  const restartEnded = useCallback(
+    (name: string) =>
+      setRestartsAsked((asked) => {
+        if (!asked.has(name)) return asked;
+        const next = new Set(asked);
+        next.delete(name);
+        return next;
+      }),
+    [],
+  );
 
-  const reload = async () => {
+  const reload = useCallback(async () => {
     // Coalesce bursts of status events into one request.
     if (reloading.current) return reloading.current;
     const p = backend
@@ -105,7 +108,7 @@ export function useHost(backend: Backend): HostState {
       });
     reloading.current = p;
     return p;
-  };
+  }, [backend]);
 
   useEffect(() => {
     let stop: (() => void) | null = null;
@@ -185,8 +188,7 @@ export function useHost(backend: Backend): HostState {
       gone = true;
       stop?.();
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [backend]);
+  }, [backend, reload, restartEnded]);
 
   const restartServer = async (name: string) => {
     setRestartsAsked((asked) => new Set(asked).add(name));

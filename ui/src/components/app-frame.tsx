@@ -17,6 +17,7 @@ import { connectBridge, createBridge, teardown } from "./app-frame/bridge";
 import { clampHeight, currentTheme, DISPLAY_MODES, hostContext, INITIAL_HEIGHT, watchTheme } from "./app-frame/host-context";
 import { sdkResult } from "./app-frame/tool-ui";
 import { ContentView } from "./content";
+import { ErrorBanner } from "./error-banner";
 
 /** How long a view has to answer `ui/resource-teardown` before it is closed anyway. */
 export const TEARDOWN_MS = 1000;
@@ -171,8 +172,7 @@ export function AppFrame(props: AppFrameProps) {
       const done = tornDown.current ?? teardown(bridge, TEARDOWN_MS);
       tornDown.current = done.then(() => bridge.close().catch(() => undefined));
     };
-    // `granted` and `view` are fixed once mounted; the bridge lives as long as the frame.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the bridge lives as long as the frame: `granted` and `view` are fixed once mounted
   }, [mounted]);
 
   // The person (or the view itself) closes it: teardown first, while the view can still answer.
@@ -267,11 +267,7 @@ export function AppFrame(props: AppFrameProps) {
           </button>
         </div>
       ) : null}
-      {error ? (
-        <div className="banner error" data-testid="app-frame-error">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="app-frame-error" />
       {mounted ? (
         <iframe
           ref={frame}

@@ -6,6 +6,7 @@ import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { PinItem } from "../bindings/PinItem";
 import type { HostState } from "../host";
+import { ErrorBanner } from "./error-banner";
 import { pickDefault, ServerPicker } from "./server-picker";
 import { reveal } from "./visible";
 
@@ -80,11 +81,7 @@ export function PinsPanel(props: { backend: Backend; host: HostState; server?: s
         <h2>Tool definitions</h2>
         <ServerPicker servers={host.servers} value={picked} need="tools" onChange={(s) => (setServer(s), setDone(null), setError(null))} />
       </header>
-      {error ? (
-        <div className="banner error" data-testid="pins-error">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="pins-error" />
       {done ? <div className="banner ok">{done}</div> : null}
       {picked && items.length ? (
         <p className="muted">

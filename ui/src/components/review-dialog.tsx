@@ -12,6 +12,7 @@ import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { Review } from "../bindings/Review";
 import type { Verdict } from "../bindings/Verdict";
+import { ErrorBanner } from "./error-banner";
 import { ElicitationForm } from "./review-dialog/elicitation-form";
 import { isUrlElicitation, UrlElicitation } from "./review-dialog/elicitation-url";
 import { Armed } from "./review-dialog/review-actions";
@@ -140,11 +141,7 @@ export function ReviewDialog(props: { backend: Backend; armDelayMs?: number }) {
             model something you cannot see.
           </div>
         ) : null}
-        {error ? (
-          <div className="banner error" data-testid="review-error">
-            {error}
-          </div>
-        ) : null}
+        <ErrorBanner error={error} testId="review-error" />
         <Armed.Provider value={armed}>
           {review.kind === "sampling_request" ? (
             <SamplingRequest key={review.id} review={review} backend={backend} busy={busy} decide={decide} />

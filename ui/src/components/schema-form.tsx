@@ -1,6 +1,6 @@
 // An argument form generated from a tool's input JSON Schema: text, number, boolean, enum and
 // string-list fields for flat schemas, a raw JSON editor for anything else (or on request).
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useMemo, useRef, useState } from "react";
 import type { JsonSchema } from "../mcp";
 
 type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "multi" | "strings" | "json";
@@ -161,7 +161,7 @@ export function SchemaForm(props: {
 }) {
   // By content: a catalog refresh hands over an equal schema, which must not wipe what was typed.
   const schemaKey = JSON.stringify(props.schema);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the schema counts by content (`schemaKey`), not by identity
   const fields = useMemo(() => fieldsOf(props.schema), [schemaKey]);
   const flat = fields.every((f) => f.kind !== "json");
   const { initial, onDraft } = props;
@@ -184,12 +184,12 @@ export function SchemaForm(props: {
     setRaw(next.raw);
     setTouched(new Set());
     setTried(false);
-  }, [fields]);
+  }, [fields, initial]);
 
+  // Only when what was typed changes, not when the parent hands over another `onDraft`.
+  const draftChanged = useEffectEvent((draft: FormDraft) => onDraft?.(draft));
   useEffect(() => {
-    onDraft?.({ values, raw, rawText });
-    // Only when what was typed changes.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    draftChanged({ values, raw, rawText });
   }, [values, raw, rawText]);
 
   const rawError = raw ? parseRaw(rawText).error : null;
@@ -200,10 +200,10 @@ export function SchemaForm(props: {
   const shown = raw ? rawError : ([...problems].find(([name]) => showAll || touched.has(name))?.[1] ?? null);
   const { onChange } = props;
   const key = JSON.stringify(args) + String(error);
+  // Only when the result changes (by content, `key`): `args` is a new object at each render.
+  const resultChanged = useEffectEvent(() => onChange(error ? null : args, error));
   useEffect(() => {
-    onChange(error ? null : args, error);
-    // Only when the result changes.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    resultChanged();
   }, [key]);
 
   const touch = (name: string) => setTouched((t) => (t.has(name) ? t : new Set(t).add(name)));

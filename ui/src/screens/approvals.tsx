@@ -8,6 +8,7 @@ import type { AuditEntry } from "../bindings/AuditEntry";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
 import type { Rule } from "../bindings/Rule";
+import { ErrorBanner } from "../components/error-banner";
 import { PinsPanel } from "../components/pins-panel";
 import { reveal } from "../components/visible";
 import type { HostState } from "../host";
@@ -51,11 +52,7 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
 
   return (
     <div className="page" data-testid="approvals-screen">
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
       <section aria-label="Rules">
         <h2>Rules</h2>
         <p className="muted">
@@ -223,11 +220,7 @@ function AuditLog(props: { backend: Backend; revision: number }) {
           Export JSON Lines
         </button>
       </header>
-      {error ? (
-        <div className="banner error" data-testid="audit-error">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="audit-error" />
       {exported ? (
         <p className="muted" data-testid="audit-exported">
           {exported}

@@ -9,6 +9,7 @@ import { errorMessage } from "../backend";
 import type { ModelRating } from "../bindings/ModelRating";
 import type { ProviderKind } from "../bindings/ProviderKind";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
+import { ErrorBanner } from "../components/error-banner";
 
 const KINDS: { kind: ProviderKind; label: string; id: string; url: string; env: string }[] = [
   { kind: "openai", label: "OpenAI or compatible", id: "openai", url: "https://api.openai.com/v1", env: "OPENAI_API_KEY" },
@@ -38,11 +39,7 @@ export function ModelsScreen(props: { backend: Backend }) {
 
   return (
     <div className="page" data-testid="models-screen">
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
       <section aria-label="Providers">
         <header className="pane-header">
           <h2>Models</h2>
@@ -171,11 +168,7 @@ function ProviderForm(props: {
   return (
     <section className="card" aria-label="Provider" data-testid="provider-form">
       <h3>{props.isNew ? "Add a provider" : `Edit ${draft.id}`}</h3>
-      {error ? (
-        <div className="banner error" data-testid="provider-error">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="provider-error" />
       <div className="row">
         <label className="field">
           <span className="muted">Kind</span>

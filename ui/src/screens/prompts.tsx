@@ -5,6 +5,8 @@ import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import { CompletionInput } from "../components/completion-input";
 import { ContentView } from "../components/content";
+import { ErrorBanner } from "../components/error-banner";
+import { ListSearch, matching, NoMatch, SelectableList } from "../components/selectable-list";
 import { ItemLabel, pickDefault, ServerPicker } from "../components/server-picker";
 import type { HostState } from "../host";
 import type { GetPromptResult, Prompt } from "../mcp";
@@ -37,10 +39,7 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
   }, [backend, picked, revision]);
 
   const prompt = prompts.find((p) => p.name === selected) ?? null;
-  const q = search.trim().toLowerCase();
-  const shown = q
-    ? prompts.filter((p) => [p.name, p.title ?? "", p.description ?? ""].some((x) => x.toLowerCase().includes(q)))
-    : prompts;
+  const shown = matching(prompts, search, (p) => [p.name, p.title, p.description]);
   return (
     <div className="split">
       <section className="list-pane" aria-label="Prompts">
@@ -48,46 +47,28 @@ export function PromptsScreen(props: { backend: Backend; host: HostState }) {
           <h2>Prompts</h2>
         </header>
         <ServerPicker servers={host.servers} value={picked} need="prompts" onChange={(s) => (setServer(s), setSelected(null))} />
-        <input
-          data-testid="prompt-search"
-          type="search"
-          placeholder="Search prompts"
-          aria-label="Search prompts"
-          value={search}
-          onChange={(e) => setSearch(e.currentTarget.value)}
-        />
-        {error ? (
-          <div className="banner error" data-testid="error-banner">
-            {error}
-          </div>
-        ) : null}
+        <ListSearch testId="prompt-search" label="Search prompts" value={search} onChange={setSearch} />
+        <ErrorBanner error={error} testId="error-banner" />
         {!picked ? <div className="empty muted">Start a server that offers prompts to see them here.</div> : null}
-        <ul className="item-list" role="listbox" aria-label="Prompts">
-          {shown.map((p) => (
-            <li
-              key={p.name}
-              role="option"
-              tabIndex={0}
-              aria-selected={p.name === selected}
-              className={p.name === selected ? "selected" : undefined}
-              data-testid="prompt-item"
-              data-name={p.name}
-              onClick={() => setSelected(p.name)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter" || e.key === " ") {
-                  e.preventDefault();
-                  setSelected(p.name);
-                }
-              }}
-            >
+        <SelectableList
+          items={shown}
+          label="Prompts"
+          keyOf={(p) => p.name}
+          selected={selected}
+          onSelect={setSelected}
+          testId="prompt-item"
+          data={(p) => ({ "data-name": p.name })}
+        >
+          {(p) => (
+            <>
               <ItemLabel name={p.name} title={p.title}>
                 {(p.arguments ?? []).length ? <span className="muted"> ({(p.arguments ?? []).map((a) => a.name).join(", ")})</span> : null}
               </ItemLabel>
               {p.description ? <div className="muted clamp">{p.description}</div> : null}
-            </li>
-          ))}
-        </ul>
-        {q && prompts.length && !shown.length ? <div className="empty muted">No prompt matches “{search.trim()}”.</div> : null}
+            </>
+          )}
+        </SelectableList>
+        <NoMatch what="prompt" search={search} total={prompts.length} shown={shown.length} />
       </section>
       <section className="detail-pane" aria-label="Prompt">
         {prompt && picked ? (
@@ -170,11 +151,7 @@ export function PromptPanel(props: {
           ) : null}
         </div>
       </form>
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
       {result ? (
         <div className="prompt-preview" data-testid="prompt-preview">
           {result.description ? <p className="muted">{result.description}</p> : null}

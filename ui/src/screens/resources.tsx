@@ -1,11 +1,13 @@
 // The Resources screen: a virtualized, incrementally loaded browser (100,000 resources over many
 // pages stay smooth), search over what is loaded, templates with completion, viewers for every
 // content type, and subscriptions with live updates.
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import { CompletionInput } from "../components/completion-input";
 import { CopyButton, ResourceBody } from "../components/content";
+import { ErrorBanner } from "../components/error-banner";
+import { matching } from "../components/selectable-list";
 import { pickDefault, ServerPicker } from "../components/server-picker";
 import { VirtualList } from "../components/virtual-list";
 import type { HostState } from "../host";
@@ -70,12 +72,15 @@ export function ResourcesScreen(props: { backend: Backend; host: HostState; list
     [backend, picked],
   );
 
-  // Live updates for the open, subscribed resource.
+  // Live updates for the open, subscribed resource: read again at each update (a new
+  // `resourceUpdated`), not when another resource is opened or subscribed.
   const updated = host.resourceUpdated;
+  const onUpdated = useEffectEvent((u: { server: string; uri: string }) => {
+    if (u.server === picked && open && u.uri === open.uri && subscribed.has(open.uri)) read(open.uri);
+  });
   useEffect(() => {
-    if (updated && updated.server === picked && open && updated.uri === open.uri && subscribed.has(open.uri)) read(open.uri);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [updated?.n]);
+    if (updated) onUpdated(updated);
+  }, [updated]);
 
   const canSubscribe =
     !!picked &&
@@ -154,7 +159,7 @@ export function ResourcesScreen(props: { backend: Backend; host: HostState; list
             <p className="hint muted" id="attach-hint" data-testid="attach-hint">
               {ATTACH_HINT}
             </p>
-            {open.error ? <div className="banner error">{open.error}</div> : null}
+            <ErrorBanner error={open.error} />
             {open.result ? (
               open.result.contents.map((c, i) => <ResourceBody key={i} backend={backend} contents={c} />)
             ) : open.error ? null : (
@@ -269,30 +274,26 @@ function ResourceList(props: {
       });
   }, [backend, server]);
 
-  const q = props.search.trim().toLowerCase();
-  const shown = q
-    ? items.filter((r) => r.uri.toLowerCase().includes(q) || r.name.toLowerCase().includes(q) || (r.title ?? "").toLowerCase().includes(q))
-    : items;
+  const q = props.search.trim();
+  const shown = matching(items, q, (r) => [r.uri, r.name, r.title]);
   return (
     <>
       <div className="count muted" data-testid="resource-count" aria-live="polite">
         {items.length.toLocaleString("en-US")} loaded{q ? ` · ${shown.length.toLocaleString("en-US")} match` : ""}
         {done ? "" : loading ? " · loading…" : " · more available"}
       </div>
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}{" "}
-          <button
-            onClick={() => {
-              finished.current = false;
-              setError(null);
-              loadMore();
-            }}
-          >
-            Retry
-          </button>
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner">
+        {" "}
+        <button
+          onClick={() => {
+            finished.current = false;
+            setError(null);
+            loadMore();
+          }}
+        >
+          Retry
+        </button>
+      </ErrorBanner>
       <VirtualList
         items={shown}
         rowHeight={ROW}

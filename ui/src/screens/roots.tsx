@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { RootsView } from "../bindings/RootsView";
+import { ErrorBanner } from "../components/error-banner";
 import type { HostState } from "../host";
 
 export function RootsScreen(props: { backend: Backend; host: HostState }) {
@@ -32,11 +33,7 @@ export function RootsScreen(props: { backend: Backend; host: HostState }) {
           <p className="muted">The folders servers are told they may work in. Running servers hear about changes at once.</p>
         </div>
       </header>
-      {error ? (
-        <div className="banner error" data-testid="error-banner" role="alert">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" role="alert" />
       <RootList
         backend={backend}
         title="Every server"

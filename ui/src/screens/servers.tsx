@@ -3,6 +3,8 @@
 // The detail pane, the add/edit form and the import panel live under ./servers/.
 import { useEffect, useState } from "react";
 import type { Backend } from "../backend";
+import { ErrorBanner } from "../components/error-banner";
+import { SelectableList } from "../components/selectable-list";
 import type { HostState } from "../host";
 import { needsSignIn, statusText } from "../host";
 import { ImportPanel } from "./servers/import-panel";
@@ -43,11 +45,7 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
             </button>
           </div>
         </header>
-        {host.error ? (
-          <div className="banner error" data-testid="error-banner">
-            {host.error}
-          </div>
-        ) : null}
+        <ErrorBanner error={host.error} testId="error-banner" />
         {host.loaded && host.servers.length === 0 && !host.error ? (
           <div className="empty">
             <p>No servers yet.</p>
@@ -57,36 +55,25 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
             </p>
           </div>
         ) : null}
-        <ul className="server-list" role="listbox" aria-label="Configured servers">
-          {host.servers.map((s, i) => (
-            <li
-              key={s.name}
-              role="option"
-              tabIndex={0}
-              aria-selected={s.name === current?.name}
-              data-testid="server-row"
-              data-name={s.name}
-              data-state={s.status.state}
-              className={s.name === current?.name ? "selected" : undefined}
-              onClick={() => setSelected(s.name)}
-              onKeyDown={(e) => {
-                const move = e.key === "ArrowDown" ? 1 : e.key === "ArrowUp" ? -1 : 0;
-                if (move) {
-                  e.preventDefault();
-                  const next = host.servers[i + move];
-                  if (next) {
-                    setSelected(next.name);
-                    (e.currentTarget.parentElement?.children[i + move] as HTMLElement | undefined)?.focus();
-                  }
-                }
-              }}
-            >
+        <SelectableList
+          items={host.servers}
+          label="Configured servers"
+          className="server-list"
+          keyOf={(s) => s.name}
+          selected={current?.name ?? null}
+          onSelect={setSelected}
+          testId="server-row"
+          data={(s) => ({ "data-name": s.name, "data-state": s.status.state })}
+          arrowKeys
+        >
+          {(s) => (
+            <>
               <span className={`dot ${s.status.state}`} aria-hidden="true" />
               <span className="name">{s.name}</span>
               <span className="state muted">{needsSignIn(s.status) ? "sign in" : s.status.state === "needsTrust" ? "needs trust" : s.status.state}</span>
-            </li>
-          ))}
-        </ul>
+            </>
+          )}
+        </SelectableList>
       </section>
       <section className="detail-pane" aria-label="Server details">
         {editing ? (

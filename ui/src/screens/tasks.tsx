@@ -7,6 +7,7 @@ import { errorMessage } from "../backend";
 import type { HostEvent } from "../bindings/HostEvent";
 import type { TaskState } from "../bindings/TaskState";
 import type { TaskView } from "../bindings/TaskView";
+import { ErrorBanner } from "../components/error-banner";
 
 const RUNNING: ReadonlySet<TaskState> = new Set(["working", "input_required"]);
 
@@ -80,11 +81,7 @@ export function TasksScreen(props: { backend: Backend }) {
         <h2>Tasks</h2>
       </header>
       <p className="muted">Tool calls a server runs in the background. They are kept when the window reloads.</p>
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
       {!tasks.length && !error ? <div className="empty muted">No tasks yet.</div> : null}
       {servers.map((server) => (
         <section className="card" key={server} data-testid="task-server" data-server={server} aria-label={`Tasks of ${server}`}>

@@ -7,8 +7,10 @@ import { errorMessage, isBackendError } from "../backend";
 import { ToolAppView } from "../components/app-frame";
 import { isAppOnly, toolUiUri } from "../components/app-frame/tool-ui";
 import { ToolResultView } from "../components/content";
+import { ErrorBanner } from "../components/error-banner";
 import type { FormDraft } from "../components/schema-form";
 import { SchemaForm } from "../components/schema-form";
+import { ListSearch, matching, NoMatch, SelectableList } from "../components/selectable-list";
 import { SignInWaiting, useSignIn } from "../components/sign-in";
 import { ItemLabel, pickDefault, ServerPicker } from "../components/server-picker";
 import type { CallProgress } from "../bindings/CallProgress";
@@ -177,10 +179,7 @@ export function ToolsScreen(props: {
   }, [backend, picked, revision]);
 
   const tool = tools.find((t) => t.name === selected) ?? null;
-  const q = search.trim().toLowerCase();
-  const shown = q
-    ? tools.filter((t) => [t.name, t.title ?? "", t.description ?? ""].some((x) => x.toLowerCase().includes(q)))
-    : tools;
+  const shown = matching(tools, search, (t) => [t.name, t.title, t.description]);
   return (
     <div className="split">
       <section className="list-pane" aria-label="Tools">
@@ -193,38 +192,20 @@ export function ToolsScreen(props: {
           need="tools"
           onChange={(s) => props.onSelect({ ...selection, server: s })}
         />
-        <input
-          data-testid="tool-search"
-          type="search"
-          placeholder="Search tools"
-          aria-label="Search tools"
-          value={search}
-          onChange={(e) => memory.setSearch(e.currentTarget.value)}
-        />
-        {error ? (
-          <div className="banner error" data-testid="error-banner">
-            {error}
-          </div>
-        ) : null}
+        <ListSearch testId="tool-search" label="Search tools" value={search} onChange={(v) => memory.setSearch(v)} />
+        <ErrorBanner error={error} testId="error-banner" />
         {!picked ? <div className="empty muted">Start a server that offers tools to see them here.</div> : null}
-        <ul className="item-list" role="listbox" aria-label="Tools">
-          {shown.map((t) => (
-            <li
-              key={t.name}
-              role="option"
-              tabIndex={0}
-              aria-selected={t.name === selected}
-              className={t.name === selected ? "selected" : undefined}
-              data-testid="tool-item"
-              data-name={t.name}
-              onClick={() => setSelected(t.name)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter" || e.key === " ") {
-                  e.preventDefault();
-                  setSelected(t.name);
-                }
-              }}
-            >
+        <SelectableList
+          items={shown}
+          label="Tools"
+          keyOf={(t) => t.name}
+          selected={selected}
+          onSelect={setSelected}
+          testId="tool-item"
+          data={(t) => ({ "data-name": t.name })}
+        >
+          {(t) => (
+            <>
               <ItemLabel
                 name={t.name}
                 title={t.title ?? t.annotations?.title}
@@ -234,10 +215,10 @@ export function ToolsScreen(props: {
                 {isAppOnly(t) ? <span className="badge" data-testid="tool-app-only">app only</span> : null}
               </ItemLabel>
               {t.description ? <div className="muted clamp">{t.description}</div> : null}
-            </li>
-          ))}
-        </ul>
-        {q && tools.length && !shown.length ? <div className="empty muted">No tool matches “{search.trim()}”.</div> : null}
+            </>
+          )}
+        </SelectableList>
+        <NoMatch what="tool" search={search} total={tools.length} shown={shown.length} />
       </section>
       <section className="detail-pane" aria-label="Tool">
         {tool && picked ? (
@@ -335,21 +316,18 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
         </span>
       </div>
       {signIn.waiting ? <SignInWaiting backend={backend} server={server} /> : null}
-      {error && !signIn.waiting ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-          {moreAccess ? (
-            <>
-              {" "}
-              <button data-testid="sign-in-more-access" onClick={signIn.start}>
-                Sign in for more access
-              </button>
-              <span className="muted"> (the browser asks you to grant what {server} needs; the call is then repeated)</span>
-            </>
-          ) : null}
-          {signIn.error ? <div data-testid="sign-in-error">{signIn.error}</div> : null}
-        </div>
-      ) : null}
+      <ErrorBanner error={signIn.waiting ? null : error} testId="error-banner">
+        {moreAccess ? (
+          <>
+            {" "}
+            <button data-testid="sign-in-more-access" onClick={signIn.start}>
+              Sign in for more access
+            </button>
+            <span className="muted"> (the browser asks you to grant what {server} needs; the call is then repeated)</span>
+          </>
+        ) : null}
+        {signIn.error ? <div data-testid="sign-in-error">{signIn.error}</div> : null}
+      </ErrorBanner>
       {uiUri && viewed ? (
         <ToolAppView
           key={viewed.id}

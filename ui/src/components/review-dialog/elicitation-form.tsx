@@ -2,6 +2,7 @@
 // with the problem it reported last time (if any); the person sends, declines or cancels.
 import { useState } from "react";
 import type { JsonSchema } from "../../mcp";
+import { ErrorBanner } from "../error-banner";
 import { SchemaForm } from "../schema-form";
 import { reveal } from "../visible";
 import { obj, str } from "./loose-json";
@@ -19,11 +20,7 @@ export function ElicitationForm(props: EditorProps) {
     <>
       <div className="review-body" data-testid="elicitation-form">
         <p>{reveal(str(content.message))}</p>
-        {problem ? (
-          <div className="banner error" data-testid="elicitation-problem">
-            {problem}
-          </div>
-        ) : null}
+        <ErrorBanner error={problem} testId="elicitation-problem" />
         <SchemaForm
           schema={schema}
           initial={obj(content.values)}

@@ -1,9 +1,16 @@
-// The model's tool calls as the chat shows them: which call a task belongs to, what a finished
-// call went out with (the person may have edited the arguments in the approval dialog), and its
-// result as a tool's result.
-import type { CallToolResult, ContentBlock } from "../../mcp";
+// The model's tool calls as the chat shows them: which call a task belongs to, what a call went
+// out with (the person may have edited the arguments in the approval dialog), and its result as a
+// tool's result.
+import type { ChatMessage } from "../../bindings/ChatMessage";
+import type { CallToolResult, ContentBlock, Tool } from "../../mcp";
 
 export type Json = Record<string, unknown>;
+
+/** A tool the model may call, with the server it belongs to. */
+export interface ServerTool {
+  server: string;
+  tool: Tool;
+}
 
 /** The id of the call the chat makes for `toolUse` in `conversation` (as the core names it). */
 export function chatCallId(conversation: string, toolUse: string): string {
@@ -80,4 +87,21 @@ export function chatResult(block: Json): CallToolResult {
 /** A `tool_use` block's input (an object, or none). */
 export function inputOf(toolUse: Json): Json {
   return typeof toolUse.input === "object" && toolUse.input !== null && !Array.isArray(toolUse.input) ? (toolUse.input as Json) : {};
+}
+
+/** The results of the model's calls in `messages`, by call id. */
+export function resultsById(messages: ChatMessage[]): Map<string, Json> {
+  const byId = new Map<string, Json>();
+  for (const m of messages)
+    for (const b of Array.isArray(m.content) ? (m.content as Json[]) : [])
+      if (b.type === "tool_result" && typeof b.toolUseId === "string") byId.set(b.toolUseId, b);
+  return byId;
+}
+
+/** What a call went out with: as approved in this turn (`approved`, by tool_use id), else as its
+ * result tells; null while it has not gone out, or when it did not. */
+export function sentFor(toolUse: Json, approved: ReadonlyMap<string, Json>, results: ReadonlyMap<string, Json>): Json | null {
+  if (typeof toolUse.id !== "string") return null;
+  const result = results.get(toolUse.id);
+  return approved.get(toolUse.id) ?? (result ? calledWith(result, inputOf(toolUse)) : null);
 }

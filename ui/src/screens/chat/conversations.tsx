@@ -1,5 +1,14 @@
-// The list of conversations, and the header of the one open: its model (changeable) and Delete.
+// The conversations: their list (read again as the session asks), new ones, another model for
+// one and its deletion; shown as a list, with the header of the one open: its model (changeable)
+// and Delete.
+import type { Dispatch } from "react";
+import { useCallback, useEffect, useState } from "react";
+import type { Backend } from "../../backend";
+import { errorMessage } from "../../backend";
 import type { Conversation } from "../../bindings/Conversation";
+import type { ProviderSettings } from "../../bindings/ProviderSettings";
+import { SelectableList } from "../../components/selectable-list";
+import type { ChatAction } from "./session";
 
 /** The manual provider: no key, the person writes the model's answers in the approval dialog. */
 export const MANUAL = { provider: "manual", model: "manual" };
@@ -9,36 +18,80 @@ export interface ModelChoice {
   model: string;
 }
 
+/** The conversations, read when shown and again at each `revision`, and the models to choose
+ * from; a new conversation is opened in the session, which shows what fails. */
+export function useConversations(backend: Backend, revision: number, dispatch: Dispatch<ChatAction>) {
+  const [conversations, setConversations] = useState<Conversation[]>([]);
+  const [providers, setProviders] = useState<ProviderSettings[]>([]);
+  const fail = useCallback((e: unknown) => dispatch({ type: "error", error: errorMessage(e) }), [dispatch]);
+
+  const load = useCallback(() => {
+    backend.listConversations().then(setConversations, fail);
+  }, [backend, fail]);
+  useEffect(() => load(), [load, revision]);
+  useEffect(() => {
+    backend.listProviders().then(setProviders, () => setProviders([]));
+  }, [backend]);
+
+  const models = [...providers.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model }))), MANUAL];
+
+  const start = async () => {
+    // The list may still be loading (or changed on the Models screen): ask again when empty.
+    const known = providers.length ? providers : await backend.listProviders().catch(() => [] as ProviderSettings[]);
+    if (known !== providers) setProviders(known);
+    // With no model configured, you write the answers yourself (the manual provider).
+    const first = known.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model })))[0] ?? MANUAL;
+    try {
+      const c = await backend.newConversation("New chat", first.provider, first.model);
+      setConversations((list) => [c, ...list]);
+      dispatch({ type: "open", conversation: c.id });
+      dispatch({ type: "error", error: null });
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  const changeModel = async (conversation: Conversation, choice: ModelChoice) => {
+    const changed = { ...conversation, ...choice };
+    // Shown (and used by a message sent right away) at once, not when the list comes back: a
+    // send in between would otherwise save the old model over the new one.
+    setConversations((list) => list.map((c) => (c.id === changed.id ? changed : c)));
+    await backend.updateConversation(changed).catch(fail);
+    load();
+  };
+
+  const remove = async (conversation: Conversation) => {
+    await backend.deleteConversation(conversation.id).catch(fail);
+    dispatch({ type: "open", conversation: null });
+    load();
+  };
+
+  return { conversations, models, start, changeModel, remove };
+}
+
 export function ConversationList(props: { conversations: Conversation[]; current: string | null; onOpen: (id: string) => void }) {
   return (
     <>
-      <ul className="item-list" role="listbox" aria-label="Conversations">
-        {props.conversations.map((c) => (
-          <li
-            key={c.id}
-            role="option"
-            tabIndex={0}
-            aria-selected={c.id === props.current}
-            className={c.id === props.current ? "selected" : undefined}
-            data-testid="conversation"
-            data-id={c.id}
-            onClick={() => props.onOpen(c.id)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter" || e.key === " ") {
-                e.preventDefault();
-                props.onOpen(c.id);
-              }
-            }}
-          >
+      <SelectableList
+        items={props.conversations}
+        label="Conversations"
+        keyOf={(c) => c.id}
+        selected={props.current}
+        onSelect={props.onOpen}
+        testId="conversation"
+        data={(c) => ({ "data-id": c.id })}
+      >
+        {(c) => (
+          <>
             <div className="item-title">
               <strong>{c.title}</strong>
             </div>
             <div className="muted small">
               {c.provider} · {c.model}
             </div>
-          </li>
-        ))}
-      </ul>
+          </>
+        )}
+      </SelectableList>
       {props.conversations.length === 0 ? <p className="muted">No conversations yet.</p> : null}
     </>
   );

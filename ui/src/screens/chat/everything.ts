@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useEffectEvent, useState } from "react";
 import type { HostState } from "../../host";
 import { running } from "../../host";
 
@@ -9,15 +9,16 @@ export function useEverything<T>(host: HostState, need: string, load: (server: s
   const servers = running(host.servers)
     .filter((s) => s.status.state === "running" && need in s.status.summary.capabilities)
     .map((s) => s.name);
+  // The server list and catalog revisions, by content, are the real inputs: `servers` is a new
+  // array and `load` a new function at each render.
   const key = servers.join("\u0000") + JSON.stringify(host.catalog);
+  const loadAll = useEffectEvent(() => Promise.all(servers.map((s) => load(s).catch(() => [] as T[]))));
   useEffect(() => {
     let live = true;
-    Promise.all(servers.map((s) => load(s).catch(() => [] as T[]))).then((lists) => live && setItems(lists.flat()));
+    loadAll().then((lists) => live && setItems(lists.flat()));
     return () => {
       live = false;
     };
-    // The server list and catalog revisions are the real inputs.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
   return items;
 }

@@ -1,13 +1,14 @@
-// The tools the model is not offered and why. A turn reports the ones it held back; before the
-// first message, and after the person approved some, the chat asks the core, which decides as a
-// turn does (chat/tools.rs `accepted`), so they can be reviewed before a turn starts: a turn with
-// the manual provider opens the answer dialog at once, over the chat.
-import { useCallback, useEffect, useRef, useState } from "react";
+// The tools the model is not offered and why, and their review. A turn reports the ones it held
+// back; before the first message, and after the person approved some, the chat asks the core,
+// which decides as a turn does (chat/tools.rs `accepted`; see `useChatSession`), so they can be
+// reviewed before a turn starts: a turn with the manual provider opens the answer dialog at once,
+// over the chat.
 import type { Backend } from "../../backend";
 import type { WithheldReason } from "../../bindings/WithheldReason";
 import type { WithheldTool } from "../../bindings/WithheldTool";
+import { PinsPanel } from "../../components/pins-panel";
 import { reveal } from "../../components/visible";
-import type { Tool } from "../../mcp";
+import type { HostState } from "../../host";
 
 /** Why a tool is held back. */
 export type Reason = WithheldReason;
@@ -84,34 +85,36 @@ export function AllOffered(props: { onClose: () => void }) {
   );
 }
 
-const NONE: WithheldState = { tools: [], turn: false };
-
-/** The tools held back in `current`, as the core decides them for a turn: asked when the
- * conversation opens and when the servers' tools change, as a turn reports them, and asked
- * again after an approval. */
-export function useWithheld(backend: Backend, current: string | null, tools: { server: string; tool: Tool }[]) {
-  const [state, setState] = useState<WithheldState>(NONE);
-  // Bumped by whatever sets the list, so a check that was overtaken does not overwrite it.
-  const generation = useRef(0);
-  const check = useCallback(() => {
-    const mine = ++generation.current;
-    backend.withheldTools().then(
-      (list) => {
-        if (generation.current === mine) setState({ tools: list, turn: false });
-      },
-      () => undefined,
-    );
-  }, [backend]);
-  useEffect(() => {
-    generation.current++;
-    setState(NONE);
-  }, [current]);
-  useEffect(() => {
-    if (current) check();
-  }, [current, tools, check]);
-  const reported = useCallback((list: Held[]) => {
-    generation.current++;
-    setState({ tools: list, turn: true });
-  }, []);
-  return { state, reported, recheck: check };
+/** The tools held back, or that none are while the review is open; the review is the pins panel
+ * of the first server whose approval can get its tools offered. */
+export function WithheldReview(props: {
+  backend: Backend;
+  host: HostState;
+  state: WithheldState;
+  reviewing: boolean;
+  onToggle: () => void;
+  onClose: () => void;
+  onApproved: () => void;
+}) {
+  const held = props.state.tools;
+  return (
+    <>
+      {held.length ? (
+        <Withheld state={props.state} reviewing={props.reviewing} onReview={props.onToggle} />
+      ) : props.reviewing ? (
+        <AllOffered onClose={props.onClose} />
+      ) : null}
+      {props.reviewing ? (
+        <div className="chat-pins" data-testid="chat-pins">
+          <PinsPanel
+            backend={props.backend}
+            host={props.host}
+            server={held.find(pinsCanOffer)?.server ?? null}
+            onApproved={props.onApproved}
+          />
+          <p className="muted small">Tools you approve here are offered from your next message on.</p>
+        </div>
+      ) : null}
+    </>
+  );
 }

@@ -10,6 +10,7 @@ import type { ImportChange } from "../../bindings/ImportChange";
 import type { ImportReport } from "../../bindings/ImportReport";
 import type { ServerConfig } from "../../bindings/ServerConfig";
 import { CommandLine } from "../../components/command-line";
+import { ErrorBanner } from "../../components/error-banner";
 import { reveal } from "../../components/visible";
 
 /** Everything the server would run with, hidden characters revealed: the command or URL, the
@@ -112,11 +113,7 @@ export function ImportPanel(props: { backend: Backend; onDone: () => void; onImp
           Choose file…
         </button>
       </div>
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
       {plan ? (
         <div className="plan">
           <h3>

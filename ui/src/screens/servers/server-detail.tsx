@@ -8,6 +8,7 @@ import type { ServerView } from "../../bindings/ServerView";
 import type { SignInInfo } from "../../bindings/SignInInfo";
 import { CommandLine } from "../../components/command-line";
 import { TextBlock } from "../../components/content";
+import { ErrorBanner } from "../../components/error-banner";
 import { SignInWaiting, useSignIn } from "../../components/sign-in";
 import type { HostState } from "../../host";
 import { needsSignIn } from "../../host";
@@ -125,11 +126,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
         </div>
       ) : null}
       {server.config?.url ? <SignIn backend={backend} host={props.host} server={server} /> : null}
-      {error ? (
-        <div className="banner error" data-testid="error-banner">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
       <div className="tabs" role="tablist">
         {(server.config?.url ? (["overview", "log"] as const) : (["overview", "stderr", "log"] as const)).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? "tab active" : "tab"} onClick={() => setTab(t)}>

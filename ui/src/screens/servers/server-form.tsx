@@ -6,6 +6,7 @@ import { errorMessage } from "../../backend";
 import type { RemoteTransport } from "../../bindings/RemoteTransport";
 import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
+import { ErrorBanner } from "../../components/error-banner";
 
 function lines(text: string): string[] {
   return text
@@ -98,11 +99,7 @@ export function ServerForm(props: {
       <header className="pane-header">
         <h2>{props.original ? `Edit ${props.original.name}` : "Add a server"}</h2>
       </header>
-      {error ? (
-        <div className="banner error" data-testid="error-banner" role="alert">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBanner error={error} testId="error-banner" role="alert" />
       <label className="field">
         <span>Name</span>
         <input data-testid="server-name" required value={name} onChange={(e) => setName(e.currentTarget.value)} autoFocus />
