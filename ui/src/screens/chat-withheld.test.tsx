@@ -138,9 +138,11 @@ describe("Chat: the tools the model is not offered", () => {
     const withheldTools = b.withheldTools.bind(b);
     asBackend.withheldTools = () => new Promise((resolve) => held.push(() => resolve(withheldTools())));
     await newChat(b);
-    await waitFor(() => expect(held).toHaveLength(1));
+    // One check when the conversation opens, and one more if the servers' tools arrive after.
+    await waitFor(() => expect(held.length).toBeGreaterThan(0));
+    const before = held.length;
     await turnWithheld(b, [["weather", "changed"]]);
-    await act(async () => held[0]!());
+    await act(async () => held.slice(0, before).forEach((answer) => answer()));
     expect(listed()).toEqual(["weather: changed"]);
     expect(screen.getByTestId("chat-withheld").textContent).toContain("The model was not offered 1 tool");
   });

@@ -50,7 +50,12 @@ async fn a_remote_server_that_went_away_is_seen_and_reconnected() {
     let late = first
         .call_tool("echo", Some(json!({"message": "lost"})))
         .await;
-    assert!(late.is_err(), "the lost connection takes no more calls");
+    let late = late.expect_err("the lost connection takes no more calls");
+    assert_ne!(late.code, switchboard_core::ErrorCode::Timeout, "{late}");
+    assert!(
+        late.message.contains("remote"),
+        "the error names the server: {late}"
+    );
 
     // Back where it was: reconnected without anyone pressing Restart.
     let (mut back, _, log2) = http_everything_on("streamableHttp", port).await;
@@ -60,6 +65,63 @@ async fn a_remote_server_that_went_away_is_seen_and_reconnected() {
     .await;
     let connection = handle.connection().unwrap();
     let result = connection
+        .call_tool("echo", Some(json!({"message": "again"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&result), "Echo: again");
+    servers.shutdown().await;
+    let _ = back.kill().await;
+    let _ = std::fs::remove_file(log);
+    let _ = std::fs::remove_file(log2);
+}
+
+/// The server came back (a new process, so a new session) before any ping noticed it went: the
+/// first call on the stale session fails with the reason instead of waiting out its timeout, that
+/// failure makes the supervisor look at once, and it reconnects without anyone pressing Restart.
+#[tokio::test]
+async fn a_server_back_before_the_next_ping_costs_one_failed_call_not_a_hang() {
+    let port = free_port();
+    let (mut child, _, log) = http_everything_on("streamableHttp", port).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut ctx = host_context();
+    // No ping would notice in this test's lifetime: only the failed call can.
+    ctx.restart.keepalive = Duration::from_secs(3600);
+    let servers = Servers::start(&Config::default(), ctx);
+    let config = ServerConfig {
+        // A hang would show as this timeout's error, not as the transport's.
+        request_timeout_secs: Some(120),
+        ..ServerConfig::remote(url, RemoteTransport::StreamableHttp)
+    };
+    servers.upsert("remote", config, vec![]).await.unwrap();
+    let handle = servers.get("remote").unwrap();
+    let stale = handle.wait_running(Duration::from_secs(60)).await.unwrap();
+    let mut states = handle.watch_state();
+
+    child.kill().await.unwrap();
+    let _ = child.wait().await;
+    let (mut back, _, log2) = http_everything_on("streamableHttp", port).await;
+    let error = stale
+        .call_tool("echo", Some(json!({"message": "stale"})))
+        .await
+        .expect_err("the old session is gone");
+    assert_ne!(
+        error.code,
+        switchboard_core::ErrorCode::Timeout,
+        "the call waited for its timeout: {error}"
+    );
+    assert!(
+        !error.message.is_empty() && !error.message.contains("Transport"),
+        "{error}"
+    );
+
+    until(&mut states, "reconnected to a new session", |s| {
+        matches!(s, ServerState::Running { .. })
+            && handle.connection().is_ok_and(|c| !c.same(&stale))
+    })
+    .await;
+    let result = handle
+        .connection()
+        .unwrap()
         .call_tool("echo", Some(json!({"message": "again"})))
         .await
         .unwrap();
