@@ -1301,3 +1301,73 @@ impl Drop for Reaped {
         let _ = self.0.wait();
     }
 }
+
+/// A deny rule saved on the Approvals screen holds for the CLI's `call` too, even under
+/// `--approve allow`: exit 8, the reason on stderr, and the refusal in the audit log, with nothing
+/// returned by the server.
+#[test]
+fn a_deny_rule_refuses_the_clis_call() {
+    use switchboard_core::approvals::policy::{Policies, PolicyEntry, PolicyKind, Rule};
+    let data = tempfile::tempdir().unwrap();
+    let rule = PolicyEntry {
+        server: "stdio".into(),
+        kind: PolicyKind::ToolCall,
+        tool: Some("echo".into()),
+        rule: Rule::Deny,
+        warning: None,
+    };
+    Policies::new(Arc::new(Store::open(data.path()).unwrap()))
+        .set(&rule)
+        .unwrap();
+    let e = everything();
+    let args = [
+        "--approve",
+        "allow",
+        "call",
+        "--stdio",
+        &e,
+        "echo",
+        "--args",
+        r#"{"message":"no"}"#,
+    ];
+    let o = command(data.path(), &args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(8), "{stderr}");
+    assert!(stderr.contains("denied by your rules"), "{stderr}");
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let rows = audit_rows(data.path());
+    let decided = rows
+        .iter()
+        .find(|r| r.1 == Step::Decided)
+        .map(|r| (r.2.as_str(), r.3.as_deref()));
+    assert_eq!(decided, Some(("policy", Some("denied"))), "{rows:?}");
+    assert!(!rows.iter().any(|r| r.1 == Step::Returned), "{rows:?}");
+}
+
+/// The README says what `--help` says about `--approve` and the app's saved rules, word for word
+/// (they once told it two ways).
+#[test]
+fn the_readme_describes_approve_as_the_help_does() {
+    let o = cli(&["--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let from = help
+        .find("--approve <APPROVE>")
+        .expect("--approve is in --help");
+    let described = help[from..]
+        .lines()
+        .nth(1)
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned();
+    assert!(described.contains("rules"), "{described}");
+    let readme = words(&std::fs::read_to_string(repo().join("README.md")).unwrap());
+    assert!(
+        readme.contains(&format!("`--approve`: {}", words(&described))),
+        "the README's `--approve` paragraph differs from --help: {described}"
+    );
+}

@@ -179,3 +179,37 @@ async fn a_rule_that_covers_nothing_is_listed_with_a_warning() {
     let warning = listed[0].warning.as_deref().unwrap_or_default();
     assert!(warning.contains("no server named \"gone\""), "{warning}");
 }
+
+/// A deny rule covers the person's own call from the Tools screen too, not only the model's: it
+/// is refused by the rule (not for want of a server), and the audit log says the rule did it.
+#[tokio::test]
+async fn a_deny_rule_refuses_the_tools_screens_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let rule = PolicyEntry {
+        server: "files".into(),
+        kind: PolicyKind::ToolCall,
+        tool: Some("delete".into()),
+        rule: Rule::Deny,
+        warning: None,
+    };
+    app.set_policy(rule).await.unwrap();
+    let call = super::requests::CallTool {
+        server: "files".into(),
+        name: "delete".into(),
+        args: json!({"path": "/"}),
+        call_id: "c-1".into(),
+    };
+    let refused = app.call_tool(call, |_| true).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Denied, "{refused}");
+    assert!(
+        refused.message.contains("denied by your rules"),
+        "{refused}"
+    );
+    let rows = app.0.door.audit().search(&AuditQuery::default()).unwrap();
+    assert!(
+        rows.iter()
+            .any(|r| r.actor == "policy" && r.decision.as_deref() == Some("denied")),
+        "{rows:?}"
+    );
+}

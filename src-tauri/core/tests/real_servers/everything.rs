@@ -241,8 +241,14 @@ pub async fn http_everything_on(
     (child, port, log)
 }
 
-async fn check_echo_and_resources(live: switchboard_core::connection::Live, message: &str) {
+async fn check_echo_and_resources(
+    live: switchboard_core::connection::Live,
+    message: &str,
+    transport: &str,
+) {
     let c = &live.connection;
+    // What the server card shows: the transport in use, never the configured `auto`.
+    assert_eq!(c.summary().transport, transport, "{message}");
     assert_eq!(c.summary().server_info["name"], "mcp-servers/everything");
     let r = c
         .call_tool("echo", Some(json!({"message": message})))
@@ -261,10 +267,11 @@ async fn streamable_http() {
     let live = Harness::new()
         .connect(
             "http",
-            ServerConfig::remote(url, RemoteTransport::StreamableHttp),
+            // `auto` settles on Streamable HTTP, and says so.
+            ServerConfig::remote(url, RemoteTransport::Auto),
         )
         .await;
-    check_echo_and_resources(live, "over http").await;
+    check_echo_and_resources(live, "over http", "streamable-http").await;
     // Closing the connection ends the server's session with an HTTP DELETE.
     let mut printed = String::new();
     for _ in 0..50 {
@@ -292,12 +299,12 @@ async fn legacy_sse_explicit_and_by_fallback() {
             ServerConfig::remote(url.clone(), RemoteTransport::Sse),
         )
         .await;
-    check_echo_and_resources(live, "over sse").await;
+    check_echo_and_resources(live, "over sse", "sse").await;
     // `auto` tries Streamable HTTP first; the server rejects it, so the legacy transport is used.
     let live = Harness::new()
         .connect("auto", ServerConfig::remote(url, RemoteTransport::Auto))
         .await;
-    check_echo_and_resources(live, "by fallback").await;
+    check_echo_and_resources(live, "by fallback", "sse").await;
     let _ = child.kill().await;
     let _ = std::fs::remove_file(log);
 }
