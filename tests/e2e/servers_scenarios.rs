@@ -1,5 +1,5 @@
 //! What a new user tripped over on the Servers screen (issue 33): a hand edit of the config file
-//! while the app runs, an untrusted server's Start, and importing from where another host keeps
+//! while the app runs, an untrusted server's Start and Restart, and importing from where another host keeps
 //! its file.
 
 use serde_json::{Value, json};
@@ -84,16 +84,27 @@ pub async fn a_hand_edit_is_never_lost(desktop: &Desktop) {
     gone(desktop, "[data-testid=server-row][data-name=\"edited\"]").await;
 }
 
-/// Start on a server that waits for trust says why it does nothing.
+/// Start and Restart on a server that waits for trust each say why they do nothing (each on its
+/// own card: opening another server and coming back shows no old error).
 pub async fn an_untrusted_start_says_why(desktop: &Desktop) {
     let s = &desktop.session;
     s.click_css("[data-testid=nav-servers]").await;
-    s.click_css(&row("imported", "needsTrust")).await;
-    s.click_css("[data-testid=server-start]").await;
-    s.wait_text("[data-testid=error-banner]", SHORT, |t| {
-        t.contains("not trusted yet")
-    })
-    .await;
+    for button in ["server-start", "server-restart"] {
+        s.click_css(&row("imported", "needsTrust")).await;
+        s.wait_text(".server-header h2", SHORT, |t| t == "imported")
+            .await;
+        gone(desktop, "[data-testid=error-banner]").await;
+        s.click_css(&format!("[data-testid={button}]")).await;
+        s.wait_text("[data-testid=error-banner]", SHORT, |t| {
+            t.contains("not trusted yet")
+        })
+        .await;
+        s.wait_for(&row("imported", "needsTrust"), SHORT).await;
+        s.click_css("[data-testid=server-row][data-name=\"everything\"]")
+            .await;
+        s.wait_text(".server-header h2", SHORT, |t| t == "everything")
+            .await;
+    }
 }
 
 /// The import panel offers Claude Desktop's file where Claude Desktop keeps it; importing lists

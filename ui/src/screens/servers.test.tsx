@@ -44,6 +44,23 @@ describe("a remote server's card", () => {
   });
 });
 
+describe("a server's card", () => {
+  it("shows what failed on the server it was pressed for, not on the next one opened", async () => {
+    const b = new FakeBackend().addServer("waiting", { state: "stopped" }).addServer("other", { state: "stopped" });
+    b.startServer = async () => {
+      throw { code: "not_trusted", message: "waiting is not trusted yet: trust it first" };
+    };
+    render(<WithHost backend={b} />);
+    const row = async (name: string) => (await screen.findAllByTestId("server-row")).find((r) => r.dataset.name === name)!;
+    fireEvent.click(await row("waiting"));
+    fireEvent.click(await screen.findByTestId("server-start"));
+    expect((await screen.findByTestId("error-banner")).textContent).toContain("not trusted yet");
+    fireEvent.click(await row("other"));
+    await screen.findByRole("heading", { name: "other" });
+    expect(screen.queryByTestId("error-banner")).toBeNull();
+  });
+});
+
 describe("import", () => {
   it("offers the files found in their usual places and previews one with a click", async () => {
     const b = new FakeBackend();

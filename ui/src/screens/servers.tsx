@@ -100,6 +100,8 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
           />
         ) : current ? (
           <ServerDetail
+            // One card per server: what was pressed on one (busy, an error) never shows on another.
+            key={current.name}
             backend={backend}
             host={host}
             server={current}

@@ -85,15 +85,33 @@ fn known_in(config_dir: &Path, path: &str) -> Result<PathBuf> {
 
 /// Where the file picker opens: the folder of the first file found, else the home folder.
 pub fn picker_folder() -> Option<PathBuf> {
-    found()
+    let dirs = directories::BaseDirs::new()?;
+    Some(picker_folder_in(dirs.config_dir(), dirs.home_dir()))
+}
+
+/// Where the file picker opens, given where apps keep their files and the home folder: never
+/// nowhere, which would open it on an empty "Recent".
+fn picker_folder_in(config_dir: &Path, home: &Path) -> PathBuf {
+    found_in(config_dir)
         .first()
         .and_then(|c| Path::new(&c.path).parent().map(Path::to_owned))
-        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_owned()))
+        .unwrap_or_else(|| home.to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_picker_opens_where_a_file_was_found_else_at_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        assert_eq!(picker_folder_in(dir.path(), &home), home);
+        let code = dir.path().join("Code").join("User");
+        std::fs::create_dir_all(&code).unwrap();
+        std::fs::write(code.join("mcp.json"), "{}").unwrap();
+        assert_eq!(picker_folder_in(dir.path(), &home), code);
+    }
 
     #[test]
     fn only_the_files_that_exist_are_offered() {
