@@ -12,21 +12,21 @@ use rmcp::model::{
     CallToolResult, CompleteResult, GetPromptResult, ListResourcesResult, Prompt,
     ReadResourceResult, ResourceTemplate, Tool,
 };
+use switchboard_core::app::AppView;
+use switchboard_core::app::PinItem;
+use switchboard_core::app::PolicyEntry;
+use switchboard_core::app::ProviderSettings;
+use switchboard_core::app::Review;
+use switchboard_core::app::RootsView;
+use switchboard_core::app::ServerView;
+use switchboard_core::app::SignInInfo;
+use switchboard_core::app::TaskView;
 use switchboard_core::app::requests::*;
 use switchboard_core::app::{App, Confirm};
-use switchboard_core::approvals::Review;
-use switchboard_core::approvals::policy::PolicyEntry;
-use switchboard_core::apps::AppView;
-use switchboard_core::audit::{AuditEntry, AuditQuery};
-use switchboard_core::auth::SignInInfo;
-use switchboard_core::chat::{Conversation, ConversationView, WithheldTool};
-use switchboard_core::config::import::locations::{self, ImportCandidate};
-use switchboard_core::config::import::{ImportPlan, ImportReport};
-use switchboard_core::host::RootsView;
-use switchboard_core::pins::PinItem;
-use switchboard_core::providers::settings::ProviderSettings;
-use switchboard_core::servers::ServerView;
-use switchboard_core::tasks::TaskView;
+use switchboard_core::app::{AuditEntry, AuditQuery};
+use switchboard_core::app::{Conversation, ConversationView, WithheldTool};
+use switchboard_core::app::{ImportCandidate, import_locations as locations};
+use switchboard_core::app::{ImportPlan, ImportReport};
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};

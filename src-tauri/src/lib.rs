@@ -8,9 +8,9 @@ mod navigation;
 pub mod rendering;
 mod views;
 
+use switchboard_core::app::Paths;
 use switchboard_core::app::{App, AppBuilder};
-use switchboard_core::events::{HostEvent, Listener};
-use switchboard_core::paths::Paths;
+use switchboard_core::app::{HostEvent, Listener};
 use tauri::{AppHandle, Emitter, Manager};
 
 /// The event name the UI listens on for state changes ([`HostEvent`]s, `resync` included).
@@ -23,8 +23,8 @@ pub fn run() {
     // Through the core's filter: no level puts message contents (typed passwords) in the log.
     let filter = std::env::var("SWITCHBOARD_LOG")
         .ok()
-        .and_then(|spec| switchboard_core::logging::filter(&spec))
-        .or_else(|| switchboard_core::logging::filter("info,rmcp=warn"))
+        .and_then(|spec| switchboard_core::app::log_filter(&spec))
+        .or_else(|| switchboard_core::app::log_filter("info,rmcp=warn"))
         .unwrap_or_default();
     tracing_subscriber::fmt().with_env_filter(filter).init();
     let result = tauri::Builder::default()
@@ -41,7 +41,7 @@ pub fn run() {
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
-        .register_asynchronous_uri_scheme_protocol(switchboard_core::apps::SCHEME, views::serve)
+        .register_asynchronous_uri_scheme_protocol(switchboard_core::app::SCHEME, views::serve)
         .setup(|app| {
             let paths = Paths::resolve(None, None)?;
             // Supervisors are tokio tasks; they live on Tauri's async runtime.

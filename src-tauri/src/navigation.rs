@@ -56,7 +56,7 @@ pub fn is_app(url: &Url, dev_url: Option<&Url>) -> bool {
 /// frame from the window, so this lets the window itself go there too; the page is served once,
 /// to the frame the window made for it, so the window would find nothing.
 pub fn is_view(url: &Url) -> bool {
-    let scheme = switchboard_core::apps::SCHEME;
+    let scheme = switchboard_core::app::SCHEME;
     url.port().is_none()
         && match url.scheme() {
             s if s == scheme => url.host_str() == Some("localhost"),

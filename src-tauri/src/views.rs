@@ -9,7 +9,7 @@ use switchboard_core::app::App;
 use tauri::http::{Request, Response, StatusCode, header};
 use tauri::{Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
-/// The scheme handler for [`switchboard_core::apps::SCHEME`].
+/// The scheme handler for [`switchboard_core::app::SCHEME`].
 pub fn serve<R: Runtime>(
     ctx: UriSchemeContext<'_, R>,
     request: Request<Vec<u8>>,

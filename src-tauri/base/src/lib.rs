@@ -4,10 +4,6 @@
 //! canonical digests and ids. It speaks no MCP connection and knows
 //! nothing of approvals: the crates above it (protocol, policy, core) build on it.
 
-// Sampling, roots and logging are deprecated by SEP-2577 for 2026-07-28 and later, but
-// Switchboard speaks every revision and these features are central to it.
-#![allow(deprecated)]
-
 pub mod canonical;
 pub mod config;
 pub mod error;

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use switchboard_core::config::ServerConfig;
-use switchboard_core::connection::Connection;
+use switchboard_core::app::Connection;
+use switchboard_core::app::ServerConfig;
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::{Host, print_line};

@@ -7,8 +7,8 @@
 use std::process::ExitCode;
 
 use serde_json::Value;
-use switchboard_core::auth::{Authorizer, MAX_AUTHORIZATIONS};
-use switchboard_core::config::{OAuthClient, ServerConfig};
+use switchboard_core::app::{Authorizer, MAX_AUTHORIZATIONS};
+use switchboard_core::app::{OAuthClient, ServerConfig};
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::Host;

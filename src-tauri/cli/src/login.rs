@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use switchboard_core::Result;
 use switchboard_core::app::SignIn;
-use switchboard_core::auth::loopback::{Loopback, Open};
+use switchboard_core::app::{Loopback, Open};
 use tokio_util::sync::CancellationToken;
 
 use crate::Host;
@@ -48,7 +48,7 @@ pub fn kept_for_this_run(host: &Host) {
         eprintln!(
             "note: no OS keychain could be opened, so the sign-in is kept only while this command \
              runs and is not saved; {}",
-            switchboard_core::secrets::KEYCHAIN_FIX
+            switchboard_core::app::KEYCHAIN_FIX
         );
     }
 }

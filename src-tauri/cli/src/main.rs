@@ -1,9 +1,6 @@
 //! `switchboard-cli`: the headless client on the Switchboard core, for scripts, conformance runs
 //! and benchmarks. It uses the same connection code as the desktop app.
 
-// Sampling is deprecated by SEP-2577 for 2026-07-28, but the CLI serves every revision.
-#![allow(deprecated)]
-
 mod bench;
 mod conformance;
 mod login;
@@ -18,16 +15,16 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
+use switchboard_core::app::AuditQuery;
+use switchboard_core::app::BaseEnv;
+use switchboard_core::app::Keychain;
+use switchboard_core::app::Paths;
+use switchboard_core::app::Reviewer;
+use switchboard_core::app::requests::ImportApply;
 use switchboard_core::app::{App, AppBuilder};
-use switchboard_core::approvals::Reviewer;
-use switchboard_core::audit::AuditQuery;
-use switchboard_core::auth;
-use switchboard_core::config::{Config, ServerConfig, import};
-use switchboard_core::connection::{CompletionRef, Connection, Live};
-use switchboard_core::paths::Paths;
-use switchboard_core::process::BaseEnv;
-use switchboard_core::providers::{Models, Provider, ProviderKind};
-use switchboard_core::secrets::Keychain;
+use switchboard_core::app::{CompletionRef, Connection, Live};
+use switchboard_core::app::{Config, ServerConfig};
+use switchboard_core::app::{Models, Provider, ProviderKind};
 use switchboard_core::{Error, ErrorCode, Result};
 
 const EXIT_CODES: &str = "\
@@ -279,9 +276,9 @@ fn main() -> ExitCode {
     // Through the core's filter: no level puts message contents (typed passwords) in the log.
     let filter = ["SWITCHBOARD_LOG", "RUST_LOG"]
         .iter()
-        .find_map(|var| switchboard_core::logging::filter(&std::env::var(var).ok()?))
+        .find_map(|var| switchboard_core::app::log_filter(&std::env::var(var).ok()?))
         .or_else(|| {
-            switchboard_core::logging::filter(match cli.verbose {
+            switchboard_core::app::log_filter(match cli.verbose {
                 0 => "off",
                 1 => "info,rmcp=warn",
                 _ => "debug",
@@ -434,7 +431,7 @@ impl Host {
     }
 
     fn config(&self) -> Result<Config> {
-        self.app.host().config()
+        self.app.config()
     }
 }
 
@@ -444,7 +441,10 @@ fn login_hint(mut e: Error, server: &str) -> Error {
     if e.needs_sign_in() {
         e.message.push_str(&format!("; sign in with: {login}"));
     } else if e.code == ErrorCode::InsufficientScope
-        && let Some(scopes) = e.challenge.as_deref().and_then(auth::challenge_scopes)
+        && let Some(scopes) = e
+            .challenge
+            .as_deref()
+            .and_then(switchboard_core::app::challenge_scopes)
     {
         e.message.push_str(&format!(
             "; sign in for more access with: {login} --scope {}",
@@ -497,7 +497,7 @@ fn adhoc_stdio(cmd: &str, env: &[String]) -> Result<ServerConfig> {
 /// Prints each status change of a task to stderr (`task <id>: <status> (<message>)`) until
 /// `finished`, then what was published before it.
 async fn print_task_statuses(
-    mut control: switchboard_core::events::Listener,
+    mut control: switchboard_core::app::Listener,
     mut finished: tokio::sync::oneshot::Receiver<()>,
 ) {
     loop {
@@ -515,8 +515,8 @@ async fn print_task_statuses(
     }
 }
 
-fn print_task_status(event: switchboard_core::events::HostEvent) {
-    use switchboard_core::events::{HostEvent, ServerEvent};
+fn print_task_status(event: switchboard_core::app::HostEvent) {
+    use switchboard_core::app::{HostEvent, ServerEvent};
     if let HostEvent::Server(ServerEvent::Task { task, .. }) = event {
         let message = task
             .status_message
@@ -766,45 +766,42 @@ async fn servers(host: &Host) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Imports a Claude Desktop or VS Code file as the window does (secrets to the keychain, the
+/// servers merged into the file as it is now); each input's value comes from
+/// `SWITCHBOARD_INPUT_<ID>`, else is asked on a terminal.
 async fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        Error::new(
-            ErrorCode::ConfigIo,
-            format!("{}: cannot read: {e}", file.display()),
-        )
-    })?;
-    let mut plan = import::plan(&text, file)?;
-    plan.compare(&host.config()?);
+    let plan = host.app.import_preview(file.to_owned()).await?;
     if dry_run {
         print_line(&plan)?;
         return Ok(ExitCode::SUCCESS);
     }
     let interactive = std::io::stdin().is_terminal();
-    let secrets = host.app.host().context().secrets.clone();
-    let mut report = plan.store_secrets(secrets.as_ref(), &mut |input| {
-        let var = format!(
-            "SWITCHBOARD_INPUT_{}",
-            input.id.to_ascii_uppercase().replace(['-', '.'], "_")
-        );
-        std::env::var(&var).ok().or_else(|| {
-            interactive
-                .then(|| {
-                    reviewers::terminal::prompt_line(&format!(
-                        "{} ({}): ",
-                        input.description, input.id
-                    ))
-                })
-                .flatten()
+    let inputs = plan
+        .inputs
+        .iter()
+        .filter_map(|input| {
+            let var = format!(
+                "SWITCHBOARD_INPUT_{}",
+                input.id.to_ascii_uppercase().replace(['-', '.'], "_")
+            );
+            let value = std::env::var(&var).ok().or_else(|| {
+                interactive
+                    .then(|| {
+                        reviewers::terminal::prompt_line(&format!(
+                            "{} ({}): ",
+                            input.description, input.id
+                        ))
+                    })
+                    .flatten()
+            })?;
+            Some((input.id.clone(), value))
         })
-    })?;
-    // Merged into the file as it is now: what was written there since it was read stays.
-    let merged = host
-        .app
-        .host()
-        .edit_config(move |config| Ok(plan.add_servers(config)))
-        .await?;
-    (report.added, report.updated, report.unchanged) =
-        (merged.added, merged.updated, merged.unchanged);
+        .collect();
+    let apply = ImportApply {
+        inputs,
+        source_digest: plan.source_digest,
+    };
+    let report = host.app.import_apply(file.to_owned(), apply).await?;
     print_line(&report)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,7 @@
 pub mod terminal;
 
 use futures::future::BoxFuture;
-use switchboard_core::approvals::{Review, ReviewKind, Reviewer, Verdict};
+use switchboard_core::app::{Review, ReviewKind, Reviewer, Verdict};
 
 /// `--approve allow`: everything passes unedited; forms get their defaults (and are cancelled
 /// when the defaults are not a valid answer); URL elicitations are declined, since nobody is

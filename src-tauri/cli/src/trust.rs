@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 use switchboard_core::app::requests::ServerName;
-use switchboard_core::trust::{LaunchReview, TrustVerdict};
+use switchboard_core::app::{LaunchReview, TrustVerdict};
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::Host;

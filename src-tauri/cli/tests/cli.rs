@@ -1371,3 +1371,39 @@ fn the_readme_describes_approve_as_the_help_does() {
         "the README's `--approve` paragraph differs from --help: {described}"
     );
 }
+
+/// `import` previews with `--dry-run` and writes nothing; then adds the file's servers to the
+/// configuration (merged into the file as it is), and a second import changes nothing.
+#[test]
+fn import_adds_a_claude_desktop_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"mcpServers": {"mine": {"command": "/bin/true"}}}"#,
+    )
+    .unwrap();
+    let file = dir.path().join("claude_desktop_config.json");
+    let servers = json!({"mcpServers": {"found": {"command": "/bin/echo", "args": ["two words"]}}});
+    std::fs::write(&file, servers.to_string()).unwrap();
+    let import = |extra: &[&str]| {
+        let mut args = vec!["--config", config.to_str().unwrap(), "import"];
+        args.extend_from_slice(extra);
+        args.push(file.to_str().unwrap());
+        let o = command(dir.path(), &args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        stdout_lines(&o).remove(0)
+    };
+    let plan = import(&["--dry-run"]);
+    assert_eq!(plan["changes"]["found"], "new", "{plan}");
+    let on_disk =
+        || -> Value { serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap() };
+    assert!(on_disk()["mcpServers"].get("found").is_none());
+    let report = import(&[]);
+    assert_eq!(report["added"], json!(["found"]), "{report}");
+    let written = on_disk();
+    assert_eq!(written["mcpServers"]["found"]["args"], json!(["two words"]));
+    assert_eq!(written["mcpServers"]["mine"]["command"], "/bin/true");
+    let again = import(&[]);
+    assert_eq!(again["unchanged"], json!(["found"]), "{again}");
+}

@@ -470,8 +470,11 @@ impl Host {
         report.added = merged.added;
         report.updated = merged.updated;
         report.unchanged = merged.unchanged;
-        for (name, server, roots) in started {
-            self.servers.upsert(&name, server, roots).await?;
+        // The CLI starts nothing: its commands connect per run.
+        if self.supervised {
+            for (name, server, roots) in started {
+                self.servers.upsert(&name, server, roots).await?;
+            }
         }
         Ok(report)
     }

@@ -6,10 +6,6 @@
 //! `switchboard-policy` (the approval door, pins, trust, audit, providers, sampling).
 //! This crate never depends on Tauri.
 
-// Sampling, roots and logging are deprecated by SEP-2577 for 2026-07-28 and later, but
-// Switchboard speaks every revision and these features are central to it.
-#![allow(deprecated)]
-
 pub mod app;
 pub mod chat;
 pub mod host;

@@ -6,6 +6,10 @@
 //! time in the order they were asked for. Crashed servers restart with capped exponential
 //! backoff; `stop` runs the spec's shutdown.
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};

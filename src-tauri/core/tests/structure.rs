@@ -168,3 +168,39 @@ fn no_crate_of_the_core_depends_on_tauri() {
         assert!(!named, "switchboard-{name} must never depend on Tauri");
     }
 }
+
+/// The shell and the CLI use the app facade only: every path into the core they write goes
+/// through `switchboard_core::app` (or names the error types), and neither reaches the host, the
+/// door or the servers' context behind the facade.
+#[test]
+fn the_shell_and_the_cli_use_only_the_app_facade() {
+    let root = package_dir().join("..");
+    let path = regex::Regex::new(r"switchboard_core::(\{[^}]*\}|[A-Za-z_]+)").unwrap();
+    let allowed = |p: &str| {
+        p == "app"
+            || p.trim_matches(['{', '}'])
+                .split(',')
+                .all(|t| matches!(t.trim(), "Error" | "ErrorCode" | "Result" | ""))
+    };
+    let mut reached = Vec::new();
+    for dir in ["src", "cli/src"] {
+        for file in rust_files(&root.join(dir)) {
+            let code = std::fs::read_to_string(&file).unwrap();
+            for c in path.captures_iter(&code) {
+                if !allowed(&c[1]) {
+                    reached.push(format!("{}: switchboard_core::{}", file.display(), &c[1]));
+                }
+            }
+            for behind in [".host()", ".door()", ".context()"] {
+                if code.contains(behind) {
+                    reached.push(format!("{}: {behind}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        reached.is_empty(),
+        "past the facade:\n{}",
+        reached.join("\n")
+    );
+}

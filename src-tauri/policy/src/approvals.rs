@@ -6,6 +6,10 @@
 //! tool pinning ([`crate::pins`]). A review is bound to exactly the content shown: its digest
 //! travels with the decision. [`Deny`] and [`AcceptDefaults`] remain for scripts and tests.
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 pub mod door;
 pub mod policy;
 pub mod queue;

@@ -3,10 +3,6 @@
 //! definitions, trust in server definitions, the audit log, sampling limits and the LLM providers
 //! approved sampling goes to. It builds on `switchboard-base` and `switchboard-protocol`.
 
-// Sampling, roots and logging are deprecated by SEP-2577 for 2026-07-28 and later, but
-// Switchboard speaks every revision and these features are central to it.
-#![allow(deprecated)]
-
 pub mod approvals;
 pub mod audit;
 pub mod elicitation;

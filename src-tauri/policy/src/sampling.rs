@@ -4,6 +4,10 @@
 //! and sent to that provider. The approval door wraps this with the
 //! two reviews: the request before it is sent, the completion before it goes back.
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use std::sync::{Arc, RwLock};
 
 use rmcp::model::{CreateMessageRequestParams, ErrorCode as McpErrorCode, ErrorData as McpError};

@@ -4,6 +4,10 @@
 //! `notifications/cancelled` sent when a request is abandoned. Lists follow every cursor, with
 //! guards against servers that never stop paging.
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;

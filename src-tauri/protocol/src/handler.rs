@@ -5,6 +5,10 @@
 //! pile up work in the host. On 2025-11-25 a server may ask for sampling or elicitation as a task:
 //! the handler answers at once and runs the review in the background ([`ClientTasks`]).
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 
 use rmcp::ClientHandler;

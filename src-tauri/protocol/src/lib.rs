@@ -4,10 +4,6 @@
 //! sign-in to remote servers (OAuth), tasks, MCP Apps views and the server catalog. It builds on
 //! `switchboard-base` and knows nothing of approvals, providers, pins or the audit log.
 
-// Sampling, roots and logging are deprecated by SEP-2577 for 2026-07-28 and later, but
-// Switchboard speaks every revision and these features are central to it.
-#![allow(deprecated)]
-
 pub mod apps;
 pub mod auth;
 pub mod catalog;

@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use switchboard_core::app::AppBuilder;
-use switchboard_core::paths::Paths;
-use switchboard_core::process::BaseEnv;
-use switchboard_core::secrets::MemoryStore;
+use switchboard_core::app::BaseEnv;
+use switchboard_core::app::MemoryStore;
+use switchboard_core::app::Paths;
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{INVOKE_KEY, MockRuntime};
 use tauri::webview::InvokeRequest;

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
-use switchboard_core::approvals::{Review, ReviewKind, Reviewer, Verdict};
-use switchboard_core::visible::reveal_json;
+use switchboard_core::app::reveal_json;
+use switchboard_core::app::{Review, ReviewKind, Reviewer, Verdict};
 use tokio::sync::Mutex;
 
 /// Asks on stderr/stdin; the queue keeps reviews from interleaving.
@@ -59,7 +59,7 @@ impl Reviewer for Terminal {
 
     fn streamed(&self, _flow: &str, text: &str) {
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "{}", switchboard_core::visible::reveal(text));
+        let _ = write!(err, "{}", switchboard_core::app::reveal(text));
         let _ = err.flush();
     }
 }
@@ -176,12 +176,12 @@ async fn elicit(review: &Review) -> Verdict {
     eprintln!(
         "\n{} {}",
         heading(review),
-        switchboard_core::visible::reveal(message)
+        switchboard_core::app::reveal(message)
     );
     if let Some(url) = c.get("url").and_then(Value::as_str) {
         eprintln!(
             "It wants you to open this page: {}",
-            switchboard_core::visible::reveal(url)
+            switchboard_core::app::reveal(url)
         );
         let answer = ask("Open it yourself and accept? [y/N] ".into()).await;
         return if answer.is_some_and(|a| a.trim().eq_ignore_ascii_case("y")) {
@@ -214,7 +214,7 @@ async fn elicit(review: &Review) -> Verdict {
             } else {
                 ""
             };
-            let choices = switchboard_core::elicitation::choices(prop)
+            let choices = switchboard_core::app::elicitation_choices(prop)
                 .map(|c| {
                     let shown: Vec<String> = c.iter().map(Value::to_string).collect();
                     format!(" ({})", shown.join(", "))

@@ -14,9 +14,9 @@ use super::requests::{
     CallId, CallProgress, CallTool, Complete, CompletionTarget, GetPrompt, ImportApply, NoArgs,
     ResourceUri, ResourcesPage, ServerName, SetEnabled, SetLogLevel, SetRoots,
 };
-use crate::config::ServerConfig;
 use crate::config::import::locations::{self, ImportCandidate};
 use crate::config::import::{ImportPlan, ImportReport};
+use crate::config::{Config, ServerConfig};
 use crate::connection::{CompletionRef, Connection};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{HostEvent, Listener, ServerEvent};
@@ -99,6 +99,11 @@ impl App {
         self.connection(&args.server)?
             .set_log_level(&args.level)
             .await
+    }
+
+    /// The configuration as it runs (the file as last read, with the window's edits).
+    pub fn config(&self) -> Result<Config> {
+        self.0.host.config()
     }
 
     /// Where the config file lives.

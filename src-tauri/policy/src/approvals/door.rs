@@ -8,6 +8,10 @@
 //! every kind of request shares (reviews, rules, the audit trail); each kind has its own file:
 //! [`sampling`], [`elicitation`], [`tool_calls`] and [`views`].
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -2,6 +2,10 @@
 //! keychain) or a remote server (Streamable HTTP, falling back to legacy HTTP+SSE), the handshake
 //! in either protocol era, and what a live connection is made of.
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;

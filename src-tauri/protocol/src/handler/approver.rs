@@ -2,6 +2,10 @@
 //! ([`Origin`]) and who decides ([`Approver`]). It lives with the protocol that consumes it; the
 //! policy layer ([`crate::approvals`]) implements it.
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use futures::future::BoxFuture;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,

@@ -2,6 +2,10 @@
 //! perhaps edited, sent to the chosen provider, and its answer shown again before it goes back;
 //! the chat's manual model writes its answer here too.
 
+// What this module handles of sampling, roots or logging is deprecated by SEP-2577 for
+// 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
+#![allow(deprecated)]
+
 use super::*;
 
 impl Door {
