@@ -10,13 +10,13 @@ mod views;
 
 use switchboard_core::app::Paths;
 use switchboard_core::app::{App, AppBuilder};
-use switchboard_core::app::{HostEvent, Listener};
+use switchboard_core::app::{CoreEvent, Listener};
 use tauri::{AppHandle, Emitter, Manager};
 
-/// The event name the UI listens on for state changes ([`HostEvent`]s, `resync` included).
-pub const HOST_EVENT: &str = "host-event";
+/// The event name the UI listens on for state changes ([`CoreEvent`]s, `resync` included).
+pub const CORE_EVENT: &str = "core-event";
 /// The event name the UI listens on for streamed text, progress and server logs.
-pub const HOST_STREAM: &str = "host-stream";
+pub const CORE_STREAM: &str = "core-stream";
 
 /// Starts the desktop app.
 pub fn run() {
@@ -46,8 +46,8 @@ pub fn run() {
             let paths = Paths::resolve(None, None)?;
             // Supervisors are tokio tasks; they live on Tauri's async runtime.
             let core = tauri::async_runtime::block_on(AppBuilder::new(paths).build())?;
-            forward(app.handle().clone(), core.events().control(), HOST_EVENT);
-            forward(app.handle().clone(), core.events().streams(), HOST_STREAM);
+            forward(app.handle().clone(), core.events().control(), CORE_EVENT);
+            forward(app.handle().clone(), core.events().streams(), CORE_STREAM);
             exit_on_signal(app.handle().clone());
             app.manage(core);
             app.manage(commands::ImportChoice::default());
@@ -102,7 +102,7 @@ fn exit_on_signal(app: AppHandle) {
 fn forward(window: AppHandle, mut events: Listener, name: &'static str) {
     tauri::async_runtime::spawn(async move {
         while let Some(event) = events.recv().await {
-            if name == HOST_STREAM && matches!(event, HostEvent::Resync(_)) {
+            if name == CORE_STREAM && matches!(event, CoreEvent::Resync(_)) {
                 continue;
             }
             let _ = window.emit(name, event);

@@ -15,7 +15,7 @@ import type { ProviderSettings } from "./bindings/ProviderSettings";
 import type { Review } from "./bindings/Review";
 import type { Verdict } from "./bindings/Verdict";
 import type { CallProgress } from "./bindings/CallProgress";
-import type { HostEvent } from "./bindings/HostEvent";
+import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ImportCandidate } from "./bindings/ImportCandidate";
 import type { WithheldTool } from "./bindings/WithheldTool";
 import type { ImportPlan } from "./bindings/ImportPlan";
@@ -184,7 +184,7 @@ export interface Backend {
   /** Asks where to save and writes the bytes there; null when the user cancels. */
   saveBytes(suggestedName: string, base64: string): Promise<string | null>;
 
-  onHostEvent(listener: (event: HostEvent) => void): Promise<() => void>;
+  onCoreEvent(listener: (event: CoreEvent) => void): Promise<() => void>;
   /** The shell kept the window on the app when something sent it to `host`. */
   onNavigationRefused(listener: (host: string) => void): Promise<() => void>;
 }

@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "./backend";
 import { errorMessage } from "./backend";
 import type { Error as BackendError } from "./bindings/Error";
-import type { HostEvent } from "./bindings/HostEvent";
+import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ServerStatus } from "./bindings/ServerStatus";
 import type { ServerView } from "./bindings/ServerView";
 
@@ -113,7 +113,7 @@ export function useHost(backend: Backend): HostState {
   useEffect(() => {
     let stop: (() => void) | null = null;
     let gone = false;
-    const onEvent = (event: HostEvent) => {
+    const onEvent = (event: CoreEvent) => {
       switch (event.type) {
         case "status":
           setServers((list) => {
@@ -173,7 +173,7 @@ export function useHost(backend: Backend): HostState {
           break;
       }
     };
-    void backend.onHostEvent(onEvent).then((unlisten) => {
+    void backend.onCoreEvent(onEvent).then((unlisten) => {
       if (gone) unlisten();
       else stop = unlisten;
     });

@@ -6,7 +6,7 @@
 //! Control events (status, catalogs, reviews, chat messages) and streams (model text, progress,
 //! server logs) travel on separate broadcast channels, so a flood of tokens can never push a
 //! status change or a finished turn out of a listener's queue. A listener that still falls behind
-//! is not left stale: it receives [`HostEvent::Resync`], after which it re-reads current state.
+//! is not left stale: it receives [`CoreEvent::Resync`], after which it re-reads current state.
 
 pub mod chat;
 pub mod reviews;
@@ -26,7 +26,7 @@ use ts_rs::TS;
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(untagged)]
 #[ts(export)]
-pub enum HostEvent {
+pub enum CoreEvent {
     Server(ServerEvent),
     Review(ReviewEvent),
     Chat(ChatEvent),
@@ -34,7 +34,7 @@ pub enum HostEvent {
     Resync(Resync),
 }
 
-/// The one-variant enum behind [`HostEvent::Resync`], so it serialises as `{"type":"resync"}`.
+/// The one-variant enum behind [`CoreEvent::Resync`], so it serialises as `{"type":"resync"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[ts(export)]
@@ -42,36 +42,36 @@ pub enum Resync {
     Resync,
 }
 
-impl HostEvent {
+impl CoreEvent {
     /// The signal that a listener missed events.
-    pub const RESYNC: HostEvent = HostEvent::Resync(Resync::Resync);
+    pub const RESYNC: CoreEvent = CoreEvent::Resync(Resync::Resync);
 
     /// Whether this event is part of a stream (lossy under load) rather than a state change.
     pub fn is_stream(&self) -> bool {
         match self {
-            HostEvent::Server(e) => e.is_stream(),
-            HostEvent::Review(e) => e.is_stream(),
-            HostEvent::Chat(e) => e.is_stream(),
-            HostEvent::Resync(_) => false,
+            CoreEvent::Server(e) => e.is_stream(),
+            CoreEvent::Review(e) => e.is_stream(),
+            CoreEvent::Chat(e) => e.is_stream(),
+            CoreEvent::Resync(_) => false,
         }
     }
 }
 
-impl From<ServerEvent> for HostEvent {
+impl From<ServerEvent> for CoreEvent {
     fn from(e: ServerEvent) -> Self {
-        HostEvent::Server(e)
+        CoreEvent::Server(e)
     }
 }
 
-impl From<ReviewEvent> for HostEvent {
+impl From<ReviewEvent> for CoreEvent {
     fn from(e: ReviewEvent) -> Self {
-        HostEvent::Review(e)
+        CoreEvent::Review(e)
     }
 }
 
-impl From<ChatEvent> for HostEvent {
+impl From<ChatEvent> for CoreEvent {
     fn from(e: ChatEvent) -> Self {
-        HostEvent::Chat(e)
+        CoreEvent::Chat(e)
     }
 }
 
@@ -83,8 +83,8 @@ pub const STREAM_CAPACITY: usize = 4096;
 /// The two channels; cloned into every emitter. Publishing never waits for listeners.
 #[derive(Debug, Clone)]
 pub struct Bus {
-    control: broadcast::Sender<HostEvent>,
-    streams: broadcast::Sender<HostEvent>,
+    control: broadcast::Sender<CoreEvent>,
+    streams: broadcast::Sender<CoreEvent>,
 }
 
 impl Default for Bus {
@@ -103,7 +103,7 @@ impl Bus {
     }
 
     /// Publishes on the channel the event belongs to. No listener is fine (the CLI often has none).
-    pub fn publish(&self, event: impl Into<HostEvent>) {
+    pub fn publish(&self, event: impl Into<CoreEvent>) {
         let event = event.into();
         let channel = if event.is_stream() {
             &self.streams
@@ -126,27 +126,27 @@ impl Bus {
 
 /// One listener on one channel.
 #[derive(Debug)]
-pub struct Listener(broadcast::Receiver<HostEvent>);
+pub struct Listener(broadcast::Receiver<CoreEvent>);
 
 impl Listener {
-    /// The next event; [`HostEvent::RESYNC`] in place of any that were dropped because this
+    /// The next event; [`CoreEvent::RESYNC`] in place of any that were dropped because this
     /// listener fell behind; `None` once the bus is gone.
-    pub async fn recv(&mut self) -> Option<HostEvent> {
+    pub async fn recv(&mut self) -> Option<CoreEvent> {
         match self.0.recv().await {
             Ok(event) => Some(event),
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 tracing::debug!(missed, "an event listener fell behind; resync");
-                Some(HostEvent::RESYNC)
+                Some(CoreEvent::RESYNC)
             }
             Err(broadcast::error::RecvError::Closed) => None,
         }
     }
 
     /// The next event if one is waiting (same lag rule as [`Listener::recv`]).
-    pub fn try_recv(&mut self) -> Option<HostEvent> {
+    pub fn try_recv(&mut self) -> Option<CoreEvent> {
         match self.0.try_recv() {
             Ok(event) => Some(event),
-            Err(broadcast::error::TryRecvError::Lagged(_)) => Some(HostEvent::RESYNC),
+            Err(broadcast::error::TryRecvError::Lagged(_)) => Some(CoreEvent::RESYNC),
             Err(_) => None,
         }
     }
@@ -182,13 +182,13 @@ mod tests {
         );
         assert!(matches!(
             control.recv().await,
-            Some(HostEvent::Chat(ChatEvent::ChatDone { .. }))
+            Some(CoreEvent::Chat(ChatEvent::ChatDone { .. }))
         ));
         // The slow stream listener is told it missed text, then gets the newest.
-        assert_eq!(streams.recv().await, Some(HostEvent::RESYNC));
+        assert_eq!(streams.recv().await, Some(CoreEvent::RESYNC));
         assert!(matches!(
             streams.recv().await,
-            Some(HostEvent::Chat(ChatEvent::ChatText { .. }))
+            Some(CoreEvent::Chat(ChatEvent::ChatText { .. }))
         ));
     }
 
@@ -199,7 +199,7 @@ mod tests {
         for pending in 0..10 {
             bus.publish(ReviewEvent::ReviewsChanged { pending });
         }
-        assert_eq!(control.recv().await, Some(HostEvent::RESYNC));
+        assert_eq!(control.recv().await, Some(CoreEvent::RESYNC));
         // After the resync the listener sees the newest events, ending at the current state.
         let mut last = None;
         while let Some(e) = control.try_recv() {
@@ -214,7 +214,7 @@ mod tests {
     #[test]
     fn resync_serialises_as_its_own_type() {
         assert_eq!(
-            serde_json::to_value(HostEvent::RESYNC).unwrap(),
+            serde_json::to_value(CoreEvent::RESYNC).unwrap(),
             serde_json::json!({"type": "resync"})
         );
         let status = ServerEvent::Status {
@@ -222,7 +222,7 @@ mod tests {
             status: ServerStatus::Stopping,
         };
         assert_eq!(
-            serde_json::to_value(HostEvent::from(status)).unwrap(),
+            serde_json::to_value(CoreEvent::from(status)).unwrap(),
             serde_json::json!({"type": "status", "server": "s", "status": {"state": "stopping"}})
         );
     }

@@ -10,7 +10,7 @@ use switchboard_core::app::Connection;
 use switchboard_core::app::ServerConfig;
 use switchboard_core::{Error, ErrorCode, Result};
 
-use crate::{Host, print_line};
+use crate::{Session, print_line};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
@@ -61,7 +61,7 @@ struct Tally {
     pages: u64,
 }
 
-pub async fn run(host: &Host, args: &BenchArgs) -> Result<ExitCode> {
+pub async fn run(session: &Session, args: &BenchArgs) -> Result<ExitCode> {
     let (program, rest) = args
         .server
         .split_first()
@@ -69,7 +69,7 @@ pub async fn run(host: &Host, args: &BenchArgs) -> Result<ExitCode> {
     let mut server = ServerConfig::stdio(program.clone(), rest.to_vec());
     server.max_message_bytes = args.max_message_bytes;
     let start = Instant::now();
-    let live = host.connect("bench", server, &[], None).await;
+    let live = session.connect("bench", server, &[], None).await;
     let connect_ms = start.elapsed().as_secs_f64() * 1000.0;
     let protocol = live
         .as_ref()

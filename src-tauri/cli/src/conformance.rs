@@ -11,12 +11,12 @@ use switchboard_core::app::{Authorizer, MAX_AUTHORIZATIONS};
 use switchboard_core::app::{OAuthClient, ServerConfig};
 use switchboard_core::{Error, ErrorCode, Result};
 
-use crate::Host;
+use crate::Session;
 
 /// The client ID metadata document the suite expects a client to identify itself with.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
-pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
+pub async fn run(session: &Session, url: &str) -> Result<ExitCode> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
@@ -33,13 +33,13 @@ pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
     let authorizer = Redirects::new()?;
     let mut authorizations = 0;
     loop {
-        match exercise(host, &server, &scenario).await {
+        match exercise(session, &server, &scenario).await {
             Ok(()) => return Ok(ExitCode::SUCCESS),
             // Signing in, or asking for the scopes a 403 names, a bounded number of times.
             Err(e) if e.challenge.is_some() && authorizations < MAX_AUTHORIZATIONS => {
                 authorizations += 1;
                 tracing::info!(authorizations, "{}", e.message);
-                host.app
+                session.app
                     .sign_in_with(
                         "conformance",
                         url,
@@ -61,8 +61,8 @@ pub async fn run(host: &Host, url: &str) -> Result<ExitCode> {
 
 /// Connects, lists the tools and calls each; a tool's own failure is only logged, a failure to
 /// be let in ends the attempt.
-async fn exercise(host: &Host, server: &ServerConfig, scenario: &str) -> Result<()> {
-    let live = host
+async fn exercise(session: &Session, server: &ServerConfig, scenario: &str) -> Result<()> {
+    let live = session
         .connect("conformance", server.clone(), &[], None)
         .await?;
     let c = &live.connection;

@@ -8,15 +8,15 @@ use switchboard_core::app::SignIn;
 use switchboard_core::app::{Loopback, Open};
 use tokio_util::sync::CancellationToken;
 
-use crate::Host;
+use crate::Session;
 
 pub async fn login(
-    host: &Host,
+    session: &Session,
     name: &str,
     no_browser: bool,
     scopes: Option<&str>,
 ) -> Result<ExitCode> {
-    let server = host.app.configured_server(name)?;
+    let server = session.app.configured_server(name)?;
     let cancel = CancellationToken::new();
     // Ctrl+C ends the wait for the browser cleanly.
     let on_interrupt = cancel.clone();
@@ -27,24 +27,24 @@ pub async fn login(
     });
     let loopback = Loopback::bind(opener(no_browser), cancel).await?;
     if let Some(scopes) = scopes {
-        host.app
+        session.app
             .sign_in_for_scopes(name, &server, scopes, &loopback)
             .await?;
         eprintln!("signed in to {name} for {scopes}");
-        kept_for_this_run(host);
+        kept_for_this_run(session);
         return Ok(ExitCode::SUCCESS);
     }
-    match host.app.sign_in(name, &server, &loopback).await? {
+    match session.app.sign_in(name, &server, &loopback).await? {
         SignIn::Done => eprintln!("signed in to {name}"),
         SignIn::NotNeeded => eprintln!("{name} does not ask for sign-in (or you are signed in)"),
     }
-    kept_for_this_run(host);
+    kept_for_this_run(session);
     Ok(ExitCode::SUCCESS)
 }
 
 /// Without a keychain the tokens live only in this process: said, so nobody counts on them.
-pub fn kept_for_this_run(host: &Host) {
-    if host.app.keeps_sign_ins_for_this_run() {
+pub fn kept_for_this_run(session: &Session) {
+    if session.app.keeps_sign_ins_for_this_run() {
         eprintln!(
             "note: no OS keychain could be opened, so the sign-in is kept only while this command \
              runs and is not saved; {}",
@@ -53,9 +53,9 @@ pub fn kept_for_this_run(host: &Host) {
     }
 }
 
-pub async fn logout(host: &Host, name: &str) -> Result<ExitCode> {
-    let server = host.app.configured_server(name)?;
-    host.app.sign_out(name, &server).await?;
+pub async fn logout(session: &Session, name: &str) -> Result<ExitCode> {
+    let server = session.app.configured_server(name)?;
+    session.app.sign_out(name, &server).await?;
     eprintln!("signed out of {name}");
     Ok(ExitCode::SUCCESS)
 }

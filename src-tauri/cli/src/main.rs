@@ -339,13 +339,13 @@ fn exit_code(code: ErrorCode) -> u8 {
     }
 }
 
-/// One CLI run: the core's app without supervision (each command connects on its own), with the
+/// One CLI session: the core's app without supervision (each command connects on its own), with the
 /// reviewer and models the flags chose.
-struct Host {
+struct Session {
     app: App,
 }
 
-impl Host {
+impl Session {
     async fn new(cli: &Cli) -> Result<Self> {
         let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
         let on_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -515,9 +515,9 @@ async fn print_task_statuses(
     }
 }
 
-fn print_task_status(event: switchboard_core::app::HostEvent) {
-    use switchboard_core::app::{HostEvent, ServerEvent};
-    if let HostEvent::Server(ServerEvent::Task { task, .. }) = event {
+fn print_task_status(event: switchboard_core::app::CoreEvent) {
+    use switchboard_core::app::{CoreEvent, ServerEvent};
+    if let CoreEvent::Server(ServerEvent::Task { task, .. }) = event {
         let message = task
             .status_message
             .map(|m| format!(" ({m})"))
@@ -562,12 +562,12 @@ fn positional<'a>(rest: &'a [String], index: usize, what: &str) -> Result<&'a st
 }
 
 async fn with_connection<T>(
-    host: &Host,
+    session: &Session,
     target: &Target,
     rest: &[String],
     body: impl AsyncFnOnce(&Connection, &[String]) -> Result<T>,
 ) -> Result<T> {
-    let (live, rest) = host.open(target, rest).await?;
+    let (live, rest) = session.open(target, rest).await?;
     let server = live.connection.server().to_owned();
     let result = body(&live.connection, &rest).await;
     live.shutdown().await;
@@ -583,11 +583,11 @@ async fn with_connection<T>(
 }
 
 async fn run(cli: Cli) -> Result<ExitCode> {
-    let host = Host::new(&cli).await?;
+    let session = Session::new(&cli).await?;
     match &cli.command {
-        Command::Servers => servers(&host).await,
+        Command::Servers => servers(&session).await,
         Command::Tools { target, rest } => {
-            with_connection(&host, target, rest, async |c, _| {
+            with_connection(&session, target, rest, async |c, _| {
                 for t in c.list_tools().await? {
                     print_line(&t)?;
                 }
@@ -597,13 +597,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Call { target, args, rest } => {
             let args = parse_json_arg("--args", args.as_deref())?;
-            with_connection(&host, target, rest, async |c, rest| {
+            with_connection(&session, target, rest, async |c, rest| {
                 let tool = positional(rest, 0, "TOOL")?;
                 // A tool that runs as a task reports its status changes on stderr as it goes.
                 let (done, finished) = tokio::sync::oneshot::channel();
-                let control = host.app.events().control();
+                let control = session.app.events().control();
                 let statuses = tokio::spawn(print_task_statuses(control, finished));
-                let result = host.app.call_as_asked(c, tool, args).await;
+                let result = session.app.call_as_asked(c, tool, args).await;
                 let _ = done.send(());
                 let _ = statuses.await;
                 let result = result?;
@@ -625,7 +625,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             .await
         }
         Command::Resources { target, rest } => {
-            with_connection(&host, target, rest, async |c, _| {
+            with_connection(&session, target, rest, async |c, _| {
                 for r in c.list_resources().await?.0 {
                     print_line(&r)?;
                 }
@@ -634,7 +634,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             .await
         }
         Command::Templates { target, rest } => {
-            with_connection(&host, target, rest, async |c, _| {
+            with_connection(&session, target, rest, async |c, _| {
                 for t in c.list_resource_templates().await? {
                     print_line(&t)?;
                 }
@@ -643,7 +643,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             .await
         }
         Command::Prompts { target, rest } => {
-            with_connection(&host, target, rest, async |c, _| {
+            with_connection(&session, target, rest, async |c, _| {
                 for p in c.list_prompts().await? {
                     print_line(&p)?;
                 }
@@ -652,7 +652,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             .await
         }
         Command::Read { target, rest } => {
-            with_connection(&host, target, rest, async |c, rest| {
+            with_connection(&session, target, rest, async |c, rest| {
                 print_line(&c.read_resource(positional(rest, 0, "URI")?).await?)?;
                 Ok(ExitCode::SUCCESS)
             })
@@ -660,7 +660,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Prompt { target, args, rest } => {
             let args = parse_json_arg("--args", args.as_deref())?;
-            with_connection(&host, target, rest, async |c, rest| {
+            with_connection(&session, target, rest, async |c, rest| {
                 print_line(&c.get_prompt(positional(rest, 0, "NAME")?, args).await?)?;
                 Ok(ExitCode::SUCCESS)
             })
@@ -682,7 +682,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     ));
                 }
             };
-            with_connection(&host, target, rest, async |c, rest| {
+            with_connection(&session, target, rest, async |c, rest| {
                 let arg = positional(rest, 0, "ARG")?;
                 let value = positional(rest, 1, "VALUE")?;
                 print_line(&c.complete(reference, arg, value, None).await?)?;
@@ -691,7 +691,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             .await
         }
         Command::Ping { target, rest } => {
-            with_connection(&host, target, rest, async |c, _| {
+            with_connection(&session, target, rest, async |c, _| {
                 let start = std::time::Instant::now();
                 c.ping().await?;
                 print_line(&json!({"ok": true, "ms": start.elapsed().as_secs_f64() * 1000.0}))?;
@@ -704,7 +704,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             text,
             limit,
         } => {
-            let mut rows = host
+            let mut rows = session
                 .app
                 .search_audit(AuditQuery {
                     server: server.clone(),
@@ -719,21 +719,21 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Import { file, dry_run } => import_file(&host, file, *dry_run).await,
+        Command::Import { file, dry_run } => import_file(&session, file, *dry_run).await,
         Command::Login {
             server,
             no_browser,
             scope,
-        } => login::login(&host, server, *no_browser, scope.as_deref()).await,
-        Command::Logout { server } => login::logout(&host, server).await,
-        Command::Trust { server, yes } => trust::trust(&host, server, *yes).await,
-        Command::Conformance { url } => conformance::run(&host, url).await,
-        Command::Bench(args) => bench::run(&host, args).await,
+        } => login::login(&session, server, *no_browser, scope.as_deref()).await,
+        Command::Logout { server } => login::logout(&session, server).await,
+        Command::Trust { server, yes } => trust::trust(&session, server, *yes).await,
+        Command::Conformance { url } => conformance::run(&session, url).await,
+        Command::Bench(args) => bench::run(&session, args).await,
     }
 }
 
-async fn servers(host: &Host) -> Result<ExitCode> {
-    let config = &host.config()?;
+async fn servers(session: &Session) -> Result<ExitCode> {
+    let config = &session.config()?;
     let enabled: Vec<_> = config
         .mcp_servers
         .iter()
@@ -741,7 +741,7 @@ async fn servers(host: &Host) -> Result<ExitCode> {
         .collect();
     let results = futures::future::join_all(enabled.iter().map(|(name, server)| async move {
         let _ = server;
-        let result = host.app.connect_configured(name, &[], None).await;
+        let result = session.app.connect_configured(name, &[], None).await;
         let line = match &result {
             Ok(live) => {
                 let s = live.connection.summary();
@@ -769,8 +769,8 @@ async fn servers(host: &Host) -> Result<ExitCode> {
 /// Imports a Claude Desktop or VS Code file as the window does (secrets to the keychain, the
 /// servers merged into the file as it is now); each input's value comes from
 /// `SWITCHBOARD_INPUT_<ID>`, else is asked on a terminal.
-async fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Result<ExitCode> {
-    let plan = host.app.import_preview(file.to_owned()).await?;
+async fn import_file(session: &Session, file: &std::path::Path, dry_run: bool) -> Result<ExitCode> {
+    let plan = session.app.import_preview(file.to_owned()).await?;
     if dry_run {
         print_line(&plan)?;
         return Ok(ExitCode::SUCCESS);
@@ -801,7 +801,7 @@ async fn import_file(host: &Host, file: &std::path::Path, dry_run: bool) -> Resu
         inputs,
         source_digest: plan.source_digest,
     };
-    let report = host.app.import_apply(file.to_owned(), apply).await?;
+    let report = session.app.import_apply(file.to_owned(), apply).await?;
     print_line(&report)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -8,12 +8,12 @@ use switchboard_core::app::requests::ServerName;
 use switchboard_core::app::{LaunchReview, TrustVerdict};
 use switchboard_core::{Error, ErrorCode, Result};
 
-use crate::Host;
+use crate::Session;
 
-pub async fn trust(host: &Host, server: &str, yes: bool) -> Result<ExitCode> {
+pub async fn trust(session: &Session, server: &str, yes: bool) -> Result<ExitCode> {
     let on_terminal = std::io::stdin().is_terminal();
     if !yes && !on_terminal {
-        let review = host.app.trust_review(&ServerName {
+        let review = session.app.trust_review(&ServerName {
             server: server.to_owned(),
         })?;
         if review.verdict != TrustVerdict::Trusted {
@@ -25,7 +25,7 @@ pub async fn trust(host: &Host, server: &str, yes: bool) -> Result<ExitCode> {
             ));
         }
     }
-    let trusted = host
+    let trusted = session
         .app
         .trust_server(
             ServerName {

@@ -15,7 +15,7 @@ pub use trust::Confirm;
 // core but this module (src-tauri/core/tests/structure.rs checks it).
 pub use crate::approvals::policy::PolicyEntry;
 pub use crate::approvals::{Review, ReviewKind, Reviewer, Verdict};
-pub use crate::apps::{AppView, SCHEME};
+pub use crate::mcp_apps::{AppView, SCHEME};
 pub use crate::audit::{AuditEntry, AuditQuery};
 pub use crate::auth::loopback::{Loopback, Open};
 pub use crate::auth::{Authorizer, MAX_AUTHORIZATIONS, SignInInfo, challenge_scopes};
@@ -25,7 +25,7 @@ pub use crate::config::import::{ImportPlan, ImportReport};
 pub use crate::config::{Config, OAuthClient, ServerConfig};
 pub use crate::connection::{CompletionRef, Connection, Live};
 pub use crate::elicitation::choices as elicitation_choices;
-pub use crate::events::{HostEvent, Listener, ServerEvent};
+pub use crate::events::{CoreEvent, Listener, ServerEvent};
 pub use crate::host::RootsView;
 pub use crate::logging::filter as log_filter;
 pub use crate::paths::Paths;
@@ -39,7 +39,7 @@ pub use crate::tasks::TaskView;
 pub use crate::trust::{LaunchReview, TrustVerdict};
 pub use crate::visible::{reveal, reveal_json};
 
-mod apps;
+mod mcp_apps;
 mod auth;
 mod call_ids;
 mod chat;
@@ -68,7 +68,7 @@ use crate::process::records::ProcessRecords;
 use crate::providers::settings::ProviderSettingsStore;
 use crate::sampling::Sampling;
 use crate::secrets::{IndexedKeychain, SecretStore};
-use crate::servers::{Connector, HostContext, RestartPolicy, real_connector};
+use crate::servers::{Connector, SupervisorContext, RestartPolicy, real_connector};
 use crate::store::{Store, off_thread};
 use crate::tasks::log::{self as task_log, TaskLog};
 use crate::trust::Trust;
@@ -91,7 +91,7 @@ struct Inner {
     turns: Turns,
     events: Bus,
     /// The views (MCP Apps) the window has open.
-    views: crate::apps::Views,
+    views: crate::mcp_apps::Views,
     /// The tasks servers ran, kept across reloads.
     tasks: TaskLog,
     /// Cancels the sign-in waiting for the browser, if one is.
@@ -240,7 +240,7 @@ impl AppBuilder {
         // made after the door it hands to every connection.
         let host_cell: Arc<OnceLock<Host>> = Arc::default();
         let door = self.door(reviewer, &store, models, host_cell.clone());
-        let ctx = HostContext {
+        let ctx = SupervisorContext {
             config_file: paths.config_file.clone(),
             approver: Arc::new(door.clone()),
             events: events.clone(),
@@ -280,7 +280,7 @@ impl AppBuilder {
             chats: Chats::new(store),
             turns: Turns::default(),
             events,
-            views: crate::apps::Views::default(),
+            views: crate::mcp_apps::Views::default(),
             tasks,
             sign_in: std::sync::Mutex::default(),
             keychain,

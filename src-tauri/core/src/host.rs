@@ -22,7 +22,7 @@ use crate::config::{Config, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ServerEvent};
 use crate::secrets::SecretStore;
-use crate::servers::{HostContext, ServerView, Servers};
+use crate::servers::{SupervisorContext, ServerView, Servers};
 use crate::store::off_thread;
 use config_file::{Stamp, read_text, text_digest};
 
@@ -70,7 +70,7 @@ struct Disk {
 
 impl Host {
     /// Starts supervising every server of `config`. Must run inside a tokio runtime.
-    pub fn start(config: Config, ctx: HostContext) -> Self {
+    pub fn start(config: Config, ctx: SupervisorContext) -> Self {
         let servers = Servers::start(&config, ctx.clone());
         Self::with_servers(config, ctx, servers, true)
     }
@@ -79,7 +79,7 @@ impl Host {
     /// them in step with the file: a change made in an editor is reloaded within `every` (a
     /// definition that changed then waits for trust like any other). A file that cannot be read
     /// starts no servers; [`Host::problem`] says why.
-    pub fn start_watching(ctx: HostContext, every: std::time::Duration) -> Self {
+    pub fn start_watching(ctx: SupervisorContext, every: std::time::Duration) -> Self {
         let (config, text, problem) = match read_text(&ctx.config_file) {
             Ok(None) => (Config::default(), None, None),
             Ok(Some(text)) => match Config::parse(&text, &ctx.config_file) {
@@ -101,7 +101,7 @@ impl Host {
 
     /// The configuration without supervisors (the CLI connects per command); `problem` is why
     /// the file could not be read, if it could not.
-    pub fn unsupervised(config: Config, ctx: HostContext, problem: Option<Error>) -> Self {
+    pub fn unsupervised(config: Config, ctx: SupervisorContext, problem: Option<Error>) -> Self {
         let servers = Servers::start(&Config::default(), ctx.clone());
         let host = Self::with_servers(config, ctx, servers, false);
         let seen = read_text(&host.file).ok().flatten();
@@ -117,11 +117,11 @@ impl Host {
     }
 
     /// What everything else needs to reach a server: approver, events, environment, secrets.
-    pub fn context(&self) -> &HostContext {
+    pub fn context(&self) -> &SupervisorContext {
         self.servers.context()
     }
 
-    fn with_servers(config: Config, ctx: HostContext, servers: Servers, supervised: bool) -> Self {
+    fn with_servers(config: Config, ctx: SupervisorContext, servers: Servers, supervised: bool) -> Self {
         Self {
             servers,
             config: Arc::new(RwLock::new(config)),
@@ -663,7 +663,7 @@ mod tests {
     async fn reloaded(events: &mut crate::events::Listener) -> Option<Error> {
         loop {
             match events.recv().await {
-                Some(crate::events::HostEvent::Server(ServerEvent::ConfigChanged { error })) => {
+                Some(crate::events::CoreEvent::Server(ServerEvent::ConfigChanged { error })) => {
                     return error;
                 }
                 Some(_) => {}

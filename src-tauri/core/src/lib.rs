@@ -19,5 +19,5 @@ pub use switchboard_policy::{
     approvals, audit, elicitation, pins, providers, rate, sampling, trust,
 };
 pub use switchboard_protocol::{
-    apps, auth, catalog, connection, handler, process, sse, tasks, transport,
+    auth, catalog, connection, handler, mcp_apps, process, sse, tasks, transport,
 };

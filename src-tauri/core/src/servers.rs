@@ -179,7 +179,7 @@ pub struct ServerHandle {
 
 /// Everything a supervisor needs besides the server's own config.
 #[derive(Clone)]
-pub struct HostContext {
+pub struct SupervisorContext {
     pub config_file: PathBuf,
     pub approver: Arc<dyn Approver>,
     pub events: Bus,
@@ -195,7 +195,7 @@ pub struct HostContext {
 
 impl ServerHandle {
     /// Starts supervising `name`. Enabled servers connect at once.
-    pub fn spawn(name: &str, config: ServerConfig, roots: Vec<PathBuf>, ctx: &HostContext) -> Self {
+    pub fn spawn(name: &str, config: ServerConfig, roots: Vec<PathBuf>, ctx: &SupervisorContext) -> Self {
         let (commands, rx) = mpsc::channel(8);
         let untrusted = ctx.trust.verdict(name, &config) != crate::trust::TrustVerdict::Trusted;
         let initial = if config.enabled && untrusted {
@@ -753,13 +753,13 @@ fn connection_lost(connection: &Connection, exit: Option<String>) -> Error {
 /// only held for map lookups and never across an await.
 #[derive(Clone)]
 pub struct Servers {
-    ctx: HostContext,
+    ctx: SupervisorContext,
     handles: Arc<RwLock<IndexMap<String, ServerHandle>>>,
 }
 
 impl Servers {
     /// Starts a supervisor for every server in `config`. Must run inside a tokio runtime.
-    pub fn start(config: &Config, ctx: HostContext) -> Self {
+    pub fn start(config: &Config, ctx: SupervisorContext) -> Self {
         let handles = config
             .mcp_servers
             .iter()
@@ -777,7 +777,7 @@ impl Servers {
     }
 
     /// What every supervisor of this host was given.
-    pub fn context(&self) -> &HostContext {
+    pub fn context(&self) -> &SupervisorContext {
         &self.ctx
     }
 

@@ -9,7 +9,7 @@ use rmcp::model::{Prompt, ResourceTemplate, Tool};
 
 use crate::ErrorCode;
 use crate::connection::Connection;
-use crate::events::{Bus, HostEvent, ListKind, Listener, ServerEvent};
+use crate::events::{Bus, CoreEvent, ListKind, Listener, ServerEvent};
 
 /// The cached lists of one connection; `revision` grows with every refresh.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -64,14 +64,14 @@ pub async fn keep(
 
 /// The lists an event says changed on this connection: all of them after a resync (events were
 /// dropped, one may have been a list change), none for anything else.
-fn changed(connection: &Connection, event: HostEvent) -> Option<Vec<ListKind>> {
+fn changed(connection: &Connection, event: CoreEvent) -> Option<Vec<ListKind>> {
     match event {
-        HostEvent::Server(ServerEvent::ListChanged { server, list })
+        CoreEvent::Server(ServerEvent::ListChanged { server, list })
             if server == connection.server() =>
         {
             Some(vec![list])
         }
-        HostEvent::Resync(_) => Some(vec![
+        CoreEvent::Resync(_) => Some(vec![
             ListKind::Tools,
             ListKind::Prompts,
             ListKind::Resources,

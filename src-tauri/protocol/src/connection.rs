@@ -37,7 +37,7 @@ mod task_call;
 
 use crate::events::Bus;
 pub use crate::events::ServerSummary;
-use crate::handler::HostHandler;
+use crate::handler::InboundHandler;
 use crate::process::{self, BaseEnv, ProcessGroup, StderrRing};
 use crate::secrets::SecretStore;
 use crate::transport::CloseReason;
@@ -121,7 +121,7 @@ impl std::fmt::Debug for Connection {
 
 struct Inner {
     server: String,
-    service: RunningService<RoleClient, HostHandler>,
+    service: RunningService<RoleClient, InboundHandler>,
     summary: ServerSummary,
     timeout: Duration,
     max_total: Duration,

@@ -43,7 +43,7 @@ pub const TOO_MANY_REQUESTS: i32 = -32000;
 
 /// Per-server client handler. The supervisor sends new roots through the roots watch; the
 /// connection opens a progress route for each request it sends.
-pub struct HostHandler {
+pub struct InboundHandler {
     server: String,
     approver: Arc<dyn Approver>,
     roots: watch::Receiver<Vec<Root>>,
@@ -56,7 +56,7 @@ pub struct HostHandler {
     client_tasks: ClientTasks,
 }
 
-impl HostHandler {
+impl InboundHandler {
     /// A handler for `server`.
     pub fn new(
         server: impl Into<String>,
@@ -154,7 +154,7 @@ pub fn client_config() -> ClientConfig {
         "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}},
         "extensions": {
-            crate::apps::EXTENSION_ID: crate::apps::capability(),
+            crate::mcp_apps::EXTENSION_ID: crate::mcp_apps::capability(),
             (crate::tasks::wire::EXTENSION): {}
         }
     }))
@@ -168,7 +168,7 @@ pub fn client_config() -> ClientConfig {
         .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
-impl ClientHandler for HostHandler {
+impl ClientHandler for InboundHandler {
     fn get_info(&self) -> ClientConfig {
         client_config()
     }

@@ -4,7 +4,7 @@
 //! sign-in to remote servers (OAuth), tasks, MCP Apps views and the server catalog. It builds on
 //! `switchboard-base` and knows nothing of approvals, providers, pins or the audit log.
 
-pub mod apps;
+pub mod mcp_apps;
 pub mod auth;
 pub mod catalog;
 pub mod connection;

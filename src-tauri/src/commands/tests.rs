@@ -174,7 +174,7 @@ fn a_foreign_page_can_invoke_nothing() {
         let answer = invoke(&main, FOREIGN_PAGE, &cmd, json!({}));
         assert!(refused_by_the_acl(&answer), "{cmd}: {answer:?}");
     }
-    let listen = json!({"event": "host-event", "target": {"kind": "Any"}, "handler": 3});
+    let listen = json!({"event": "core-event", "target": {"kind": "Any"}, "handler": 3});
     let answer = invoke(&main, FOREIGN_PAGE, "plugin:event|listen", listen.clone());
     assert!(refused_by_the_acl(&answer), "{answer:?}");
 

@@ -17,7 +17,7 @@ import type { ProviderSettings } from "../bindings/ProviderSettings";
 import type { Review } from "../bindings/Review";
 import type { Verdict } from "../bindings/Verdict";
 import type { CallProgress } from "../bindings/CallProgress";
-import type { HostEvent } from "../bindings/HostEvent";
+import type { CoreEvent } from "../bindings/CoreEvent";
 import type { ImportCandidate } from "../bindings/ImportCandidate";
 import { withheldOf } from "./fake-withheld";
 import type { ImportPlan } from "../bindings/ImportPlan";
@@ -83,7 +83,7 @@ export interface FakeOptions {
 export class FakeBackend implements Backend {
   servers: ServerView[] = [];
   roots: RootsView = { global: [], servers: {} };
-  listeners = new Set<(e: HostEvent) => void>();
+  listeners = new Set<(e: CoreEvent) => void>();
   calls: { method: string; args: unknown[] }[] = [];
   resourceCount: number;
   /** Pending tool calls by id, so tests can finish or cancel them. */
@@ -106,7 +106,7 @@ export class FakeBackend implements Backend {
     return this;
   }
 
-  emit(event: HostEvent) {
+  emit(event: CoreEvent) {
     if (event.type === "status") {
       const s = this.servers.find((x) => x.name === event.server);
       if (s) s.status = event.status;
@@ -659,7 +659,7 @@ export class FakeBackend implements Backend {
     this.log("saveBytes", name);
     return `/home/you/${name}`;
   }
-  async onHostEvent(listener: (event: HostEvent) => void) {
+  async onCoreEvent(listener: (event: CoreEvent) => void) {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);

@@ -6,7 +6,7 @@ import { listen } from "@tauri-apps/api/event";
 import type { Backend } from "../backend";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { Commands } from "../bindings/Commands";
-import type { HostEvent } from "../bindings/HostEvent";
+import type { CoreEvent } from "../bindings/CoreEvent";
 
 // `channels` are the command's channel arguments (a channel travels beside `args`, not in it).
 function call<K extends keyof Commands>(
@@ -99,11 +99,11 @@ export const tauriBackend: Backend = {
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 
-  // State changes ("host-event") and streams ("host-stream") arrive on two window events so a
+  // State changes ("core-event") and streams ("core-stream") arrive on two window events so a
   // flood of tokens cannot crowd out a state change; the screens take both through one listener.
-  onHostEvent: async (listener) => {
+  onCoreEvent: async (listener) => {
     const stops = await Promise.all(
-      ["host-event", "host-stream"].map((name) => listen<HostEvent>(name, (e) => listener(e.payload))),
+      ["core-event", "core-stream"].map((name) => listen<CoreEvent>(name, (e) => listener(e.payload))),
     );
     return () => stops.forEach((stop) => stop());
   },

@@ -37,7 +37,7 @@ export function useReviews(backend: Backend) {
     let live = true;
     refresh();
     backend
-      .onHostEvent((e) => {
+      .onCoreEvent((e) => {
         if (e.type === "reviewsChanged" || e.type === "resync") refresh();
         if (e.type === "samplingText" && !finished.current.has(e.flow))
           setStreamed((old) => ({ ...old, [e.flow]: (old[e.flow] ?? "") + e.text }));

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { AuditEntry } from "../bindings/AuditEntry";
-import type { HostEvent } from "../bindings/HostEvent";
+import type { CoreEvent } from "../bindings/CoreEvent";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
 import type { Rule } from "../bindings/Rule";
 import { ErrorBanner } from "../components/error-banner";
@@ -128,10 +128,10 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
 }
 
 /** Subscribes to host events until the returned function is called (an effect's cleanup). */
-function onHostEvents(backend: Backend, listener: (e: HostEvent) => void): () => void {
+function onHostEvents(backend: Backend, listener: (e: CoreEvent) => void): () => void {
   let unlisten: (() => void) | null = null;
   let live = true;
-  void backend.onHostEvent(listener).then((u) => (live ? (unlisten = u) : u()));
+  void backend.onCoreEvent(listener).then((u) => (live ? (unlisten = u) : u()));
   return () => {
     live = false;
     unlisten?.();

@@ -4,7 +4,7 @@
 import { useEffect, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
-import type { HostEvent } from "../bindings/HostEvent";
+import type { CoreEvent } from "../bindings/CoreEvent";
 import type { TaskState } from "../bindings/TaskState";
 import type { TaskView } from "../bindings/TaskView";
 import { ErrorBanner } from "../components/error-banner";
@@ -64,7 +64,7 @@ export function TasksScreen(props: { backend: Backend }) {
         (e: unknown) => live && setError(errorMessage(e)),
       );
     void load();
-    const stop = backend.onHostEvent((e: HostEvent) => {
+    const stop = backend.onCoreEvent((e: CoreEvent) => {
       if (e.type === "task") setTasks((ts) => upsertTask(ts, e.task));
       if (e.type === "resync") void load();
     });

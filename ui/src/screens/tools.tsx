@@ -121,7 +121,7 @@ function startCall(backend: Backend, memory: ToolsMemory, server: string, tool: 
   const viewed = toolUiUri(tool) ? { id, args, result: null, cancelled: null } : null;
   memory.setCall(server, name, { ...NO_CALL, callId: id, viewed });
   // A call the server runs as a task: its status follows the task's events.
-  const unlisten = backend.onHostEvent((e) => {
+  const unlisten = backend.onCoreEvent((e) => {
     if (e.type === "task" && e.task.callId === id) update({ task: e.task });
   });
   backend

@@ -6,7 +6,7 @@ use super::requests::{
     ConversationId, NewConversation, NoArgs, ProviderId, SaveProvider, SendMessage,
 };
 use crate::chat::{
-    BroadcastTurn, Conversation, ConversationView, ToolHost, WithheldTool, accepted, run_turn,
+    BroadcastTurn, Conversation, ConversationView, ToolSource, WithheldTool, accepted, run_turn,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::ChatEvent;
@@ -17,7 +17,7 @@ impl App {
     /// The running servers' tools a chat turn would not offer the model now, and why: decided
     /// as the turn decides ([`accepted`]), so the chat can say so before its first message.
     pub async fn withheld_tools(&self, _: NoArgs) -> Result<Vec<WithheldTool>> {
-        let offered = ToolHost::tools(&self.0.host);
+        let offered = ToolSource::tools(&self.0.host);
         let (pins, policies) = (self.0.door.pins().clone(), self.0.door.policies().clone());
         let (_, withheld) = off_thread(move || accepted(&pins, &policies, offered)).await?;
         Ok(withheld)

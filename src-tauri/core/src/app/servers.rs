@@ -19,7 +19,7 @@ use crate::config::import::{ImportPlan, ImportReport};
 use crate::config::{Config, ServerConfig};
 use crate::connection::{CompletionRef, Connection};
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::{HostEvent, Listener, ServerEvent};
+use crate::events::{CoreEvent, Listener, ServerEvent};
 use crate::host::RootsView;
 use crate::servers::ServerView;
 use crate::store::off_thread;
@@ -275,7 +275,7 @@ async fn forward_progress(
     on_progress: impl Fn(CallProgress) -> bool + Send + 'static,
 ) {
     while let Some(event) = streams.recv().await {
-        if let HostEvent::Server(ServerEvent::Progress {
+        if let CoreEvent::Server(ServerEvent::Progress {
             call_id: Some(of),
             progress,
             total,

@@ -9,7 +9,7 @@ use super::requests::{ConversationId, NewConversation, NewMessage, NoArgs, SendM
 use super::*;
 use crate::approvals::policy::{PolicyEntry, PolicyKind, Rule};
 use crate::audit::AuditQuery;
-use crate::events::{ChatEvent, HostEvent};
+use crate::events::{ChatEvent, CoreEvent};
 use crate::secrets::MemoryStore;
 
 async fn app(dir: &std::path::Path) -> App {
@@ -142,7 +142,7 @@ async fn a_double_send_starts_one_turn_and_stop_reaches_it() {
         .unwrap();
     let done = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
-            if let Some(HostEvent::Chat(ChatEvent::ChatDone { error, .. })) = events.recv().await {
+            if let Some(CoreEvent::Chat(ChatEvent::ChatDone { error, .. })) = events.recv().await {
                 return error;
             }
         }

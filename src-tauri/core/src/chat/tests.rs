@@ -158,7 +158,7 @@ struct Weather {
     ids: Mutex<Vec<String>>,
 }
 
-impl ToolHost for Weather {
+impl ToolSource for Weather {
     fn tools(&self) -> Vec<OfferedTool> {
         vec![OfferedTool {
             server: "weather".into(),
@@ -217,7 +217,7 @@ impl TurnEvents for Seen {
 
 /// Pins every tool `host` offers, and its server's instructions, as the person does on the
 /// Approvals screen: the chat offers the model only what was approved.
-fn approve_tools(store: &Arc<Store>, host: &dyn ToolHost) {
+fn approve_tools(store: &Arc<Store>, host: &dyn ToolSource) {
     let pins = Pins::new(store.clone());
     for t in host.tools() {
         let defs = crate::pins::definitions(
@@ -469,7 +469,7 @@ fn calls_that_never_returned_are_answered_as_stopped() {
 /// A server whose tool never answers.
 struct Hangs;
 
-impl ToolHost for Hangs {
+impl ToolSource for Hangs {
     fn tools(&self) -> Vec<OfferedTool> {
         Weather {
             calls: Mutex::default(),
@@ -642,7 +642,7 @@ const TWO_CALLS: &str = concat!(
 /// Paris answers at once; anywhere else never does.
 struct ParisOnly;
 
-impl ToolHost for ParisOnly {
+impl ToolSource for ParisOnly {
     fn tools(&self) -> Vec<OfferedTool> {
         Hangs.tools()
     }
@@ -797,7 +797,7 @@ impl Workshop {
     }
 }
 
-impl ToolHost for Workshop {
+impl ToolSource for Workshop {
     fn tools(&self) -> Vec<OfferedTool> {
         self.now.clone()
     }
@@ -947,7 +947,7 @@ fn withheld(seen: &Seen, server: &str, tool: &str) -> Option<WithheldReason> {
 /// A tool whose result smuggles an instruction in tag characters.
 struct Smuggler;
 
-impl ToolHost for Smuggler {
+impl ToolSource for Smuggler {
     fn tools(&self) -> Vec<OfferedTool> {
         Hangs.tools()
     }

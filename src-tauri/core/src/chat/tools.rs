@@ -29,7 +29,7 @@ pub struct OfferedTool {
 /// Where the chat finds tools and calls them: the running servers.
 ///
 /// Implemented by [`crate::host::Host`]; tests use their own.
-pub trait ToolHost: Send + Sync {
+pub trait ToolSource: Send + Sync {
     /// The tools of every running, enabled server.
     fn tools(&self) -> Vec<OfferedTool>;
     /// Calls `tool` on `server` as call `call_id` ([`call_id`]); resolves with the
@@ -51,7 +51,7 @@ pub fn call_id(conversation: &str, tool_use: &str) -> String {
     format!("chat:{conversation}:{tool_use}")
 }
 
-impl ToolHost for crate::host::Host {
+impl ToolSource for crate::host::Host {
     fn tools(&self) -> Vec<OfferedTool> {
         let mut out = Vec::new();
         for handle in self.servers().all() {
@@ -134,7 +134,7 @@ pub fn accepted(
     let (mut offered, mut withheld) = (Vec::new(), Vec::new());
     for t in tools {
         // A tool its server shows only to its views is not the model's, nor withheld from it.
-        if !crate::apps::visibility(&t.definition).model {
+        if !crate::mcp_apps::visibility(&t.definition).model {
             continue;
         }
         let name = t.definition["name"].as_str().unwrap_or_default().to_owned();

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use super::{ChatMessage, Chats, OfferedTool, ToolHost, ToolNames, WithheldTool, accepted};
+use super::{ChatMessage, Chats, OfferedTool, ToolSource, ToolNames, WithheldTool, accepted};
 use crate::approvals::Door;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ChatEvent};
@@ -203,7 +203,7 @@ pub async fn run_turn(
     chats: &Chats,
     door: &Door,
     provider: &Provider,
-    tools: &dyn ToolHost,
+    tools: &dyn ToolSource,
     id: &str,
     events: &mut dyn TurnEvents,
 ) -> Result<Vec<ChatMessage>> {
@@ -367,7 +367,7 @@ fn went_out(use_id: &str, input: &Value, sent: Value, result: Result<Value>) -> 
 /// means it never went out (refused, or its review failed).
 async fn call_tool(
     door: &Door,
-    tools: &dyn ToolHost,
+    tools: &dyn ToolSource,
     tool: &OfferedTool,
     arguments: Value,
     call_id: &str,

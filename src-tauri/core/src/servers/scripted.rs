@@ -11,7 +11,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
 
-use super::{Connector, HostContext, RestartPolicy};
+use super::{Connector, SupervisorContext, RestartPolicy};
 use crate::config::ServerConfig;
 use crate::connection::{self, ConnectOptions, Live};
 use crate::error::{Error, ErrorCode, Result};
@@ -104,8 +104,8 @@ impl Script {
     }
 }
 
-pub(crate) fn context(script: &Arc<Script>, bus: &Bus) -> HostContext {
-    HostContext {
+pub(crate) fn context(script: &Arc<Script>, bus: &Bus) -> SupervisorContext {
+    SupervisorContext {
         config_file: PathBuf::from("<test>"),
         approver: Arc::new(crate::approvals::Deny),
         events: bus.clone(),

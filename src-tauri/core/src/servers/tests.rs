@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use super::scripted::{Plan, Script, context, server};
 use super::*;
-use crate::events::HostEvent;
+use crate::events::CoreEvent;
 
 #[test]
 fn backoff_doubles_and_caps() {
@@ -24,7 +24,7 @@ async fn statuses_until(
 ) -> Vec<ServerStatus> {
     let mut seen = Vec::new();
     while let Some(event) = events.recv().await {
-        if let HostEvent::Server(ServerEvent::Status { status, .. }) = event {
+        if let CoreEvent::Server(ServerEvent::Status { status, .. }) = event {
             let done = until(&status);
             seen.push(status);
             if done {

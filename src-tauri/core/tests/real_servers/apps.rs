@@ -95,7 +95,7 @@ async fn app_with(
     (app, dir)
 }
 
-async fn open(app: &App, server: &str, tool: &str, uri: &str) -> switchboard_core::apps::AppView {
+async fn open(app: &App, server: &str, tool: &str, uri: &str) -> switchboard_core::mcp_apps::AppView {
     app.open_app_view(OpenAppView {
         server: server.into(),
         tool: tool.into(),
@@ -116,7 +116,7 @@ async fn the_official_basic_app_opens_and_its_tool_call_is_decided_at_the_door()
         .await
         .unwrap();
     let tool = serde_json::to_value(tools.iter().find(|t| t.name == "get-time").unwrap()).unwrap();
-    let uri = switchboard_core::apps::resource_uri(&tool)
+    let uri = switchboard_core::mcp_apps::resource_uri(&tool)
         .unwrap()
         .to_owned();
 
@@ -236,7 +236,7 @@ async fn a_hostile_view_is_held_to_its_server_its_tools_and_the_persons_consent(
     };
     let result = app.app_call_tool(call("refresh")).await.unwrap();
     assert!(format!("{:?}", result.content).contains("refreshed"));
-    let offered = switchboard_core::chat::ToolHost::tools(app.host());
+    let offered = switchboard_core::chat::ToolSource::tools(app.host());
     assert!(offered.iter().any(|t| t.definition["name"] == "refresh"));
     let (to_model, _) =
         switchboard_core::chat::accepted(app.door().pins(), app.door().policies(), offered)
@@ -337,7 +337,7 @@ async fn every_official_example_app_opens_with_its_declared_origins_only() {
             .await
             .unwrap();
         let def = serde_json::to_value(tools.iter().find(|t| t.name == tool).unwrap()).unwrap();
-        let uri = switchboard_core::apps::resource_uri(&def)
+        let uri = switchboard_core::mcp_apps::resource_uri(&def)
             .unwrap()
             .to_owned();
         let view = open(&app, server, tool, &uri).await;

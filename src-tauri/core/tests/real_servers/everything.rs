@@ -7,7 +7,7 @@ use switchboard_core::ErrorCode;
 use switchboard_core::approvals::Deny;
 use switchboard_core::config::{RemoteTransport, ServerConfig};
 use switchboard_core::connection::CompletionRef;
-use switchboard_core::events::{HostEvent, ServerEvent};
+use switchboard_core::events::{CoreEvent, ServerEvent};
 
 use crate::support::{Harness, first_text, free_port, node_bin, npm_bin, repo_root, stdio};
 
@@ -144,8 +144,8 @@ async fn logging_and_progress_reach_the_event_channel() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while (progress < 4 || logs == 0) && tokio::time::Instant::now() < deadline {
         match tokio::time::timeout(Duration::from_secs(5), events.recv()).await {
-            Ok(Some(HostEvent::Server(ServerEvent::Progress { .. }))) => progress += 1,
-            Ok(Some(HostEvent::Server(ServerEvent::Log { .. }))) => logs += 1,
+            Ok(Some(CoreEvent::Server(ServerEvent::Progress { .. }))) => progress += 1,
+            Ok(Some(CoreEvent::Server(ServerEvent::Log { .. }))) => logs += 1,
             Ok(Some(_)) => {}
             _ => break,
         }
@@ -324,7 +324,7 @@ async fn legacy_resource_subscription_delivers_updates() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let updated = loop {
         match tokio::time::timeout_at(deadline, events.recv()).await {
-            Ok(Some(HostEvent::Server(ServerEvent::ResourceUpdated { server, uri }))) => {
+            Ok(Some(CoreEvent::Server(ServerEvent::ResourceUpdated { server, uri }))) => {
                 break Some((server, uri));
             }
             Ok(Some(_)) => {}
@@ -425,7 +425,7 @@ async fn streamable_http_resumes_a_cut_stream_with_last_event_id() {
     // Cut the network once the response stream is flowing (after the first progress event).
     loop {
         match tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
-            Ok(Some(HostEvent::Server(ServerEvent::Progress { .. }))) => break,
+            Ok(Some(CoreEvent::Server(ServerEvent::Progress { .. }))) => break,
             Ok(Some(_)) => {}
             other => panic!("no progress before the cut: {other:?}"),
         }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use switchboard_core::ErrorCode;
-use switchboard_core::events::{HostEvent, ListKind, ServerEvent};
+use switchboard_core::events::{CoreEvent, ListKind, ServerEvent};
 use switchboard_core::servers::{ServerHandle, ServerStatus};
 
 use crate::support::{
@@ -66,7 +66,7 @@ async fn crash_mid_request_fails_fast_and_the_supervisor_restarts() {
             .await
             .expect("events")
             .unwrap();
-        if let switchboard_core::events::HostEvent::Server(
+        if let switchboard_core::events::CoreEvent::Server(
             switchboard_core::events::ServerEvent::Status { status, .. },
         ) = ev
         {
@@ -356,7 +356,7 @@ fn progress_seen(
 ) -> Vec<serde_json::Value> {
     let mut seen = Vec::new();
     while let Some(event) = streams.try_recv() {
-        if let switchboard_core::events::HostEvent::Server(
+        if let switchboard_core::events::CoreEvent::Server(
             switchboard_core::events::ServerEvent::Progress {
                 server: from,
                 progress_token,
@@ -501,7 +501,7 @@ async fn a_list_changed_flood_costs_at_most_two_refreshes() {
         list: ListKind::Prompts,
     });
     loop {
-        if let HostEvent::Server(ServerEvent::CatalogUpdated { server, list, .. }) =
+        if let CoreEvent::Server(ServerEvent::CatalogUpdated { server, list, .. }) =
             next_event(&mut events).await
             && server == "changeable"
             && list != Some(ListKind::Tools)
@@ -519,17 +519,17 @@ async fn a_list_changed_flood_costs_at_most_two_refreshes() {
 }
 
 /// The next event on `events`, failing after 10 s.
-async fn next_event(events: &mut switchboard_core::events::Listener) -> HostEvent {
+async fn next_event(events: &mut switchboard_core::events::Listener) -> CoreEvent {
     tokio::time::timeout(Duration::from_secs(10), events.recv())
         .await
         .expect("an event within 10 s")
         .expect("the bus is open")
 }
 
-fn is_tools_change(event: &HostEvent) -> bool {
+fn is_tools_change(event: &CoreEvent) -> bool {
     matches!(
         event,
-        HostEvent::Server(ServerEvent::ListChanged { server, list: ListKind::Tools })
+        CoreEvent::Server(ServerEvent::ListChanged { server, list: ListKind::Tools })
             if server == "changeable"
     )
 }

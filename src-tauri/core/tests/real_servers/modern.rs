@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use switchboard_core::events::{HostEvent, ServerEvent};
+use switchboard_core::events::{CoreEvent, ServerEvent};
 use switchboard_core::tasks::TaskState;
 
 use crate::support::{Harness, first_text, rmcp_fixture, stdio};
@@ -56,7 +56,7 @@ async fn a_2026_task_is_followed_through_its_input_request_to_its_result() {
     assert_eq!(first_text(&r), "Report on tides");
     let statuses: Vec<_> = std::iter::from_fn(|| events.try_recv())
         .filter_map(|e| match e {
-            HostEvent::Server(ServerEvent::Task { task, .. }) => Some(task),
+            CoreEvent::Server(ServerEvent::Task { task, .. }) => Some(task),
             _ => None,
         })
         .collect();
@@ -129,14 +129,14 @@ async fn a_2026_task_is_cancelled_on_the_server_when_its_call_is_dropped_or_its_
     let call = tokio::spawn(async move { c.call_tool("research", None).await });
     let started = loop {
         match events.recv().await {
-            Some(HostEvent::Server(ServerEvent::Task { task, .. })) => break task,
+            Some(CoreEvent::Server(ServerEvent::Task { task, .. })) => break task,
             Some(_) => {}
             None => panic!("the bus closed"),
         }
     };
     call.abort();
     loop {
-        if let Some(HostEvent::Server(ServerEvent::Task { task, .. })) = events.recv().await
+        if let Some(CoreEvent::Server(ServerEvent::Task { task, .. })) = events.recv().await
             && task.status == TaskState::Cancelled
         {
             break;
@@ -160,7 +160,7 @@ async fn a_2026_task_is_cancelled_on_the_server_when_its_call_is_dropped_or_its_
     assert!(e.message.contains("nobody answered"), "{e}");
     let task = std::iter::from_fn(|| events.try_recv())
         .find_map(|e| match e {
-            HostEvent::Server(ServerEvent::Task { task, .. }) => Some(task),
+            CoreEvent::Server(ServerEvent::Task { task, .. }) => Some(task),
             _ => None,
         })
         .unwrap();

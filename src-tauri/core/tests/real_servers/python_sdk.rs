@@ -80,7 +80,7 @@ async fn python_sdk_server() {
 #[tokio::test]
 async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
     use std::time::Duration;
-    use switchboard_core::events::{HostEvent, ListKind, ServerEvent};
+    use switchboard_core::events::{CoreEvent, ListKind, ServerEvent};
 
     let h = Harness::new();
     let bus = h.events.clone();
@@ -91,7 +91,7 @@ async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
     assert_eq!(c.summary().protocol_version, "2026-07-28");
     c.subscribe("fixture://hello").await.unwrap();
 
-    let wait_for = |want: HostEvent| {
+    let wait_for = |want: CoreEvent| {
         let mut events = bus.control();
         async move {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -107,7 +107,7 @@ async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
     // The listen stream (re)opens in the background; retry the trigger until it is heard.
     let mut heard = false;
     for _ in 0..20 {
-        let waiter = tokio::spawn(wait_for(HostEvent::Server(ServerEvent::ListChanged {
+        let waiter = tokio::spawn(wait_for(CoreEvent::Server(ServerEvent::ListChanged {
             server: "py".into(),
             list: ListKind::Tools,
         })));
@@ -127,7 +127,7 @@ async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
 
     let mut updated = false;
     for _ in 0..20 {
-        let waiter = tokio::spawn(wait_for(HostEvent::Server(ServerEvent::ResourceUpdated {
+        let waiter = tokio::spawn(wait_for(CoreEvent::Server(ServerEvent::ResourceUpdated {
             server: "py".into(),
             uri: "fixture://hello".into(),
         })));

@@ -11,7 +11,7 @@ use switchboard_core::events::Bus;
 use switchboard_core::handler::roots_from_paths;
 use switchboard_core::process::{BaseEnv, StderrRing};
 use switchboard_core::secrets::MemoryStore;
-use switchboard_core::servers::{HostContext, RestartPolicy};
+use switchboard_core::servers::{SupervisorContext, RestartPolicy};
 use tokio::sync::watch;
 
 // The package's directory as `cargo test` gives it at run time: a test binary built in another
@@ -126,8 +126,8 @@ impl Harness {
 }
 
 /// A host context for supervisor tests, with fast restarts.
-pub fn host_context() -> HostContext {
-    HostContext {
+pub fn host_context() -> SupervisorContext {
+    SupervisorContext {
         config_file: PathBuf::from("<test>"),
         approver: Arc::new(AcceptDefaults),
         events: Bus::default(),

@@ -15,7 +15,7 @@ use switchboard_core::ErrorCode;
 use switchboard_core::app::requests::{CallId, CallTool, NoArgs, ServerName};
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::approvals::{Approver, Origin};
-use switchboard_core::events::{HostEvent, Listener, ServerEvent};
+use switchboard_core::events::{CoreEvent, Listener, ServerEvent};
 use switchboard_core::paths::Paths;
 use switchboard_core::tasks::{TaskState, TaskView};
 
@@ -66,7 +66,7 @@ impl Approver for Answering {
 fn task_events(events: &mut Listener) -> Vec<TaskView> {
     std::iter::from_fn(|| events.try_recv())
         .filter_map(|e| match e {
-            HostEvent::Server(ServerEvent::Task { task, .. }) => Some(task),
+            CoreEvent::Server(ServerEvent::Task { task, .. }) => Some(task),
             _ => None,
         })
         .collect()
@@ -76,7 +76,7 @@ fn task_events(events: &mut Listener) -> Vec<TaskView> {
 async fn task_event(events: &mut Listener, wanted: impl Fn(&TaskView) -> bool) -> TaskView {
     let found = tokio::time::timeout(Duration::from_secs(30), async {
         while let Some(event) = events.recv().await {
-            if let HostEvent::Server(ServerEvent::Task { task, .. }) = event
+            if let CoreEvent::Server(ServerEvent::Task { task, .. }) = event
                 && wanted(&task)
             {
                 return Some(task);

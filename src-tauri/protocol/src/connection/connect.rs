@@ -23,7 +23,7 @@ use crate::config::{Endpoint, RemoteTransport, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::Bus;
 pub use crate::events::ServerSummary;
-use crate::handler::{DEFAULT_MAX_INBOUND, HostHandler};
+use crate::handler::{DEFAULT_MAX_INBOUND, InboundHandler};
 use crate::process::{self, ProcessGroup, StderrRing};
 use crate::secrets::{self, SecretStore};
 use crate::transport::{
@@ -226,8 +226,8 @@ struct Dial {
 
 impl Dial {
     /// A handler for one handshake (a fallback's second try gets a fresh one).
-    fn handler(&self) -> HostHandler {
-        HostHandler::new(
+    fn handler(&self) -> InboundHandler {
+        InboundHandler::new(
             &self.server,
             self.approver.clone(),
             self.roots.clone(),
@@ -239,7 +239,7 @@ impl Dial {
 
 /// A handshake that finished over one transport, before the connection goes live.
 struct Shaken {
-    service: RunningService<RoleClient, HostHandler>,
+    service: RunningService<RoleClient, InboundHandler>,
     process: Option<ProcessGroup>,
     signed_in: bool,
     transport: &'static str,
@@ -396,7 +396,7 @@ async fn streamable_http(
     url: &url::Url,
     headers: &Headers,
     authorized: Option<&crate::auth::Authorized>,
-) -> std::result::Result<RunningService<RoleClient, HostHandler>, Failure> {
+) -> std::result::Result<RunningService<RoleClient, InboundHandler>, Failure> {
     use rmcp::transport::StreamableHttpClientTransport as Http;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig as Config;
     let mut http = Config::with_uri(url.as_str()).custom_headers(headers.clone());
@@ -422,7 +422,7 @@ async fn legacy_sse(
     d: &Dial,
     url: &url::Url,
     headers: &Headers,
-) -> std::result::Result<RunningService<RoleClient, HostHandler>, Failure> {
+) -> std::result::Result<RunningService<RoleClient, InboundHandler>, Failure> {
     let header_map = headers
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -476,7 +476,7 @@ const STDERR_DRAIN: Duration = Duration::from_secs(2);
 
 /// A finished handshake and what it must be torn down with.
 struct Started {
-    service: RunningService<RoleClient, HostHandler>,
+    service: RunningService<RoleClient, InboundHandler>,
     process: Option<ProcessGroup>,
     close_reason: CloseReason,
     closed: CancellationToken,
@@ -560,7 +560,7 @@ pub async fn connect_transport<T>(opts: ConnectOptions, transport: T) -> Result<
 where
     T: rmcp::transport::Transport<RoleClient> + Send + 'static,
 {
-    let handler = HostHandler::new(
+    let handler = InboundHandler::new(
         &opts.server,
         opts.approver.clone(),
         opts.roots.clone(),
@@ -609,11 +609,11 @@ async fn handshake<F>(
     timeout: Duration,
     lifecycle: &ClientLifecycleMode,
     fut: F,
-) -> std::result::Result<RunningService<RoleClient, HostHandler>, Failure>
+) -> std::result::Result<RunningService<RoleClient, InboundHandler>, Failure>
 where
     F: Future<
         Output = std::result::Result<
-            RunningService<RoleClient, HostHandler>,
+            RunningService<RoleClient, InboundHandler>,
             ClientInitializeError,
         >,
     >,
@@ -717,7 +717,7 @@ fn is_credential_header(name: &reqwest::header::HeaderName) -> bool {
         || name.contains("secret")
 }
 
-fn summarize(service: &RunningService<RoleClient, HostHandler>) -> ServerSummary {
+fn summarize(service: &RunningService<RoleClient, InboundHandler>) -> ServerSummary {
     match service.peer().peer_info() {
         Some(info) => ServerSummary {
             protocol_version: info.protocol_version.to_string(),
@@ -737,7 +737,7 @@ fn summarize(service: &RunningService<RoleClient, HostHandler>) -> ServerSummary
 }
 
 /// Whether the connection uses the stateless 2026-07-28 era (no `initialize`).
-fn is_modern(service: &RunningService<RoleClient, HostHandler>) -> bool {
+fn is_modern(service: &RunningService<RoleClient, InboundHandler>) -> bool {
     service
         .peer()
         .peer_info()

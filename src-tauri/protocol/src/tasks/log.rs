@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::{TaskState, TaskView};
 use crate::error::Result;
-use crate::events::{Bus, HostEvent, ServerEvent, ServerStatus};
+use crate::events::{Bus, CoreEvent, ServerEvent, ServerStatus};
 use crate::store::Store;
 
 /// The most finished tasks kept (the newest); unfinished ones are always kept.
@@ -100,8 +100,8 @@ pub fn keep(log: TaskLog, events: Bus) {
     tokio::spawn(async move {
         while let Some(event) = control.recv().await {
             match event {
-                HostEvent::Server(ServerEvent::Task { task, .. }) => log.record(task),
-                HostEvent::Server(ServerEvent::Status { server, status })
+                CoreEvent::Server(ServerEvent::Task { task, .. }) => log.record(task),
+                CoreEvent::Server(ServerEvent::Status { server, status })
                     if !matches!(status, ServerStatus::Running { .. }) =>
                 {
                     announce_lost(&log, &events, Some(server), LOST_WITH_CONNECTION).await;

@@ -3,7 +3,7 @@
 // and what belongs to another conversation (or comes after the turn) being dropped.
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../bindings/ChatMessage";
-import type { HostEvent } from "../../bindings/HostEvent";
+import type { CoreEvent } from "../../bindings/CoreEvent";
 import type { TaskView } from "../../bindings/TaskView";
 import { chatCallId } from "./calls";
 import type { ChatAction, ChatSession } from "./session";
@@ -15,7 +15,7 @@ function run(state: ChatSession, ...actions: ChatAction[]): ChatSession {
   return actions.reduce(chatReducer, state);
 }
 
-function ev(event: HostEvent): ChatAction {
+function ev(event: CoreEvent): ChatAction {
   return { type: "event", event };
 }
 
@@ -300,7 +300,7 @@ describe("chatReducer", () => {
 
   it("leaves the session as it is for the events it does not follow", () => {
     const s = answering();
-    const status: HostEvent = { type: "status", server: "everything", status: { state: "stopped" } };
+    const status: CoreEvent = { type: "status", server: "everything", status: { state: "stopped" } };
     expect(heard(status)).toBe(false);
     expect(chatReducer(s, ev(status))).toBe(s);
     expect(heard({ type: "resync" })).toBe(true);

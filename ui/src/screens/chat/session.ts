@@ -10,7 +10,7 @@ import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { ChatMessage } from "../../bindings/ChatMessage";
 import type { Conversation } from "../../bindings/Conversation";
-import type { HostEvent } from "../../bindings/HostEvent";
+import type { CoreEvent } from "../../bindings/CoreEvent";
 import type { NewMessage } from "../../bindings/NewMessage";
 import type { TaskView } from "../../bindings/TaskView";
 import type { AppMessageParams } from "../../mcp";
@@ -78,7 +78,7 @@ export type ChatAction =
   | { type: "reread"; conversation: string; messages: ChatMessage[]; answering: boolean }
   /** Every task the backend knows, when `conversation` was opened. */
   | { type: "tasksListed"; conversation: string; tasks: TaskView[] }
-  | { type: "event"; event: HostEvent }
+  | { type: "event"; event: CoreEvent }
   | { type: "withheldAsked"; request: number }
   | { type: "withheldAnswered"; request: number; tools: Held[] }
   /** The person sends messages; `turn` when the last is theirs, so that the model answers. */
@@ -115,7 +115,7 @@ export const INITIAL_SESSION: ChatSession = {
 };
 
 /** Whether the reducer does anything with `e` (the listener passes on only these). */
-export function heard(e: HostEvent): boolean {
+export function heard(e: CoreEvent): boolean {
   switch (e.type) {
     case "chatText":
     case "chatToolsWithheld":
@@ -137,7 +137,7 @@ function hasToolResult(message: ChatMessage): boolean {
 }
 
 /** What a host event changes. */
-function onEvent(s: ChatSession, e: HostEvent): ChatSession {
+function onEvent(s: ChatSession, e: CoreEvent): ChatSession {
   const mine = "conversation" in e && e.conversation === s.current;
   switch (e.type) {
     // Text can arrive after the turn's end (streams and state changes travel apart): a turn that
@@ -270,7 +270,7 @@ export function useChatSession(
     let unlisten: (() => void) | null = null;
     let live = true;
     backend
-      .onHostEvent((event) => {
+      .onCoreEvent((event) => {
         if (heard(event)) dispatch({ type: "event", event });
       })
       .then((u) => (live ? (unlisten = u) : u()));

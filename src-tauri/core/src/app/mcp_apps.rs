@@ -11,14 +11,14 @@ use super::App;
 use super::requests::{
     AppCallTool, AppMessage, AppOpenLink, AppReadResource, AppUpdateContext, OpenAppView, ViewId,
 };
-use crate::apps::{self, AppView};
+use crate::mcp_apps::{self, AppView};
 use crate::error::{Error, ErrorCode, Result};
 
 impl App {
     /// Reads the view of `tool` (which must name `uri` as its view) and opens it.
     pub async fn open_app_view(&self, args: OpenAppView) -> Result<AppView> {
         let tool = self.tool_definition(&args.server, &args.tool).await?;
-        if apps::resource_uri(&tool) != Some(args.uri.as_str()) {
+        if mcp_apps::resource_uri(&tool) != Some(args.uri.as_str()) {
             return Err(Error::new(
                 ErrorCode::InvalidInput,
                 format!(
@@ -50,7 +50,7 @@ impl App {
     }
 
     /// The view's page, for the shell to serve (once).
-    pub fn serve_app_view(&self, view_id: &str) -> Option<apps::Page> {
+    pub fn serve_app_view(&self, view_id: &str) -> Option<mcp_apps::Page> {
         self.0.views.serve(view_id)
     }
 
@@ -58,7 +58,7 @@ impl App {
     pub async fn app_call_tool(&self, args: AppCallTool) -> Result<CallToolResult> {
         let view = self.0.views.get(&args.view_id)?;
         let tool = self.tool_definition(&view.server, &args.name).await?;
-        if !apps::visibility(&tool).app {
+        if !mcp_apps::visibility(&tool).app {
             return Err(Error::new(
                 ErrorCode::Denied,
                 format!("{} on {} is not offered to views", args.name, view.server),

@@ -7,4 +7,4 @@ import type { ServerEvent } from "./ServerEvent";
 /**
  * Anything the core publishes: one of the domain events, or the signal to re-read everything.
  */
-export type HostEvent = ServerEvent | ReviewEvent | ChatEvent | Resync;
+export type CoreEvent = ServerEvent | ReviewEvent | ChatEvent | Resync;
