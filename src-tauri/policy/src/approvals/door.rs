@@ -28,7 +28,7 @@ use super::policy::{Policies, PolicyEntry, PolicyKind, Rule};
 use super::{Approver, Origin, rejected_sampling};
 use crate::audit::{Audit, Flow, FlowKind, Record, Step};
 use crate::error::{Error, ErrorCode, Result};
-use crate::pins::{PinState, Pins};
+use crate::pins::{PinItem, PinState, Pins};
 use crate::rate::PerMinute;
 use crate::sampling::{Sampling, invalid_params};
 use crate::visible;

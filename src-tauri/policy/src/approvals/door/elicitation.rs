@@ -35,110 +35,128 @@ impl Door {
         Ok(r)
     }
 
-    /// What to answer an elicitation: the rule's answer, or the user's (a form is shown again
-    /// while what was filled in does not validate). Returns the answer and who gave it.
+    /// What to answer an elicitation: the rule's answer, or the person's. Returns the answer
+    /// and who gave it.
     pub(super) async fn elicitation_answer(
         &self,
         flow: &Flow,
         server: &str,
         request: &Value,
-    ) -> (ElicitationAction, Option<Value>, &'static str) {
+    ) -> Answer {
         let rule = self.rule(server, PolicyKind::Elicitation, None).await;
         if rule == Rule::Deny {
             self.note(flow, Step::Decided, "policy", Some("declined"), Value::Null)
                 .await;
             return (ElicitationAction::Decline, None, "policy");
         }
-        let url = request
-            .get("url")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let schema = request
-            .get("requestedSchema")
-            .cloned()
-            .unwrap_or(Value::Null);
-        let message = request.get("message").cloned().unwrap_or(Value::Null);
-        if url.is_none() && rule.allows() && crate::elicitation::defaults_cover_required(&schema) {
-            let values = Value::Object(crate::elicitation::defaults(&schema));
-            let audited = crate::elicitation::redacted(&schema, &values);
+        let asked = Asked::of(request);
+        let schema = &asked.schema;
+        if asked.url.is_none() && rule.allows() && crate::elicitation::defaults_cover_required(schema) {
+            let values = Value::Object(crate::elicitation::defaults(schema));
+            let audited = crate::elicitation::redacted(schema, &values);
             self.note(flow, Step::Decided, "policy", Some("approved"), audited)
                 .await;
             return (ElicitationAction::Accept, Some(values), "policy");
         }
-        let mut values = Value::Object(crate::elicitation::defaults(&schema));
+        self.persons_answer(flow, server, &asked).await
+    }
+
+    /// The person's answer: a link accepted or declined, or a form shown again (saying why)
+    /// while what was filled in does not validate, at most [`FORM_ATTEMPTS`] times.
+    async fn persons_answer(&self, flow: &Flow, server: &str, asked: &Asked) -> Answer {
+        let actor = self.0.reviewer.actor();
+        let mut values = Value::Object(crate::elicitation::defaults(&asked.schema));
         let mut error = Value::Null;
         for _ in 0..FORM_ATTEMPTS {
-            let content = match &url {
-                Some(u) => json!({"message": message, "url": u}),
-                None => {
-                    json!({"message": message, "requestedSchema": schema, "values": values, "error": error})
-                }
-            };
-            match self
-                .ask(flow, ReviewKind::Elicitation, content, Value::Null)
-                .await
-            {
-                Verdict::Approve { content, remember } => {
-                    if url.is_some() {
-                        self.note(
-                            flow,
-                            Step::Decided,
-                            self.0.reviewer.actor(),
-                            Some("approved"),
-                            Value::Null,
-                        )
+            let shown = asked.shown(&values, &error);
+            match self.ask(flow, ReviewKind::Elicitation, shown, Value::Null).await {
+                Verdict::Approve { .. } if asked.url.is_some() => {
+                    self.note(flow, Step::Decided, actor, Some("approved"), Value::Null)
                         .await;
-                        return (ElicitationAction::Accept, None, self.0.reviewer.actor());
-                    }
+                    return (ElicitationAction::Accept, None, actor);
+                }
+                Verdict::Approve { content, remember } => {
                     values = content.get("values").cloned().unwrap_or(Value::Null);
-                    match crate::elicitation::validate(&schema, &values) {
-                        Ok(valid) => {
-                            self.note(
-                                flow,
-                                Step::Decided,
-                                self.0.reviewer.actor(),
-                                Some("approved"),
-                                crate::elicitation::redacted(&schema, &values),
-                            )
-                            .await;
-                            self.remember(server, PolicyKind::Elicitation, None, remember)
-                                .await;
-                            return (
-                                ElicitationAction::Accept,
-                                Some(Value::Object(valid)),
-                                self.0.reviewer.actor(),
-                            );
-                        }
-                        Err(problem) => {
-                            self.note(
-                                flow,
-                                Step::Decided,
-                                self.0.reviewer.actor(),
-                                Some("invalid"),
-                                json!({"values": crate::elicitation::redacted(&schema, &values), "error": problem}),
-                            )
-                            .await;
-                            error = problem.into();
-                        }
+                    match self.checked_form(flow, server, &asked.schema, &values, remember).await {
+                        Ok(valid) => return (ElicitationAction::Accept, Some(valid), actor),
+                        Err(problem) => error = problem,
                     }
                 }
                 Verdict::Deny => {
-                    self.note(
-                        flow,
-                        Step::Decided,
-                        self.0.reviewer.actor(),
-                        Some("declined"),
-                        Value::Null,
-                    )
-                    .await;
-                    return (ElicitationAction::Decline, None, self.0.reviewer.actor());
+                    self.note(flow, Step::Decided, actor, Some("declined"), Value::Null)
+                        .await;
+                    return (ElicitationAction::Decline, None, actor);
                 }
                 other => {
                     self.refused(flow, &other).await;
-                    return (ElicitationAction::Cancel, None, self.0.reviewer.actor());
+                    return (ElicitationAction::Cancel, None, actor);
                 }
             }
         }
         (ElicitationAction::Cancel, None, "host")
+    }
+
+    /// A filled-in form checked against its schema and written down (secrets redacted): the
+    /// valid values, with the rule the person chose to keep kept; or why they are not valid.
+    async fn checked_form(
+        &self,
+        flow: &Flow,
+        server: &str,
+        schema: &Value,
+        values: &Value,
+        remember: Option<Rule>,
+    ) -> std::result::Result<Value, Value> {
+        let actor = self.0.reviewer.actor();
+        let redacted = crate::elicitation::redacted(schema, values);
+        match crate::elicitation::validate(schema, values) {
+            Ok(valid) => {
+                self.note(flow, Step::Decided, actor, Some("approved"), redacted)
+                    .await;
+                self.remember(server, PolicyKind::Elicitation, None, remember)
+                    .await;
+                Ok(Value::Object(valid))
+            }
+            Err(problem) => {
+                let problem = Value::from(problem);
+                let detail = json!({"values": redacted, "error": problem});
+                self.note(flow, Step::Decided, actor, Some("invalid"), detail)
+                    .await;
+                Err(problem)
+            }
+        }
+    }
+}
+
+/// What to answer an elicitation, and who gave the answer.
+type Answer = (ElicitationAction, Option<Value>, &'static str);
+
+/// What a server asked for in one elicitation: a link to open, or a form.
+struct Asked {
+    url: Option<String>,
+    schema: Value,
+    message: Value,
+}
+
+impl Asked {
+    fn of(request: &Value) -> Self {
+        Self {
+            url: request.get("url").and_then(Value::as_str).map(str::to_owned),
+            schema: request.get("requestedSchema").cloned().unwrap_or(Value::Null),
+            message: request.get("message").cloned().unwrap_or(Value::Null),
+        }
+    }
+
+    /// What the person is shown: the link, or the form with what is filled in and why the last
+    /// answer was not valid.
+    fn shown(&self, values: &Value, error: &Value) -> Value {
+        match &self.url {
+            Some(url) => json!({"message": self.message, "url": url}),
+            None => json!({
+                "message": self.message,
+                "requestedSchema": self.schema,
+                "values": values,
+                "error": error,
+            }),
+        }
     }
 }

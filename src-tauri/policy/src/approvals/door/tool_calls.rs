@@ -42,28 +42,7 @@ impl Door {
             json!({"arguments": arguments}),
         )
         .await;
-        let check = (
-            server.to_owned(),
-            tool.clone(),
-            instructions.map(str::to_owned),
-        );
-        let review = self
-            .blocking(move |door| door.pins.check_call(&check.0, &check.1, check.2.as_deref()))
-            .await;
-        let review = match review {
-            Ok(r) => r,
-            Err(e) => {
-                self.note(
-                    &flow,
-                    Step::Failed,
-                    "host",
-                    None,
-                    json!({"code": e.code, "message": e.message}),
-                )
-                .await;
-                return Err(e);
-            }
-        };
+        let review = self.pins_of_call(&flow, server, tool, instructions).await?;
         let rule = self.rule(server, PolicyKind::ToolCall, Some(&name)).await;
         if rule == Rule::Deny {
             self.note(&flow, Step::Decided, "policy", Some("denied"), Value::Null)
@@ -76,35 +55,68 @@ impl Door {
             .map(|i| (i.item.clone(), i.current.clone()))
             .collect();
         if rule.allows() && unpinned.is_empty() {
-            self.note(
-                &flow,
-                Step::Decided,
-                "policy",
-                Some("approved"),
-                Value::Null,
-            )
-            .await;
+            self.note(&flow, Step::Decided, "policy", Some("approved"), Value::Null)
+                .await;
             return Ok((flow, arguments));
         }
-        let shown = json!({"tool": name, "arguments": arguments});
         let mut context = json!({"definition": tool, "instructions": instructions, "pins": review});
         if let Caller::View = caller {
             context["from"] = json!("view");
         }
+        let shown = json!({"tool": name, "arguments": arguments});
+        let arguments = self
+            .persons_verdict_on_call(&flow, server, &name, shown, context, unpinned)
+            .await?;
+        Ok((flow, arguments))
+    }
+
+    /// The pins' view of a call: each definition it rests on (the tool, the server's
+    /// instructions) as pinned, new or changed; a changed one refuses the call, written down.
+    async fn pins_of_call(
+        &self,
+        flow: &Flow,
+        server: &str,
+        tool: &Value,
+        instructions: Option<&str>,
+    ) -> Result<Vec<PinItem>> {
+        let check = (
+            server.to_owned(),
+            tool.clone(),
+            instructions.map(str::to_owned),
+        );
+        let review = self
+            .blocking(move |door| door.pins.check_call(&check.0, &check.1, check.2.as_deref()))
+            .await;
+        if let Err(e) = &review {
+            let detail = json!({"code": e.code, "message": e.message});
+            self.note(flow, Step::Failed, "host", None, detail).await;
+        }
+        review
+    }
+
+    /// Asks the person about a call (`shown`: the tool and its arguments) and keeps what they
+    /// decided: the definitions they saw are pinned, the rule they chose is kept, and the
+    /// arguments they left are returned; a refusal or no answer in time is the call's error.
+    async fn persons_verdict_on_call(
+        &self,
+        flow: &Flow,
+        server: &str,
+        name: &str,
+        shown: Value,
+        context: Value,
+        unpinned: Vec<(String, Value)>,
+    ) -> Result<Value> {
         match self
-            .decided(&flow, ReviewKind::ToolCall, &shown, context)
+            .decided(flow, ReviewKind::ToolCall, &shown, context)
             .await
         {
             Ok((content, remember)) => {
                 let pin = server.to_owned();
                 self.blocking(move |door| door.pins.approve(&pin, &unpinned))
                     .await?;
-                self.remember(server, PolicyKind::ToolCall, Some(&name), remember)
+                self.remember(server, PolicyKind::ToolCall, Some(name), remember)
                     .await;
-                Ok((
-                    flow,
-                    content.get("arguments").cloned().unwrap_or(Value::Null),
-                ))
+                Ok(content.get("arguments").cloned().unwrap_or(Value::Null))
             }
             Err(other) => Err(Error::new(
                 ErrorCode::Denied,
