@@ -203,18 +203,7 @@ impl AppBuilder {
                 Err(e) => (Config::default(), Some(e)),
             },
         };
-        let keychain = match &self.secrets {
-            Some(_) => None,
-            None => Some(Arc::new(IndexedKeychain::new(
-                Arc::new(Keychain::default()),
-                store.clone(),
-            ))),
-        };
-        let secrets: Arc<dyn SecretStore> = match (&self.secrets, &keychain) {
-            (Some(given), _) => given.clone(),
-            (None, Some(k)) => k.clone(),
-            (None, None) => Arc::new(Keychain::default()),
-        };
+        let (keychain, secrets) = secrets(self.secrets.clone(), &store);
         let providers = ProviderSettingsStore::new(store.clone(), secrets.clone());
         let models = match self.models.clone() {
             Some(m) => m,
@@ -229,13 +218,7 @@ impl AppBuilder {
         let reaper = records.clone();
         off_thread(move || Ok(reaper.reap())).await?;
         let events = Bus::default();
-        let (reviewer, reviews) = match self.reviewer.clone() {
-            Some(r) => (r, None),
-            None => {
-                let queue = Arc::new(ReviewQueue::new(events.clone()));
-                (queue.clone() as Arc<dyn Reviewer>, Some(queue))
-            }
-        };
+        let (reviewer, reviews) = reviewer(self.reviewer.clone(), &events);
         // Sampling limits come from the live configuration, which the host owns; the host is
         // made after the door it hands to every connection.
         let host_cell: Arc<OnceLock<Host>> = Arc::default();
@@ -468,6 +451,40 @@ impl App {
                 "reviews are decided on the terminal in this run",
             )
         })
+    }
+}
+
+/// The keychain Switchboard opens only when a secret is needed (with its index in the store),
+/// unless the builder was given a secret store (tests, benchmarks): the keychain to watch for
+/// problems, if any, and the store every secret goes through.
+fn secrets(
+    given: Option<Arc<dyn SecretStore>>,
+    store: &Arc<Store>,
+) -> (Option<Arc<IndexedKeychain>>, Arc<dyn SecretStore>) {
+    match given {
+        Some(given) => (None, given),
+        None => {
+            let keychain = Arc::new(IndexedKeychain::new(
+                Arc::new(Keychain::default()),
+                store.clone(),
+            ));
+            (Some(keychain.clone()), keychain)
+        }
+    }
+}
+
+/// Who decides what needs a person: the builder's reviewer (the CLI's terminal, a test's), or
+/// the window's queue of reviews.
+fn reviewer(
+    given: Option<Arc<dyn Reviewer>>,
+    events: &Bus,
+) -> (Arc<dyn Reviewer>, Option<Arc<ReviewQueue>>) {
+    match given {
+        Some(r) => (r, None),
+        None => {
+            let queue = Arc::new(ReviewQueue::new(events.clone()));
+            (queue.clone() as Arc<dyn Reviewer>, Some(queue))
+        }
     }
 }
 

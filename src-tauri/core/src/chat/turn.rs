@@ -219,30 +219,8 @@ pub async fn run_turn(
     for _ in 0..MAX_STEPS {
         let messages =
             visible_to_the_model(with_unanswered_calls_closed(&chats.get(id).await?.messages));
-        let mut request = json!({"messages": messages, "maxTokens": 4096});
-        let offered = names.request_tools();
-        if offered.as_array().is_some_and(|a| !a.is_empty()) {
-            request["tools"] = offered;
-            request["toolChoice"] = json!({"mode": "auto"});
-        }
-        let (completion, cut) = if provider.kind == ProviderKind::Manual {
-            (door.write_answer(&model, &request).await?, None)
-        } else {
-            let mut shown = super::partial::Throttle::default();
-            let mut on_stream = |s: Streamed<'_>| match s {
-                Streamed::Text(t) => events.text(t),
-                Streamed::ToolInput { index, name, json } => {
-                    if shown.due(index)
-                        && let Some(arguments) = super::partial::close(json)
-                    {
-                        shown.shown(index);
-                        events.tool_input(index, name, arguments);
-                    }
-                }
-            };
-            let c = provider.complete(&model, &request, &mut on_stream).await?;
-            (c.result, c.cut)
-        };
+        let request = model_request(messages, &names);
+        let (completion, cut) = answer(door, provider, &model, &request, events).await?;
         let content = completion["content"].clone();
         let message = chats.append(id, "assistant", content.clone()).await?;
         events.message(&message);
@@ -270,29 +248,8 @@ pub async fn run_turn(
             blocks: Vec::with_capacity(uses.len()),
         };
         for call in uses {
-            let use_id = call["id"].as_str().unwrap_or_default().to_owned();
-            let name = call["name"].as_str().unwrap_or_default();
-            let input = call.get("input").cloned().unwrap_or(json!({}));
-            let outcome = match names.get(name) {
-                None => Err(Error::new(
-                    ErrorCode::InvalidInput,
-                    format!("there is no tool named {name}"),
-                )),
-                Some(t) => {
-                    let call_id = super::tools::call_id(id, &use_id);
-                    let mut approved = |sent: &Value| events.tool_call(&use_id, sent);
-                    call_tool(door, tools, t, input.clone(), &call_id, &mut approved).await
-                }
-            };
-            results.blocks.push(match outcome {
-                Ok((sent, result)) => went_out(&use_id, &input, sent, result),
-                Err(e) => json!({
-                    "type": "tool_result",
-                    "toolUseId": use_id,
-                    "content": [{"type": "text", "text": format!("The tool was not called: {}", e.message)}],
-                    "isError": true,
-                }),
-            });
+            let block = tool_result(door, tools, &names, id, &call, events).await;
+            results.blocks.push(block);
         }
         let message = chats
             .append(id, "user", Value::Array(results.take()))
@@ -304,6 +261,81 @@ pub async fn run_turn(
         ErrorCode::LimitExceeded,
         format!("the model kept calling tools; stopped after {MAX_STEPS} requests"),
     ))
+}
+
+/// What the model is asked: the conversation as it may read it, and the tools it is offered.
+fn model_request(messages: Vec<Value>, names: &ToolNames) -> Value {
+    let mut request = json!({"messages": messages, "maxTokens": 4096});
+    let offered = names.request_tools();
+    if offered.as_array().is_some_and(|a| !a.is_empty()) {
+        request["tools"] = offered;
+        request["toolChoice"] = json!({"mode": "auto"});
+    }
+    request
+}
+
+/// The model's answer to `request`: written by the person for the manual provider, else
+/// streamed from the provider (text and the tool calls being written shown as they come), with
+/// why it was cut off, if it was.
+async fn answer(
+    door: &Door,
+    provider: &Provider,
+    model: &str,
+    request: &Value,
+    events: &mut dyn TurnEvents,
+) -> Result<(Value, Option<String>)> {
+    if provider.kind == ProviderKind::Manual {
+        return Ok((door.write_answer(model, request).await?, None));
+    }
+    let mut shown = super::partial::Throttle::default();
+    let mut on_stream = |s: Streamed<'_>| match s {
+        Streamed::Text(t) => events.text(t),
+        Streamed::ToolInput { index, name, json } => {
+            if shown.due(index)
+                && let Some(arguments) = super::partial::close(json)
+            {
+                shown.shown(index);
+                events.tool_input(index, name, arguments);
+            }
+        }
+    };
+    let c = provider.complete(model, request, &mut on_stream).await?;
+    Ok((c.result, c.cut))
+}
+
+/// One of the model's tool calls, made if it names a tool it was offered and is approved: the
+/// `tool_result` block the model reads next (what went out, or why it did not).
+async fn tool_result(
+    door: &Door,
+    tools: &dyn ToolSource,
+    names: &ToolNames,
+    conversation: &str,
+    call: &Value,
+    events: &mut dyn TurnEvents,
+) -> Value {
+    let use_id = call["id"].as_str().unwrap_or_default().to_owned();
+    let name = call["name"].as_str().unwrap_or_default();
+    let input = call.get("input").cloned().unwrap_or(json!({}));
+    let outcome = match names.get(name) {
+        None => Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!("there is no tool named {name}"),
+        )),
+        Some(t) => {
+            let call_id = super::tools::call_id(conversation, &use_id);
+            let mut approved = |sent: &Value| events.tool_call(&use_id, sent);
+            call_tool(door, tools, t, input.clone(), &call_id, &mut approved).await
+        }
+    };
+    match outcome {
+        Ok((sent, result)) => went_out(&use_id, &input, sent, result),
+        Err(e) => json!({
+            "type": "tool_result",
+            "toolUseId": use_id,
+            "content": [{"type": "text", "text": format!("The tool was not called: {}", e.message)}],
+            "isError": true,
+        }),
+    }
 }
 
 /// The results of a step's tool calls as they come in. If the turn is stopped part way, those
