@@ -134,86 +134,95 @@ pub fn validate(schema: &Value, values: &Value) -> Result<Map<String, Value>, St
         if v.is_null() {
             continue;
         }
-        match prop.get("type").and_then(Value::as_str).unwrap_or("string") {
-            "string" => {
-                let Some(s) = v.as_str() else {
-                    return Err(format!("{name} must be text"));
-                };
-                let len = s.chars().count() as u64;
-                if let Some(min) = prop.get("minLength").and_then(Value::as_u64)
-                    && len < min
-                {
-                    return Err(format!("{name} needs at least {min} characters"));
-                }
-                if let Some(max) = prop.get("maxLength").and_then(Value::as_u64)
-                    && len > max
-                {
-                    return Err(format!("{name} takes at most {max} characters"));
-                }
-                if let Some(c) = choices(prop)
-                    && !c.contains(v)
-                {
-                    return Err(format!("{name} must be one of the listed choices"));
-                }
-                match prop.get("format").and_then(Value::as_str) {
-                    Some("email") if !s.contains('@') => {
-                        return Err(format!("{name} must be an email address"));
-                    }
-                    Some("uri") if url::Url::parse(s).is_err() => {
-                        return Err(format!("{name} must be a URL"));
-                    }
-                    _ => {}
-                }
-            }
-            t @ ("number" | "integer") => {
-                let Some(n) = v.as_f64() else {
-                    return Err(format!("{name} must be a number"));
-                };
-                if t == "integer" && n.fract() != 0.0 {
-                    return Err(format!("{name} must be a whole number"));
-                }
-                if let Some(min) = prop.get("minimum").and_then(Value::as_f64)
-                    && n < min
-                {
-                    return Err(format!("{name} must be at least {min}"));
-                }
-                if let Some(max) = prop.get("maximum").and_then(Value::as_f64)
-                    && n > max
-                {
-                    return Err(format!("{name} must be at most {max}"));
-                }
-            }
-            "boolean" if !v.is_boolean() => return Err(format!("{name} must be yes or no")),
-            "array" => {
-                let Some(items) = v.as_array() else {
-                    return Err(format!("{name} must be a list of choices"));
-                };
-                let allowed = prop.get("items").and_then(choices);
-                if let Some(allowed) = allowed
-                    && items.iter().any(|i| !allowed.contains(i))
-                {
-                    return Err(format!("{name} must only contain the listed choices"));
-                }
-                let n = items.len() as u64;
-                if let Some(min) = prop.get("minItems").and_then(Value::as_u64)
-                    && n < min
-                {
-                    return Err(format!("{name} needs at least {min} choices"));
-                }
-                if let Some(max) = prop.get("maxItems").and_then(Value::as_u64)
-                    && n > max
-                {
-                    return Err(format!("{name} takes at most {max} choices"));
-                }
-            }
-            _ => {}
-        }
+        field_problem(prop, &name, v)?;
     }
     Ok(values
         .iter()
         .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect())
+}
+
+/// What is wrong with `v` as the value of the field `prop` (named `name`), if anything.
+fn field_problem(prop: &Value, name: &str, v: &Value) -> Result<(), String> {
+    match prop.get("type").and_then(Value::as_str).unwrap_or("string") {
+        "string" => text_problem(prop, name, v),
+        t @ ("number" | "integer") => number_problem(prop, name, v, t == "integer"),
+        "boolean" if !v.is_boolean() => Err(format!("{name} must be yes or no")),
+        "array" => choices_problem(prop, name, v),
+        _ => Ok(()),
+    }
+}
+
+fn text_problem(prop: &Value, name: &str, v: &Value) -> Result<(), String> {
+    let Some(s) = v.as_str() else {
+        return Err(format!("{name} must be text"));
+    };
+    let len = s.chars().count() as u64;
+    if let Some(min) = prop.get("minLength").and_then(Value::as_u64)
+        && len < min
+    {
+        return Err(format!("{name} needs at least {min} characters"));
+    }
+    if let Some(max) = prop.get("maxLength").and_then(Value::as_u64)
+        && len > max
+    {
+        return Err(format!("{name} takes at most {max} characters"));
+    }
+    if let Some(c) = choices(prop)
+        && !c.contains(v)
+    {
+        return Err(format!("{name} must be one of the listed choices"));
+    }
+    match prop.get("format").and_then(Value::as_str) {
+        Some("email") if !s.contains('@') => Err(format!("{name} must be an email address")),
+        Some("uri") if url::Url::parse(s).is_err() => Err(format!("{name} must be a URL")),
+        _ => Ok(()),
+    }
+}
+
+fn number_problem(prop: &Value, name: &str, v: &Value, whole: bool) -> Result<(), String> {
+    let Some(n) = v.as_f64() else {
+        return Err(format!("{name} must be a number"));
+    };
+    if whole && n.fract() != 0.0 {
+        return Err(format!("{name} must be a whole number"));
+    }
+    if let Some(min) = prop.get("minimum").and_then(Value::as_f64)
+        && n < min
+    {
+        return Err(format!("{name} must be at least {min}"));
+    }
+    if let Some(max) = prop.get("maximum").and_then(Value::as_f64)
+        && n > max
+    {
+        return Err(format!("{name} must be at most {max}"));
+    }
+    Ok(())
+}
+
+fn choices_problem(prop: &Value, name: &str, v: &Value) -> Result<(), String> {
+    let Some(items) = v.as_array() else {
+        return Err(format!("{name} must be a list of choices"));
+    };
+    let allowed = prop.get("items").and_then(choices);
+    if let Some(allowed) = allowed
+        && items.iter().any(|i| !allowed.contains(i))
+    {
+        return Err(format!("{name} must only contain the listed choices"));
+    }
+    let n = items.len() as u64;
+    if let Some(min) = prop.get("minItems").and_then(Value::as_u64)
+        && n < min
+    {
+        return Err(format!("{name} needs at least {min} choices"));
+    }
+    if let Some(max) = prop.get("maxItems").and_then(Value::as_u64)
+        && n > max
+    {
+        return Err(format!("{name} takes at most {max} choices"));
+    }
+    Ok(())
 }
 
 fn title(props: &Map<String, Value>, key: &str) -> String {

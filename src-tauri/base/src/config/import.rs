@@ -128,6 +128,8 @@ pub fn looks_secret(key: &str) -> bool {
 }
 
 /// Parses another host's config file and plans the import. Nothing is stored yet.
+// Long on purpose: the one place that reads both hosts' shapes (Claude Desktop's `mcpServers`,
+// VS Code's `servers` with `inputs`), kept whole so what is taken from each is seen together.
 pub fn plan(text: &str, file: &Path) -> Result<ImportPlan> {
     let root: Value = json5::from_str(text).map_err(|e| not_json(file, &e))?;
     let Value::Object(mut root) = root else {

@@ -17,6 +17,8 @@ use crate::error::{Error, ErrorCode, Result};
 pub const SIGNATURE_META: &str = "dev.switchboard/gemini-thought-signature";
 
 /// The request body.
+// Long on purpose: one mapping from an MCP sampling request to Gemini's `generateContent` wire
+// shape, kept whole so it reads top to bottom against Google's API reference.
 pub fn request_body(req: &Value) -> Result<Value> {
     // functionResponse needs the tool's name; MCP tool results only carry the tool use id.
     let mut names: std::collections::HashMap<String, String> = Default::default();

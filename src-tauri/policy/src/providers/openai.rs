@@ -12,6 +12,8 @@ use crate::error::{Error, ErrorCode, Result};
 
 /// The request body for `model`. `official` selects OpenAI's own parameter names where they
 /// differ from what compatible servers accept.
+// Long on purpose: one mapping from an MCP sampling request to the Chat Completions wire shape,
+// kept whole so it reads top to bottom against OpenAI's API reference.
 pub fn request_body(model: &str, req: &Value, official: bool) -> Result<Value> {
     let mut messages = Vec::new();
     if let Some(s) = req.get("systemPrompt").and_then(Value::as_str) {

@@ -45,72 +45,21 @@ impl LegacySseTransport {
             .redirect(super::same_origin_redirects())
             .build()
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
-        let response = client
-            .get(url.clone())
-            .headers(headers.clone())
-            .header(reqwest::header::ACCEPT, "text/event-stream")
-            .send()
-            .await
-            .map_err(|e| {
-                Error::new(
-                    ErrorCode::ConnectFailed,
-                    format!("server {server:?}: GET {url}: {e}"),
-                )
-            })?;
-        if !response.status().is_success() {
-            return Err(Error::new(
-                ErrorCode::ConnectFailed,
-                format!(
-                    "server {server:?}: GET {url} answered {}",
-                    response.status()
-                ),
-            ));
-        }
+        let response = open_stream(server, &client, &url, &headers).await?;
         // Where the stream really is, after (same-origin) redirects: the endpoint is relative
         // to it.
         let stream_url = response.url().clone();
         let (endpoint_tx, endpoint_rx) = tokio::sync::oneshot::channel::<String>();
         let (tx, incoming) = mpsc::channel(64);
         let name = server.to_owned();
-        let reader = tokio::spawn(async move {
-            let mut stream = response.bytes_stream();
-            let mut parser = SseReader::with_limit(max_message_bytes);
-            let mut endpoint_tx = Some(endpoint_tx);
-            while let Some(chunk) = stream.next().await {
-                let Ok(chunk) = chunk else { break };
-                let Ok(events) = parser.feed(&chunk) else {
-                    let e = Error::new(
-                        ErrorCode::MessageTooLarge,
-                        format!(
-                            "server {name:?} sent an event larger than the {max_message_bytes} byte cap (maxMessageBytes); the connection was closed"
-                        ),
-                    );
-                    tracing::error!(server = %name, "{}", e.message);
-                    close_reason.set(e);
-                    break;
-                };
-                for ev in events {
-                    match ev.event.as_str() {
-                        "endpoint" => {
-                            if let Some(tx) = endpoint_tx.take() {
-                                let _ = tx.send(ev.data);
-                            }
-                        }
-                        "" | "message" => match serde_json::from_str(&ev.data) {
-                            Ok(message) => {
-                                if tx.send(message).await.is_err() {
-                                    return;
-                                }
-                            }
-                            Err(e) => {
-                                tracing::warn!(server = %name, "skipped an SSE event that is not JSON-RPC: {e}")
-                            }
-                        },
-                        _ => {}
-                    }
-                }
-            }
-        });
+        let reader = tokio::spawn(read_stream(
+            response,
+            name,
+            max_message_bytes,
+            close_reason,
+            endpoint_tx,
+            tx,
+        ));
         let endpoint = match tokio::time::timeout(ENDPOINT_TIMEOUT, endpoint_rx).await {
             Ok(Ok(e)) => e,
             _ => {
@@ -138,6 +87,86 @@ impl LegacySseTransport {
             incoming,
             reader,
         })
+    }
+}
+
+/// The GET that opens the server's event stream, refused unless it answers with success.
+async fn open_stream(
+    server: &str,
+    client: &reqwest::Client,
+    url: &Url,
+    headers: &reqwest::header::HeaderMap,
+) -> Result<reqwest::Response> {
+    let response = client
+        .get(url.clone())
+        .headers(headers.clone())
+        .header(reqwest::header::ACCEPT, "text/event-stream")
+        .send()
+        .await
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::ConnectFailed,
+                format!("server {server:?}: GET {url}: {e}"),
+            )
+        })?;
+    if !response.status().is_success() {
+        return Err(Error::new(
+            ErrorCode::ConnectFailed,
+            format!(
+                "server {server:?}: GET {url} answered {}",
+                response.status()
+            ),
+        ));
+    }
+    Ok(response)
+}
+
+/// Reads the event stream until it ends: the first `endpoint` event goes to `endpoint_tx`,
+/// each message to `tx`; an event over the size cap closes the connection, saying why.
+async fn read_stream(
+    response: reqwest::Response,
+    name: String,
+    max_message_bytes: usize,
+    close_reason: CloseReason,
+    endpoint_tx: tokio::sync::oneshot::Sender<String>,
+    tx: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+) {
+    let mut stream = response.bytes_stream();
+    let mut parser = SseReader::with_limit(max_message_bytes);
+    let mut endpoint_tx = Some(endpoint_tx);
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else { break };
+        let Ok(events) = parser.feed(&chunk) else {
+            let e = Error::new(
+                ErrorCode::MessageTooLarge,
+                format!(
+                    "server {name:?} sent an event larger than the {max_message_bytes} byte cap (maxMessageBytes); the connection was closed"
+                ),
+            );
+            tracing::error!(server = %name, "{}", e.message);
+            close_reason.set(e);
+            break;
+        };
+        for ev in events {
+            match ev.event.as_str() {
+                "endpoint" => {
+                    if let Some(tx) = endpoint_tx.take() {
+                        let _ = tx.send(ev.data);
+                    }
+                }
+                "" | "message" => match serde_json::from_str(&ev.data) {
+                    Ok(message) => {
+                        if tx.send(message).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(server = %name, "skipped an SSE event that is not JSON-RPC: {e}")
+                    }
+                },
+                _ => {}
+            }
+        }
     }
 }
 
