@@ -12,21 +12,12 @@ use rmcp::model::{
     CallToolResult, CompleteResult, GetPromptResult, ListResourcesResult, Prompt,
     ReadResourceResult, ResourceTemplate, Tool,
 };
-use switchboard_core::app::AppView;
-use switchboard_core::app::PinItem;
-use switchboard_core::app::PolicyEntry;
-use switchboard_core::app::ProviderSettings;
-use switchboard_core::app::Review;
-use switchboard_core::app::RootsView;
-use switchboard_core::app::ServerView;
-use switchboard_core::app::SignInInfo;
-use switchboard_core::app::TaskView;
 use switchboard_core::app::requests::*;
-use switchboard_core::app::{App, Confirm};
-use switchboard_core::app::{AuditEntry, AuditQuery};
-use switchboard_core::app::{Conversation, ConversationView, WithheldTool};
-use switchboard_core::app::{ImportCandidate, import_locations as locations};
-use switchboard_core::app::{ImportPlan, ImportReport};
+use switchboard_core::app::{
+    App, AppView, AuditEntry, AuditQuery, Confirm, Conversation, ConversationView, ImportCandidate,
+    ImportPlan, ImportReport, PinItem, PolicyEntry, ProviderSettings, Review, RootsView,
+    ServerView, SignInInfo, TaskView, WithheldTool, import_locations as locations,
+};
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};

@@ -39,7 +39,8 @@ pub async fn run(session: &Session, url: &str) -> Result<ExitCode> {
             Err(e) if e.challenge.is_some() && authorizations < MAX_AUTHORIZATIONS => {
                 authorizations += 1;
                 tracing::info!(authorizations, "{}", e.message);
-                session.app
+                session
+                    .app
                     .sign_in_with(
                         "conformance",
                         url,

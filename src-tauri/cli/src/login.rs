@@ -27,7 +27,8 @@ pub async fn login(
     });
     let loopback = Loopback::bind(opener(no_browser), cancel).await?;
     if let Some(scopes) = scopes {
-        session.app
+        session
+            .app
             .sign_in_for_scopes(name, &server, scopes, &loopback)
             .await?;
         eprintln!("signed in to {name} for {scopes}");

@@ -18,7 +18,7 @@ pub use crate::events::{ChatMessage, WithheldReason, WithheldTool};
 pub use store::{Chats, Conversation, ConversationView};
 #[cfg(test)]
 pub(crate) use tools::MAX_TOOL_NAME;
-pub use tools::{OfferedTool, ToolSource, ToolNames, accepted};
+pub use tools::{OfferedTool, ToolNames, ToolSource, accepted};
 #[cfg(test)]
 pub(crate) use turn::STOPPED;
 pub use turn::{

@@ -22,7 +22,7 @@ use crate::config::{Config, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ServerEvent};
 use crate::secrets::SecretStore;
-use crate::servers::{SupervisorContext, ServerView, Servers};
+use crate::servers::{ServerView, Servers, SupervisorContext};
 use crate::store::off_thread;
 use config_file::{Stamp, read_text, text_digest};
 
@@ -121,7 +121,12 @@ impl Host {
         self.servers.context()
     }
 
-    fn with_servers(config: Config, ctx: SupervisorContext, servers: Servers, supervised: bool) -> Self {
+    fn with_servers(
+        config: Config,
+        ctx: SupervisorContext,
+        servers: Servers,
+        supervised: bool,
+    ) -> Self {
         Self {
             servers,
             config: Arc::new(RwLock::new(config)),

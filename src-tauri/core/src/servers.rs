@@ -195,7 +195,12 @@ pub struct SupervisorContext {
 
 impl ServerHandle {
     /// Starts supervising `name`. Enabled servers connect at once.
-    pub fn spawn(name: &str, config: ServerConfig, roots: Vec<PathBuf>, ctx: &SupervisorContext) -> Self {
+    pub fn spawn(
+        name: &str,
+        config: ServerConfig,
+        roots: Vec<PathBuf>,
+        ctx: &SupervisorContext,
+    ) -> Self {
         let (commands, rx) = mpsc::channel(8);
         let untrusted = ctx.trust.verdict(name, &config) != crate::trust::TrustVerdict::Trusted;
         let initial = if config.enabled && untrusted {

@@ -4,13 +4,13 @@
 //! sign-in to remote servers (OAuth), tasks, MCP Apps views and the server catalog. It builds on
 //! `switchboard-base` and knows nothing of approvals, providers, pins or the audit log.
 
-pub mod mcp_apps;
 pub mod auth;
 pub mod catalog;
 pub mod connection;
 #[cfg(test)]
 mod fuzz;
 pub mod handler;
+pub mod mcp_apps;
 pub mod process;
 pub mod sse;
 pub mod tasks;

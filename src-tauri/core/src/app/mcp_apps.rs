@@ -11,8 +11,8 @@ use super::App;
 use super::requests::{
     AppCallTool, AppMessage, AppOpenLink, AppReadResource, AppUpdateContext, OpenAppView, ViewId,
 };
-use crate::mcp_apps::{self, AppView};
 use crate::error::{Error, ErrorCode, Result};
+use crate::mcp_apps::{self, AppView};
 
 impl App {
     /// Reads the view of `tool` (which must name `uri` as its view) and opens it.

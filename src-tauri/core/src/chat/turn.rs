@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use super::{ChatMessage, Chats, OfferedTool, ToolSource, ToolNames, WithheldTool, accepted};
+use super::{ChatMessage, Chats, OfferedTool, ToolNames, ToolSource, WithheldTool, accepted};
 use crate::approvals::Door;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ChatEvent};

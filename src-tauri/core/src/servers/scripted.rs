@@ -11,7 +11,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::transport::async_rw::AsyncRwTransport;
 
-use super::{Connector, SupervisorContext, RestartPolicy};
+use super::{Connector, RestartPolicy, SupervisorContext};
 use crate::config::ServerConfig;
 use crate::connection::{self, ConnectOptions, Live};
 use crate::error::{Error, ErrorCode, Result};

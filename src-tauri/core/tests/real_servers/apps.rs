@@ -95,7 +95,12 @@ async fn app_with(
     (app, dir)
 }
 
-async fn open(app: &App, server: &str, tool: &str, uri: &str) -> switchboard_core::mcp_apps::AppView {
+async fn open(
+    app: &App,
+    server: &str,
+    tool: &str,
+    uri: &str,
+) -> switchboard_core::mcp_apps::AppView {
     app.open_app_view(OpenAppView {
         server: server.into(),
         tool: tool.into(),

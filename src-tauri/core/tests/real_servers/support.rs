@@ -11,7 +11,7 @@ use switchboard_core::events::Bus;
 use switchboard_core::handler::roots_from_paths;
 use switchboard_core::process::{BaseEnv, StderrRing};
 use switchboard_core::secrets::MemoryStore;
-use switchboard_core::servers::{SupervisorContext, RestartPolicy};
+use switchboard_core::servers::{RestartPolicy, SupervisorContext};
 use tokio::sync::watch;
 
 // The package's directory as `cargo test` gives it at run time: a test binary built in another

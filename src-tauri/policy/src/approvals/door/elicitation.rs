@@ -51,7 +51,10 @@ impl Door {
         }
         let asked = Asked::of(request);
         let schema = &asked.schema;
-        if asked.url.is_none() && rule.allows() && crate::elicitation::defaults_cover_required(schema) {
+        if asked.url.is_none()
+            && rule.allows()
+            && crate::elicitation::defaults_cover_required(schema)
+        {
             let values = Value::Object(crate::elicitation::defaults(schema));
             let audited = crate::elicitation::redacted(schema, &values);
             self.note(flow, Step::Decided, "policy", Some("approved"), audited)
@@ -69,7 +72,10 @@ impl Door {
         let mut error = Value::Null;
         for _ in 0..FORM_ATTEMPTS {
             let shown = asked.shown(&values, &error);
-            match self.ask(flow, ReviewKind::Elicitation, shown, Value::Null).await {
+            match self
+                .ask(flow, ReviewKind::Elicitation, shown, Value::Null)
+                .await
+            {
                 Verdict::Approve { .. } if asked.url.is_some() => {
                     self.note(flow, Step::Decided, actor, Some("approved"), Value::Null)
                         .await;
@@ -77,7 +83,10 @@ impl Door {
                 }
                 Verdict::Approve { content, remember } => {
                     values = content.get("values").cloned().unwrap_or(Value::Null);
-                    match self.checked_form(flow, server, &asked.schema, &values, remember).await {
+                    match self
+                        .checked_form(flow, server, &asked.schema, &values, remember)
+                        .await
+                    {
                         Ok(valid) => return (ElicitationAction::Accept, Some(valid), actor),
                         Err(problem) => error = problem,
                     }
@@ -140,8 +149,14 @@ struct Asked {
 impl Asked {
     fn of(request: &Value) -> Self {
         Self {
-            url: request.get("url").and_then(Value::as_str).map(str::to_owned),
-            schema: request.get("requestedSchema").cloned().unwrap_or(Value::Null),
+            url: request
+                .get("url")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            schema: request
+                .get("requestedSchema")
+                .cloned()
+                .unwrap_or(Value::Null),
             message: request.get("message").cloned().unwrap_or(Value::Null),
         }
     }

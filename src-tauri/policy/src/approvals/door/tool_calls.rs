@@ -55,8 +55,14 @@ impl Door {
             .map(|i| (i.item.clone(), i.current.clone()))
             .collect();
         if rule.allows() && unpinned.is_empty() {
-            self.note(&flow, Step::Decided, "policy", Some("approved"), Value::Null)
-                .await;
+            self.note(
+                &flow,
+                Step::Decided,
+                "policy",
+                Some("approved"),
+                Value::Null,
+            )
+            .await;
             return Ok((flow, arguments));
         }
         let mut context = json!({"definition": tool, "instructions": instructions, "pins": review});
