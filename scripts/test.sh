@@ -60,10 +60,10 @@ env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-cli --test cl
 
 step "conformance client scenarios (@modelcontextprotocol/conformance)"
 cat "$SWITCHBOARD_CONFORMANCE_REPORT"
-step "generated bindings are committed"
-if [ -n "$(git -C "$root" status --porcelain -- ui/src/bindings)" ]; then
-  git -C "$root" status --porcelain -- ui/src/bindings
-  echo "ui/src/bindings drifted from the Rust types: run the tests and commit the result" >&2
+step "generated bindings and capability are committed"
+if [ -n "$(git -C "$root" status --porcelain -- ui/src/bindings src-tauri/capabilities)" ]; then
+  git -C "$root" status --porcelain -- ui/src/bindings src-tauri/capabilities
+  echo "ui/src/bindings or src-tauri/capabilities drifted from the core: run the tests and commit the result" >&2
   exit 1
 fi
 step "UI type check"

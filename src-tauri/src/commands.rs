@@ -1,8 +1,9 @@
-//! Tauri commands: one-line adapters onto the core's [`App`], plus the few that need the window
-//! (native dialogs, the browser, a progress channel). Every command takes one argument struct
-//! from the core (generated into the UI's bindings) and fails with the core's `{code, message}`
-//! error. The core's command table (`switchboard_core::app::commands`) lists them for the UI; a
-//! test checks that this file registers exactly that set.
+//! Tauri commands. Every command is declared once, in the core's command table
+//! (`switchboard_core::app::commands`): the one-line adapters onto the core's [`App`] and the
+//! handler's list are generated from it here, and only the few that need the window (native
+//! dialogs, the browser, a progress channel, the file the person chose) are written by hand.
+//! Every command takes one argument struct from the core (generated into the UI's bindings) and
+//! fails with the core's `{code, message}` error.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -41,92 +42,19 @@ macro_rules! registered {
     };
 }
 
-registered! {
-        list_servers,
-        start_server,
-        stop_server,
-        restart_server,
-        sign_in_server,
-        cancel_sign_in,
-        sign_out_server,
-        sign_in_info,
-        save_server,
-        trust_server,
-        remove_server,
-        set_server_enabled,
-        import_candidates,
-        import_preview,
-        import_apply,
-        set_log_level,
-        config_path,
-        keychain_problem,
-        list_tools,
-        cancel_call,
-        list_tasks,
-        cancel_task,
-        list_resources_page,
-        list_resource_templates,
-        read_resource,
-        subscribe_resource,
-        unsubscribe_resource,
-        list_prompts,
-        get_prompt,
-        complete,
-        get_roots,
-        set_roots,
-        pending_reviews,
-        decide_review,
-        list_policies,
-        set_policy,
-        remove_policy,
-        search_audit,
-        list_providers,
-        save_provider,
-        remove_provider,
-        provider_models,
-        review_pins,
-        withheld_tools,
-        approve_pins,
-        list_conversations,
-        get_conversation,
-        new_conversation,
-        update_conversation,
-        delete_conversation,
-        send_message,
-        cancel_turn,
-        call_tool,
-        pick_folder,
-        open_external,
-        save_bytes,
-        export_audit,
-        open_app_view,
-        close_app_view,
-        app_call_tool,
-        app_read_resource,
-        app_open_link,
-        app_message,
-        app_update_context,
+switchboard_core::command_names!(registered);
+
+/// A command the core's table lists as plain: the window's call goes straight to the app.
+macro_rules! adapters {
+    ($($name:ident($args:ty) -> $result:ty;)*) => {$(
+        #[tauri::command]
+        async fn $name(app: State<'_, App>, args: $args) -> Result<$result> {
+            app.$name(args).await
+        }
+    )*};
 }
 
-#[tauri::command]
-async fn list_servers(app: State<'_, App>, args: NoArgs) -> Result<Vec<ServerView>> {
-    app.list_servers(args).await
-}
-
-#[tauri::command]
-async fn start_server(app: State<'_, App>, args: ServerName) -> Result<()> {
-    app.start_server(args).await
-}
-
-#[tauri::command]
-async fn stop_server(app: State<'_, App>, args: ServerName) -> Result<()> {
-    app.stop_server(args).await
-}
-
-#[tauri::command]
-async fn restart_server(app: State<'_, App>, args: ServerName) -> Result<()> {
-    app.restart_server(args).await
-}
+switchboard_core::plain_commands!(adapters);
 
 /// Saves a server; a definition that would run something not yet trusted is first shown in a
 /// native dialog, which the web view can neither draw nor click.
@@ -175,16 +103,6 @@ fn confirm_in_dialog<R: Runtime>(window: AppHandle<R>) -> Confirm {
     })
 }
 
-#[tauri::command]
-async fn remove_server(app: State<'_, App>, args: ServerName) -> Result<()> {
-    app.remove_server(args).await
-}
-
-#[tauri::command]
-async fn set_server_enabled(app: State<'_, App>, args: SetEnabled) -> Result<()> {
-    app.set_server_enabled(args).await
-}
-
 /// The file the person last chose to import in the native picker. `import_apply` imports only
 /// it, so the window can never name a file to read.
 #[derive(Default)]
@@ -198,12 +116,6 @@ impl ImportChoice {
     fn get(&self) -> Option<PathBuf> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
-}
-
-/// The Claude Desktop and VS Code files found in their usual places.
-#[tauri::command]
-async fn import_candidates(app: State<'_, App>, args: NoArgs) -> Result<Vec<ImportCandidate>> {
-    app.import_candidates(args).await
 }
 
 /// Previews one of the files found in the usual places, or asks for a Claude Desktop or VS Code
@@ -242,197 +154,6 @@ async fn import_apply(
         )
     })?;
     app.import_apply(path, args).await
-}
-
-#[tauri::command]
-async fn set_log_level(app: State<'_, App>, args: SetLogLevel) -> Result<()> {
-    app.set_log_level(args).await
-}
-
-#[tauri::command]
-async fn config_path(app: State<'_, App>, args: NoArgs) -> Result<String> {
-    app.config_path(args).await
-}
-
-#[tauri::command]
-async fn keychain_problem(app: State<'_, App>, args: NoArgs) -> Result<Option<Error>> {
-    app.keychain_problem(args).await
-}
-
-#[tauri::command]
-async fn list_tools(app: State<'_, App>, args: ServerName) -> Result<Vec<Tool>> {
-    app.list_tools(args).await
-}
-
-#[tauri::command]
-async fn cancel_call(app: State<'_, App>, args: CallId) -> Result<()> {
-    app.cancel_call(args).await
-}
-
-#[tauri::command]
-async fn list_tasks(app: State<'_, App>, args: NoArgs) -> Result<Vec<TaskView>> {
-    app.list_tasks(args).await
-}
-
-#[tauri::command]
-async fn cancel_task(app: State<'_, App>, args: TaskRef) -> Result<()> {
-    app.cancel_task(args).await
-}
-
-#[tauri::command]
-async fn list_resources_page(
-    app: State<'_, App>,
-    args: ResourcesPage,
-) -> Result<ListResourcesResult> {
-    app.list_resources_page(args).await
-}
-
-#[tauri::command]
-async fn list_resource_templates(
-    app: State<'_, App>,
-    args: ServerName,
-) -> Result<Vec<ResourceTemplate>> {
-    app.list_resource_templates(args).await
-}
-
-#[tauri::command]
-async fn read_resource(app: State<'_, App>, args: ResourceUri) -> Result<ReadResourceResult> {
-    app.read_resource(args).await
-}
-
-#[tauri::command]
-async fn subscribe_resource(app: State<'_, App>, args: ResourceUri) -> Result<()> {
-    app.subscribe_resource(args).await
-}
-
-#[tauri::command]
-async fn unsubscribe_resource(app: State<'_, App>, args: ResourceUri) -> Result<()> {
-    app.unsubscribe_resource(args).await
-}
-
-#[tauri::command]
-async fn list_prompts(app: State<'_, App>, args: ServerName) -> Result<Vec<Prompt>> {
-    app.list_prompts(args).await
-}
-
-#[tauri::command]
-async fn get_prompt(app: State<'_, App>, args: GetPrompt) -> Result<GetPromptResult> {
-    app.get_prompt(args).await
-}
-
-#[tauri::command]
-async fn complete(app: State<'_, App>, args: Complete) -> Result<CompleteResult> {
-    app.complete(args).await
-}
-
-#[tauri::command]
-async fn get_roots(app: State<'_, App>, args: NoArgs) -> Result<RootsView> {
-    app.get_roots(args).await
-}
-
-#[tauri::command]
-async fn set_roots(app: State<'_, App>, args: SetRoots) -> Result<()> {
-    app.set_roots(args).await
-}
-
-#[tauri::command]
-async fn pending_reviews(app: State<'_, App>, args: NoArgs) -> Result<Vec<Review>> {
-    app.pending_reviews(args).await
-}
-
-#[tauri::command]
-async fn decide_review(app: State<'_, App>, args: DecideReview) -> Result<()> {
-    app.decide_review(args).await
-}
-
-#[tauri::command]
-async fn list_policies(app: State<'_, App>, args: NoArgs) -> Result<Vec<PolicyEntry>> {
-    app.list_policies(args).await
-}
-
-#[tauri::command]
-async fn set_policy(app: State<'_, App>, args: PolicyEntry) -> Result<()> {
-    app.set_policy(args).await
-}
-
-#[tauri::command]
-async fn remove_policy(app: State<'_, App>, args: PolicyEntry) -> Result<()> {
-    app.remove_policy(args).await
-}
-
-#[tauri::command]
-async fn search_audit(app: State<'_, App>, args: AuditQuery) -> Result<Vec<AuditEntry>> {
-    app.search_audit(args).await
-}
-
-#[tauri::command]
-async fn list_providers(app: State<'_, App>, args: NoArgs) -> Result<Vec<ProviderSettings>> {
-    app.list_providers(args).await
-}
-
-#[tauri::command]
-async fn save_provider(app: State<'_, App>, args: SaveProvider) -> Result<()> {
-    app.save_provider(args).await
-}
-
-#[tauri::command]
-async fn remove_provider(app: State<'_, App>, args: ProviderId) -> Result<()> {
-    app.remove_provider(args).await
-}
-
-#[tauri::command]
-async fn provider_models(app: State<'_, App>, args: ProviderId) -> Result<Vec<String>> {
-    app.provider_models(args).await
-}
-
-#[tauri::command]
-async fn withheld_tools(app: State<'_, App>, args: NoArgs) -> Result<Vec<WithheldTool>> {
-    app.withheld_tools(args).await
-}
-
-#[tauri::command]
-async fn review_pins(app: State<'_, App>, args: ServerName) -> Result<Vec<PinItem>> {
-    app.review_pins(args).await
-}
-
-#[tauri::command]
-async fn approve_pins(app: State<'_, App>, args: ApprovePins) -> Result<usize> {
-    app.approve_pins(args).await
-}
-
-#[tauri::command]
-async fn list_conversations(app: State<'_, App>, args: NoArgs) -> Result<Vec<Conversation>> {
-    app.list_conversations(args).await
-}
-
-#[tauri::command]
-async fn get_conversation(app: State<'_, App>, args: ConversationId) -> Result<ConversationView> {
-    app.get_conversation(args).await
-}
-
-#[tauri::command]
-async fn new_conversation(app: State<'_, App>, args: NewConversation) -> Result<Conversation> {
-    app.new_conversation(args).await
-}
-
-#[tauri::command]
-async fn update_conversation(app: State<'_, App>, args: Conversation) -> Result<()> {
-    app.update_conversation(args).await
-}
-
-#[tauri::command]
-async fn delete_conversation(app: State<'_, App>, args: ConversationId) -> Result<()> {
-    app.delete_conversation(args).await
-}
-
-#[tauri::command]
-async fn send_message(app: State<'_, App>, args: SendMessage) -> Result<()> {
-    app.send_message(args).await
-}
-
-#[tauri::command]
-async fn cancel_turn(app: State<'_, App>, args: ConversationId) -> Result<()> {
-    app.cancel_turn(args).await
 }
 
 /// Calls a tool, streaming its progress over the call's own channel (`onProgress`, beside `args`:
@@ -485,29 +206,6 @@ async fn open_external<R: Runtime>(window: AppHandle<R>, args: Url) -> Result<()
         .map_err(|e| Error::new(ErrorCode::Io, format!("cannot open the browser: {e}")))
 }
 
-#[tauri::command]
-async fn open_app_view(app: State<'_, App>, args: OpenAppView) -> Result<AppView> {
-    app.open_app_view(args).await
-}
-
-#[tauri::command]
-async fn close_app_view(app: State<'_, App>, args: ViewId) -> Result<()> {
-    app.close_app_view(args).await
-}
-
-#[tauri::command]
-async fn app_call_tool(app: State<'_, App>, args: AppCallTool) -> Result<CallToolResult> {
-    app.app_call_tool(args).await
-}
-
-#[tauri::command]
-async fn app_read_resource(
-    app: State<'_, App>,
-    args: AppReadResource,
-) -> Result<ReadResourceResult> {
-    app.app_read_resource(args).await
-}
-
 /// Opens a view's link in the browser once the person approved it at the door.
 #[tauri::command]
 async fn app_open_link<R: Runtime>(
@@ -517,16 +215,6 @@ async fn app_open_link<R: Runtime>(
 ) -> Result<()> {
     let url = app.app_open_link(args).await?;
     open_external(window, Url { url }).await
-}
-
-#[tauri::command]
-async fn app_message(app: State<'_, App>, args: AppMessage) -> Result<()> {
-    app.app_message(args).await
-}
-
-#[tauri::command]
-async fn app_update_context(app: State<'_, App>, args: AppUpdateContext) -> Result<()> {
-    app.app_update_context(args).await
 }
 
 /// `raw` if it is an https URL, the only kind the browser is asked to open.
@@ -569,11 +257,6 @@ async fn cancel_sign_in(app: State<'_, App>, args: NoArgs) -> Result<()> {
 #[tauri::command]
 async fn sign_out_server(app: State<'_, App>, args: ServerName) -> Result<()> {
     app.sign_out_server(args).await
-}
-
-#[tauri::command]
-async fn sign_in_info(app: State<'_, App>, args: ServerName) -> Result<Option<SignInInfo>> {
-    app.sign_in_info(args).await
 }
 
 #[tauri::command]

@@ -20,83 +20,120 @@ pub struct Command {
 }
 
 macro_rules! command_table {
-    ($($name:ident($args:ty) -> $result:literal;)*) => {
+    (
+        $d:tt
+        plain { $($name:ident($args:ty) -> $rust:ty as $result:literal;)* }
+        window { $($wname:ident($wargs:ty) -> $wresult:literal;)* }
+    ) => {
         /// Every command, in the order the UI's bindings list them.
         pub fn all() -> Vec<Command> {
-            vec![$(Command {
-                name: stringify!($name),
-                args: <$args as TS>::name(&ts_rs::Config::default()),
-                result: $result,
-            }),*]
+            vec![
+                $(Command {
+                    name: stringify!($name),
+                    args: <$args as TS>::name(&ts_rs::Config::default()),
+                    result: $result,
+                },)*
+                $(Command {
+                    name: stringify!($wname),
+                    args: <$wargs as TS>::name(&ts_rs::Config::default()),
+                    result: $wresult,
+                },)*
+            ]
+        }
+
+        /// Hands `$adapter!` every command the shell adapts with one line, as
+        /// `name(Args) -> Result;`: the shell generates its `#[tauri::command]` from this, so
+        /// such a command is declared only here.
+        #[macro_export]
+        macro_rules! plain_commands {
+            ($d adapter:ident) => {
+                $d adapter! { $($name($args) -> $rust;)* }
+            };
+        }
+
+        /// Hands `$register!` every command's name, for the shell's handler: what the window
+        /// may invoke is exactly this table.
+        #[macro_export]
+        macro_rules! command_names {
+            ($d register:ident) => {
+                $d register! { $($name,)* $($wname,)* }
+            };
         }
     };
 }
 
-command_table! {
-    list_servers(NoArgs) -> "ServerView[]";
-    start_server(ServerName) -> "null";
-    stop_server(ServerName) -> "null";
-    restart_server(ServerName) -> "null";
-    sign_in_server(ServerName) -> "null";
-    cancel_sign_in(NoArgs) -> "null";
-    sign_out_server(ServerName) -> "null";
-    sign_in_info(ServerName) -> "SignInInfo | null";
-    save_server(SaveServer) -> "null";
-    trust_server(ServerName) -> "boolean";
-    remove_server(ServerName) -> "null";
-    set_server_enabled(SetEnabled) -> "null";
-    import_candidates(NoArgs) -> "ImportCandidate[]";
-    import_preview(ImportFrom) -> "ImportPlan | null";
-    import_apply(ImportApply) -> "ImportReport";
-    set_log_level(SetLogLevel) -> "null";
-    config_path(NoArgs) -> "string";
-    keychain_problem(NoArgs) -> "Error | null";
-    list_tools(ServerName) -> "Mcp.Tool[]";
-    call_tool(CallTool) -> "Mcp.CallToolResult";
-    cancel_call(CallId) -> "null";
-    list_tasks(NoArgs) -> "TaskView[]";
-    cancel_task(TaskRef) -> "null";
-    list_resources_page(ResourcesPage) -> "Mcp.ListResourcesResult";
-    list_resource_templates(ServerName) -> "Mcp.ResourceTemplate[]";
-    read_resource(ResourceUri) -> "Mcp.ReadResourceResult";
-    subscribe_resource(ResourceUri) -> "null";
-    unsubscribe_resource(ResourceUri) -> "null";
-    list_prompts(ServerName) -> "Mcp.Prompt[]";
-    get_prompt(GetPrompt) -> "Mcp.GetPromptResult";
-    complete(Complete) -> "{ completion: Mcp.Completion }";
-    get_roots(NoArgs) -> "RootsView";
-    set_roots(SetRoots) -> "null";
-    pick_folder(NoArgs) -> "string | null";
-    open_external(Url) -> "null";
-    save_bytes(SaveBytes) -> "string | null";
-    pending_reviews(NoArgs) -> "Review[]";
-    decide_review(DecideReview) -> "null";
-    list_policies(NoArgs) -> "PolicyEntry[]";
-    set_policy(PolicyEntry) -> "null";
-    remove_policy(PolicyEntry) -> "null";
-    search_audit(AuditQuery) -> "AuditEntry[]";
-    export_audit(AuditQuery) -> "AuditExport | null";
-    list_providers(NoArgs) -> "ProviderSettings[]";
-    save_provider(SaveProvider) -> "null";
-    remove_provider(ProviderId) -> "null";
-    provider_models(ProviderId) -> "string[]";
-    review_pins(ServerName) -> "PinItem[]";
-    withheld_tools(NoArgs) -> "WithheldTool[]";
-    approve_pins(ApprovePins) -> "number";
-    list_conversations(NoArgs) -> "Conversation[]";
-    get_conversation(ConversationId) -> "ConversationView";
-    new_conversation(NewConversation) -> "Conversation";
-    update_conversation(Conversation) -> "null";
-    delete_conversation(ConversationId) -> "null";
-    send_message(SendMessage) -> "null";
-    cancel_turn(ConversationId) -> "null";
-    open_app_view(OpenAppView) -> "AppView";
-    close_app_view(ViewId) -> "null";
-    app_call_tool(AppCallTool) -> "Mcp.CallToolResult";
-    app_read_resource(AppReadResource) -> "Mcp.ReadResourceResult";
-    app_open_link(AppOpenLink) -> "null";
-    app_message(AppMessage) -> "null";
-    app_update_context(AppUpdateContext) -> "null";
+command_table! { $
+    // Adapted by the shell with one generated line each: `app.name(args).await`.
+    plain {
+        list_servers(NoArgs) -> Vec<ServerView> as "ServerView[]";
+        start_server(ServerName) -> () as "null";
+        stop_server(ServerName) -> () as "null";
+        restart_server(ServerName) -> () as "null";
+        sign_in_info(ServerName) -> Option<SignInInfo> as "SignInInfo | null";
+        remove_server(ServerName) -> () as "null";
+        set_server_enabled(SetEnabled) -> () as "null";
+        import_candidates(NoArgs) -> Vec<ImportCandidate> as "ImportCandidate[]";
+        set_log_level(SetLogLevel) -> () as "null";
+        config_path(NoArgs) -> String as "string";
+        keychain_problem(NoArgs) -> Option<Error> as "Error | null";
+        list_tools(ServerName) -> Vec<Tool> as "Mcp.Tool[]";
+        cancel_call(CallId) -> () as "null";
+        list_tasks(NoArgs) -> Vec<TaskView> as "TaskView[]";
+        cancel_task(TaskRef) -> () as "null";
+        list_resources_page(ResourcesPage) -> ListResourcesResult as "Mcp.ListResourcesResult";
+        list_resource_templates(ServerName) -> Vec<ResourceTemplate> as "Mcp.ResourceTemplate[]";
+        read_resource(ResourceUri) -> ReadResourceResult as "Mcp.ReadResourceResult";
+        subscribe_resource(ResourceUri) -> () as "null";
+        unsubscribe_resource(ResourceUri) -> () as "null";
+        list_prompts(ServerName) -> Vec<Prompt> as "Mcp.Prompt[]";
+        get_prompt(GetPrompt) -> GetPromptResult as "Mcp.GetPromptResult";
+        complete(Complete) -> CompleteResult as "{ completion: Mcp.Completion }";
+        get_roots(NoArgs) -> RootsView as "RootsView";
+        set_roots(SetRoots) -> () as "null";
+        pending_reviews(NoArgs) -> Vec<Review> as "Review[]";
+        decide_review(DecideReview) -> () as "null";
+        list_policies(NoArgs) -> Vec<PolicyEntry> as "PolicyEntry[]";
+        set_policy(PolicyEntry) -> () as "null";
+        remove_policy(PolicyEntry) -> () as "null";
+        search_audit(AuditQuery) -> Vec<AuditEntry> as "AuditEntry[]";
+        list_providers(NoArgs) -> Vec<ProviderSettings> as "ProviderSettings[]";
+        save_provider(SaveProvider) -> () as "null";
+        remove_provider(ProviderId) -> () as "null";
+        provider_models(ProviderId) -> Vec<String> as "string[]";
+        review_pins(ServerName) -> Vec<PinItem> as "PinItem[]";
+        withheld_tools(NoArgs) -> Vec<WithheldTool> as "WithheldTool[]";
+        approve_pins(ApprovePins) -> usize as "number";
+        list_conversations(NoArgs) -> Vec<Conversation> as "Conversation[]";
+        get_conversation(ConversationId) -> ConversationView as "ConversationView";
+        new_conversation(NewConversation) -> Conversation as "Conversation";
+        update_conversation(Conversation) -> () as "null";
+        delete_conversation(ConversationId) -> () as "null";
+        send_message(SendMessage) -> () as "null";
+        cancel_turn(ConversationId) -> () as "null";
+        open_app_view(OpenAppView) -> AppView as "AppView";
+        close_app_view(ViewId) -> () as "null";
+        app_call_tool(AppCallTool) -> CallToolResult as "Mcp.CallToolResult";
+        app_read_resource(AppReadResource) -> ReadResourceResult as "Mcp.ReadResourceResult";
+        app_message(AppMessage) -> () as "null";
+        app_update_context(AppUpdateContext) -> () as "null";
+    }
+    // Adapted by hand in the shell: they need the window (a native dialog, the browser, a
+    // progress channel, the file the person chose).
+    window {
+        sign_in_server(ServerName) -> "null";
+        cancel_sign_in(NoArgs) -> "null";
+        sign_out_server(ServerName) -> "null";
+        save_server(SaveServer) -> "null";
+        trust_server(ServerName) -> "boolean";
+        import_preview(ImportFrom) -> "ImportPlan | null";
+        import_apply(ImportApply) -> "ImportReport";
+        call_tool(CallTool) -> "Mcp.CallToolResult";
+        pick_folder(NoArgs) -> "string | null";
+        open_external(Url) -> "null";
+        save_bytes(SaveBytes) -> "string | null";
+        export_audit(AuditQuery) -> "AuditExport | null";
+        app_open_link(AppOpenLink) -> "null";
+    }
 }
 
 /// Result types named in the table that come from the core's bindings.
@@ -156,6 +193,26 @@ pub fn typescript() -> String {
     ts
 }
 
+/// `src-tauri/capabilities/default.json`: the main window, and only it, may listen to the core's
+/// events and invoke exactly the commands of this table.
+pub fn capability() -> String {
+    let permissions: Vec<String> = ["core:event:allow-listen", "core:event:allow-unlisten"]
+        .into_iter()
+        .map(String::from)
+        .chain(all().iter().map(|c| format!("allow-{}", c.name.replace('_', "-"))))
+        .collect();
+    let capability = serde_json::json!({
+        "$schema": "../../gen/schemas/desktop-schema.json",
+        "identifier": "default",
+        "description": "Generated from src-tauri/core/src/app/commands.rs by `cargo test`: the main window, and only it, may listen to the core's events and invoke exactly the commands of the core's command table; the shell's tests check that this list is that table.",
+        "windows": ["main"],
+        "permissions": permissions,
+    });
+    let mut text = serde_json::to_string_pretty(&capability).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -163,8 +220,8 @@ mod tests {
 
     use super::*;
 
-    /// Writes `ui/src/bindings/Commands.ts` and checks that `ui/src/backend/tauri.ts` invokes
-    /// exactly the commands of the table, each once in the table.
+    /// Writes `ui/src/bindings/Commands.ts` and the window's capability, and checks that
+    /// `ui/src/backend/tauri.ts` invokes exactly the commands of the table, each once in it.
     #[test]
     fn the_command_table_is_written_and_is_what_the_ui_invokes() {
         // At run time: a binary built in another clone (a shared target directory) writes here.
@@ -172,6 +229,11 @@ mod tests {
             .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
             .join("../..");
         std::fs::write(root.join("ui/src/bindings/Commands.ts"), typescript()).unwrap();
+        std::fs::write(
+            root.join("src-tauri/capabilities/default.json"),
+            capability(),
+        )
+        .unwrap();
         let table: BTreeSet<&str> = all().iter().map(|c| c.name).collect();
         assert_eq!(table.len(), all().len(), "a command is listed twice");
         let backend = std::fs::read_to_string(root.join("ui/src/backend/tauri.ts")).unwrap();
