@@ -57,22 +57,14 @@ export type Commands = {
   start_server: { args: ServerName; result: null };
   stop_server: { args: ServerName; result: null };
   restart_server: { args: ServerName; result: null };
-  sign_in_server: { args: ServerName; result: null };
-  cancel_sign_in: { args: NoArgs; result: null };
-  sign_out_server: { args: ServerName; result: null };
   sign_in_info: { args: ServerName; result: SignInInfo | null };
-  save_server: { args: SaveServer; result: null };
-  trust_server: { args: ServerName; result: boolean };
   remove_server: { args: ServerName; result: null };
   set_server_enabled: { args: SetEnabled; result: null };
   import_candidates: { args: NoArgs; result: ImportCandidate[] };
-  import_preview: { args: ImportFrom; result: ImportPlan | null };
-  import_apply: { args: ImportApply; result: ImportReport };
   set_log_level: { args: SetLogLevel; result: null };
   config_path: { args: NoArgs; result: string };
   keychain_problem: { args: NoArgs; result: Error | null };
   list_tools: { args: ServerName; result: Mcp.Tool[] };
-  call_tool: { args: CallTool; result: Mcp.CallToolResult };
   cancel_call: { args: CallId; result: null };
   list_tasks: { args: NoArgs; result: TaskView[] };
   cancel_task: { args: TaskRef; result: null };
@@ -86,16 +78,12 @@ export type Commands = {
   complete: { args: Complete; result: { completion: Mcp.Completion } };
   get_roots: { args: NoArgs; result: RootsView };
   set_roots: { args: SetRoots; result: null };
-  pick_folder: { args: NoArgs; result: string | null };
-  open_external: { args: Url; result: null };
-  save_bytes: { args: SaveBytes; result: string | null };
   pending_reviews: { args: NoArgs; result: Review[] };
   decide_review: { args: DecideReview; result: null };
   list_policies: { args: NoArgs; result: PolicyEntry[] };
   set_policy: { args: PolicyEntry; result: null };
   remove_policy: { args: PolicyEntry; result: null };
   search_audit: { args: AuditQuery; result: AuditEntry[] };
-  export_audit: { args: AuditQuery; result: AuditExport | null };
   list_providers: { args: NoArgs; result: ProviderSettings[] };
   save_provider: { args: SaveProvider; result: null };
   remove_provider: { args: ProviderId; result: null };
@@ -114,9 +102,21 @@ export type Commands = {
   close_app_view: { args: ViewId; result: null };
   app_call_tool: { args: AppCallTool; result: Mcp.CallToolResult };
   app_read_resource: { args: AppReadResource; result: Mcp.ReadResourceResult };
-  app_open_link: { args: AppOpenLink; result: null };
   app_message: { args: AppMessage; result: null };
   app_update_context: { args: AppUpdateContext; result: null };
+  sign_in_server: { args: ServerName; result: null };
+  cancel_sign_in: { args: NoArgs; result: null };
+  sign_out_server: { args: ServerName; result: null };
+  save_server: { args: SaveServer; result: null };
+  trust_server: { args: ServerName; result: boolean };
+  import_preview: { args: ImportFrom; result: ImportPlan | null };
+  import_apply: { args: ImportApply; result: ImportReport };
+  call_tool: { args: CallTool; result: Mcp.CallToolResult };
+  pick_folder: { args: NoArgs; result: string | null };
+  open_external: { args: Url; result: null };
+  save_bytes: { args: SaveBytes; result: string | null };
+  export_audit: { args: AuditQuery; result: AuditExport | null };
+  app_open_link: { args: AppOpenLink; result: null };
 };
 
 /** The names, for runtime checks. */
@@ -125,22 +125,14 @@ export const COMMAND_NAMES = [
   "start_server",
   "stop_server",
   "restart_server",
-  "sign_in_server",
-  "cancel_sign_in",
-  "sign_out_server",
   "sign_in_info",
-  "save_server",
-  "trust_server",
   "remove_server",
   "set_server_enabled",
   "import_candidates",
-  "import_preview",
-  "import_apply",
   "set_log_level",
   "config_path",
   "keychain_problem",
   "list_tools",
-  "call_tool",
   "cancel_call",
   "list_tasks",
   "cancel_task",
@@ -154,16 +146,12 @@ export const COMMAND_NAMES = [
   "complete",
   "get_roots",
   "set_roots",
-  "pick_folder",
-  "open_external",
-  "save_bytes",
   "pending_reviews",
   "decide_review",
   "list_policies",
   "set_policy",
   "remove_policy",
   "search_audit",
-  "export_audit",
   "list_providers",
   "save_provider",
   "remove_provider",
@@ -182,7 +170,19 @@ export const COMMAND_NAMES = [
   "close_app_view",
   "app_call_tool",
   "app_read_resource",
-  "app_open_link",
   "app_message",
   "app_update_context",
+  "sign_in_server",
+  "cancel_sign_in",
+  "sign_out_server",
+  "save_server",
+  "trust_server",
+  "import_preview",
+  "import_apply",
+  "call_tool",
+  "pick_folder",
+  "open_external",
+  "save_bytes",
+  "export_audit",
+  "app_open_link",
 ] as const satisfies readonly (keyof Commands)[];

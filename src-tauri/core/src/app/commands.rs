@@ -199,7 +199,11 @@ pub fn capability() -> String {
     let permissions: Vec<String> = ["core:event:allow-listen", "core:event:allow-unlisten"]
         .into_iter()
         .map(String::from)
-        .chain(all().iter().map(|c| format!("allow-{}", c.name.replace('_', "-"))))
+        .chain(
+            all()
+                .iter()
+                .map(|c| format!("allow-{}", c.name.replace('_', "-"))),
+        )
         .collect();
     let capability = serde_json::json!({
         "$schema": "../../gen/schemas/desktop-schema.json",
