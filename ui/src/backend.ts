@@ -15,6 +15,7 @@ import type { ProviderSettings } from "./bindings/ProviderSettings";
 import type { Review } from "./bindings/Review";
 import type { Verdict } from "./bindings/Verdict";
 import type { CallProgress } from "./bindings/CallProgress";
+import type { Commands } from "./bindings/Commands";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ImportCandidate } from "./bindings/ImportCandidate";
 import type { WithheldTool } from "./bindings/WithheldTool";
@@ -187,6 +188,13 @@ export interface Backend {
   onCoreEvent(listener: (event: CoreEvent) => void): Promise<() => void>;
   /** The shell kept the window on the app when something sent it to `host`. */
   onNavigationRefused(listener: (host: string) => void): Promise<() => void>;
+
+  /**
+   * Any command of the core's table, by name, typed by the generated `Commands`: a new command
+   * is used through this without touching this interface, the Tauri adapter or the fake (which
+   * refuses what it does not fake); it gets a method of its own once screens lean on it.
+   */
+  invoke<K extends keyof Commands>(name: K, args: Commands[K]["args"]): Promise<Commands[K]["result"]>;
 }
 
 /** Errors from the backend always carry a stable code. */

@@ -27,6 +27,7 @@ import type { ServerStatus } from "../bindings/ServerStatus";
 import type { ServerView } from "../bindings/ServerView";
 import type { SignInInfo } from "../bindings/SignInInfo";
 import type { TaskView } from "../bindings/TaskView";
+import type { Commands } from "../bindings/Commands";
 import type {
   AppContextParams,
   AppMessageParams,
@@ -675,6 +676,16 @@ export class FakeBackend implements Backend {
     return () => {
       this.refusals.delete(listener);
     };
+  }
+
+  /** Commands used by name answer from here: a test fakes one with `faked.set(name, …)`; any
+   * other is refused, so a new command needs nothing here until a test uses it. */
+  faked = new Map<keyof Commands, (args: never) => unknown>();
+  async invoke<K extends keyof Commands>(name: K, args: Commands[K]["args"]): Promise<Commands[K]["result"]> {
+    this.log("invoke", name, args);
+    const answer = this.faked.get(name);
+    if (!answer) throw { code: "not_supported", message: `the fake backend does not answer ${name}` };
+    return (await answer(args as never)) as Commands[K]["result"];
   }
 }
 

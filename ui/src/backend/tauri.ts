@@ -108,4 +108,5 @@ export const tauriBackend: Backend = {
     return () => stops.forEach((stop) => stop());
   },
   onNavigationRefused: (listener) => listen<string>("navigation-refused", (e) => listener(e.payload)),
+  invoke: (name, args) => call(name, args),
 };

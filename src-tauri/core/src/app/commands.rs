@@ -224,6 +224,22 @@ mod tests {
 
     use super::*;
 
+    /// The UI's own source files (not its tests, not the generated bindings).
+    fn ui_sources(dir: &std::path::Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() && name != "bindings" {
+                files.extend(ui_sources(&path));
+            } else if (name.ends_with(".ts") || name.ends_with(".tsx")) && !name.contains(".test.")
+            {
+                files.push(path);
+            }
+        }
+        files
+    }
+
     /// Writes `ui/src/bindings/Commands.ts` and the window's capability, and checks that
     /// `ui/src/backend/tauri.ts` invokes exactly the commands of the table, each once in it.
     #[test]
@@ -242,13 +258,21 @@ mod tests {
         assert_eq!(table.len(), all().len(), "a command is listed twice");
         let backend = std::fs::read_to_string(root.join("ui/src/backend/tauri.ts")).unwrap();
         let re = regex::Regex::new(r#"call\(\s*"([a-z_]+)""#).unwrap();
-        let used: BTreeSet<&str> = re
+        let mut used: BTreeSet<String> = re
             .captures_iter(&backend)
-            .filter_map(|c| c.get(1).map(|m| m.as_str()))
+            .filter_map(|c| c.get(1).map(|m| m.as_str().to_owned()))
             .collect();
+        // A command without a method of its own is used by name from the screens.
+        let by_name = regex::Regex::new(r#"\.invoke\(\s*"([a-z_]+)""#).unwrap();
+        for file in ui_sources(&root.join("ui/src")) {
+            let code = std::fs::read_to_string(file).unwrap();
+            used.extend(by_name.captures_iter(&code).map(|c| c[1].to_owned()));
+        }
+        let used: BTreeSet<&str> = used.iter().map(String::as_str).collect();
         assert_eq!(
             table, used,
-            "ui/src/backend/tauri.ts must invoke exactly the commands of the table"
+            "the UI (ui/src/backend/tauri.ts, or `.invoke(name)` in a screen) must use exactly \
+             the commands of the table"
         );
     }
 }
