@@ -119,19 +119,19 @@ pub async fn an_open_request_survives_a_reload(d: &crate::desktop::Desktop) {
         tokio::time::sleep(std::time::Duration::from_millis(150)).await;
     }
     // The server asked once: one sampling request in the log for this prompt.
-    let audit = switchboard_core::audit::Audit::new(std::sync::Arc::new(
-        switchboard_core::store::Store::open(&d.data_dir).expect("the app's database"),
+    let audit = switchboard_policy::audit::Audit::new(std::sync::Arc::new(
+        switchboard_base::store::Store::open(&d.data_dir).expect("the app's database"),
     ));
     let calls = audit
-        .search(&switchboard_core::audit::AuditQuery {
+        .search(&switchboard_policy::audit::AuditQuery {
             text: Some("Survive a reload".into()),
             ..Default::default()
         })
         .expect("audit rows")
         .into_iter()
         .filter(|r| {
-            r.kind == switchboard_core::audit::FlowKind::ToolCall
-                && r.step == switchboard_core::audit::Step::Requested
+            r.kind == switchboard_policy::audit::FlowKind::ToolCall
+                && r.step == switchboard_policy::audit::Step::Requested
         })
         .count();
     assert_eq!(calls, 1, "the call was made again after the reload");

@@ -129,16 +129,16 @@ pub async fn sampling_edited_both_ways(desktop: &Desktop) {
         .await;
     assert!(s.all("[data-testid=review-dialog]").await.is_empty());
     // The audit log has every step, with the edits as decided.
-    let audit = switchboard_core::audit::Audit::new(std::sync::Arc::new(
-        switchboard_core::store::Store::open(&desktop.data_dir).expect("the app's database"),
+    let audit = switchboard_policy::audit::Audit::new(std::sync::Arc::new(
+        switchboard_base::store::Store::open(&desktop.data_dir).expect("the app's database"),
     ));
     let rows = audit
-        .search(&switchboard_core::audit::AuditQuery::default())
+        .search(&switchboard_policy::audit::AuditQuery::default())
         .expect("audit rows");
     let decided: Vec<Option<String>> = rows
         .iter()
         .rev()
-        .filter(|r| r.step == switchboard_core::audit::Step::Decided)
+        .filter(|r| r.step == switchboard_policy::audit::Step::Decided)
         .map(|r| r.decision.clone())
         .collect();
     assert_eq!(

@@ -190,7 +190,7 @@ async fn bench(
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         };
-        let declared = switchboard_core::handler::client_config();
+        let declared = switchboard_protocol::handler::client_config();
         serve_client_with_lifecycle(declared, TokioChildProcess::new(cmd)?, lifecycle).await?
     };
     let connect_ms = start.elapsed().as_secs_f64() * 1000.0;

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use replay_provider::Provider;
 use serde_json::{Value, json};
-use switchboard_core::audit::{Audit, AuditQuery, FlowKind, Step};
-use switchboard_core::store::Store;
+use switchboard_policy::audit::{Audit, AuditQuery, FlowKind, Step};
+use switchboard_base::store::Store;
 
 // The package's directory as `cargo test` gives it at run time: a test binary built in another
 // clone (a shared target directory) must read this clone's files.
@@ -276,10 +276,10 @@ fn without_provider_flags_sampling_uses_the_apps_providers() {
     {
         // Saved as the Models screen saves it (this provider needs no key).
         let store = Arc::new(Store::open(data.path()).unwrap());
-        let secrets = Arc::new(switchboard_core::secrets::MemoryStore::default());
+        let secrets = Arc::new(switchboard_base::secrets::MemoryStore::default());
         let providers =
-            switchboard_core::providers::settings::ProviderSettingsStore::new(store, secrets);
-        let settings: switchboard_core::providers::settings::ProviderSettings =
+            switchboard_policy::providers::settings::ProviderSettingsStore::new(store, secrets);
+        let settings: switchboard_policy::providers::settings::ProviderSettings =
             serde_json::from_value(json!({
                 "id": "local",
                 "kind": "openai",
@@ -1307,7 +1307,7 @@ impl Drop for Reaped {
 /// returned by the server.
 #[test]
 fn a_deny_rule_refuses_the_clis_call() {
-    use switchboard_core::approvals::policy::{Policies, PolicyEntry, PolicyKind, Rule};
+    use switchboard_policy::approvals::policy::{Policies, PolicyEntry, PolicyKind, Rule};
     let data = tempfile::tempdir().unwrap();
     let rule = PolicyEntry {
         server: "stdio".into(),

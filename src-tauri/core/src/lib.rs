@@ -11,13 +11,15 @@ pub mod chat;
 pub mod host;
 pub mod servers;
 
-pub use switchboard_base::{
-    Error, ErrorCode, Result, canonical, config, error, events, logging, paths, secrets, store,
-    visible,
-};
-pub use switchboard_policy::{
+pub use switchboard_base::{Error, ErrorCode, Result};
+
+// The layers below, under the names this crate's modules use for them. They are not re-exported:
+// the shell and the CLI use `app`, which re-exports what they need (a test checks); tests reach
+// the lower crates directly.
+use switchboard_base::{canonical, config, error, events, logging, paths, secrets, store, visible};
+use switchboard_policy::{
     approvals, audit, elicitation, pins, providers, rate, sampling, trust,
 };
-pub use switchboard_protocol::{
+use switchboard_protocol::{
     auth, catalog, connection, handler, mcp_apps, process, sse, tasks, transport,
 };

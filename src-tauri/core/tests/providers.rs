@@ -11,7 +11,7 @@ use axum::response::Response;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use switchboard_core::ErrorCode;
-use switchboard_core::providers::{Provider, ProviderKind, Sensitive, Streamed};
+use switchboard_policy::providers::{Provider, ProviderKind, Sensitive, Streamed};
 
 /// One request the loopback server received.
 #[derive(Debug, Clone)]

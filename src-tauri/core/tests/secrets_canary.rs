@@ -18,13 +18,13 @@ use switchboard_core::app::requests::{
     CallTool, DecideReview, ImportApply, NoArgs, SaveProvider, SaveServer, ServerName,
 };
 use switchboard_core::app::{App, AppBuilder, Confirm};
-use switchboard_core::approvals::{ReviewKind, Verdict};
-use switchboard_core::config::ServerConfig;
-use switchboard_core::paths::Paths;
-use switchboard_core::process::BaseEnv;
-use switchboard_core::providers::settings::ProviderSettings;
-use switchboard_core::providers::{ModelRating, ProviderKind, Sensitive};
-use switchboard_core::secrets::{Keychain, SecretStore};
+use switchboard_policy::approvals::{ReviewKind, Verdict};
+use switchboard_base::config::ServerConfig;
+use switchboard_base::paths::Paths;
+use switchboard_protocol::process::BaseEnv;
+use switchboard_policy::providers::settings::ProviderSettings;
+use switchboard_policy::providers::{ModelRating, ProviderKind, Sensitive};
+use switchboard_base::secrets::{Keychain, SecretStore};
 use switchboard_core::servers::ServerStatus;
 
 /// Every secret below starts with this; nothing else does.
@@ -45,7 +45,7 @@ fn sha(text: &str) -> String {
 fn trace_into(file: &Path) {
     let writer = Mutex::new(std::fs::File::create(file).unwrap());
     tracing_subscriber::fmt()
-        .with_env_filter(switchboard_core::logging::filter("trace").unwrap())
+        .with_env_filter(switchboard_base::logging::filter("trace").unwrap())
         .with_ansi(false)
         .with_writer(writer)
         .init();

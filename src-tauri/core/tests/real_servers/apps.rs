@@ -13,11 +13,11 @@ use switchboard_core::app::requests::{
     AppCallTool, AppOpenLink, AppReadResource, OpenAppView, ServerName, ViewId,
 };
 use switchboard_core::app::{App, AppBuilder};
-use switchboard_core::approvals::{Review, ReviewKind, Reviewer, Verdict};
-use switchboard_core::audit::{AuditQuery, FlowKind};
-use switchboard_core::config::ServerConfig;
-use switchboard_core::paths::Paths;
-use switchboard_core::secrets::MemoryStore;
+use switchboard_policy::approvals::{Review, ReviewKind, Reviewer, Verdict};
+use switchboard_policy::audit::{AuditQuery, FlowKind};
+use switchboard_base::config::ServerConfig;
+use switchboard_base::paths::Paths;
+use switchboard_base::secrets::MemoryStore;
 use switchboard_core::servers::ServerState;
 
 use crate::support::{node_bin, python, python_fixture, repo_root, stdio};
@@ -72,7 +72,7 @@ async fn app_with(
     };
     let app = AppBuilder::new(paths)
         .secrets(Arc::new(MemoryStore::default()))
-        .base_env(switchboard_core::process::BaseEnv::from_current())
+        .base_env(switchboard_protocol::process::BaseEnv::from_current())
         .reviewer(person)
         .build()
         .await
@@ -100,7 +100,7 @@ async fn open(
     server: &str,
     tool: &str,
     uri: &str,
-) -> switchboard_core::mcp_apps::AppView {
+) -> switchboard_protocol::mcp_apps::AppView {
     app.open_app_view(OpenAppView {
         server: server.into(),
         tool: tool.into(),
@@ -121,7 +121,7 @@ async fn the_official_basic_app_opens_and_its_tool_call_is_decided_at_the_door()
         .await
         .unwrap();
     let tool = serde_json::to_value(tools.iter().find(|t| t.name == "get-time").unwrap()).unwrap();
-    let uri = switchboard_core::mcp_apps::resource_uri(&tool)
+    let uri = switchboard_protocol::mcp_apps::resource_uri(&tool)
         .unwrap()
         .to_owned();
 
@@ -342,7 +342,7 @@ async fn every_official_example_app_opens_with_its_declared_origins_only() {
             .await
             .unwrap();
         let def = serde_json::to_value(tools.iter().find(|t| t.name == tool).unwrap()).unwrap();
-        let uri = switchboard_core::mcp_apps::resource_uri(&def)
+        let uri = switchboard_protocol::mcp_apps::resource_uri(&def)
             .unwrap()
             .to_owned();
         let view = open(&app, server, tool, &uri).await;

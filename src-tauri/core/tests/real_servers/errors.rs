@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use switchboard_core::ErrorCode;
-use switchboard_core::config::{RemoteTransport, ServerConfig};
+use switchboard_base::config::{RemoteTransport, ServerConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::faults::faulty;
@@ -173,7 +173,7 @@ async fn every_connection_failure_reads_as_sentences_with_bounded_details() {
         opts.timeout = Some(Duration::from_secs(2));
         let connected = tokio::time::timeout(
             Duration::from_secs(40),
-            switchboard_core::connection::connect(opts),
+            switchboard_protocol::connection::connect(opts),
         )
         .await
         .unwrap_or_else(|_| panic!("{}: connecting hung", case.name));
@@ -274,7 +274,7 @@ async fn a_dropped_stream_that_cannot_resume_fails_the_call_clearly() {
     let h = Harness::new();
     let mut opts = h.options("drops", remote(drops_mid_call().await));
     opts.timeout = Some(Duration::from_secs(30));
-    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
     let started = std::time::Instant::now();
     let ended = tokio::time::timeout(
         Duration::from_secs(20),

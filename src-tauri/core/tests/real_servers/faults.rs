@@ -4,14 +4,14 @@ use std::time::Duration;
 
 use serde_json::json;
 use switchboard_core::ErrorCode;
-use switchboard_core::events::{CoreEvent, ListKind, ServerEvent};
+use switchboard_base::events::{CoreEvent, ListKind, ServerEvent};
 use switchboard_core::servers::{ServerHandle, ServerStatus};
 
 use crate::support::{
     Harness, first_text, host_context, python, python_fixture, stdio, wait_until,
 };
 
-pub fn faulty(mode: &str) -> switchboard_core::config::ServerConfig {
+pub fn faulty(mode: &str) -> switchboard_base::config::ServerConfig {
     stdio(&python(), &[&python_fixture("faulty_server.py"), mode])
 }
 
@@ -66,8 +66,8 @@ async fn crash_mid_request_fails_fast_and_the_supervisor_restarts() {
             .await
             .expect("events")
             .unwrap();
-        if let switchboard_core::events::CoreEvent::Server(
-            switchboard_core::events::ServerEvent::Status { status, .. },
+        if let switchboard_base::events::CoreEvent::Server(
+            switchboard_base::events::ServerEvent::Status { status, .. },
         ) = ev
         {
             match status {
@@ -90,7 +90,7 @@ async fn crash_mid_request_fails_fast_and_the_supervisor_restarts() {
 #[tokio::test]
 async fn exit_during_initialize_reports_stderr() {
     let h = Harness::new();
-    let e = switchboard_core::connection::connect(h.options("dies", faulty("exit-on-init")))
+    let e = switchboard_protocol::connection::connect(h.options("dies", faulty("exit-on-init")))
         .await
         .err()
         .expect("connect must fail");
@@ -115,7 +115,7 @@ async fn hang_times_out_and_the_server_is_told() {
     let h = Harness::new();
     let mut opts = h.options("hangs", faulty("hang"));
     opts.timeout = Some(Duration::from_millis(800));
-    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
     let e = live.connection.call_tool("hang", None).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::Timeout);
     let mut told = false;
@@ -241,10 +241,10 @@ impl Drop for Held {
     }
 }
 
-impl switchboard_core::approvals::Approver for Unanswered {
+impl switchboard_policy::approvals::Approver for Unanswered {
     fn sampling(
         &self,
-        _origin: switchboard_core::approvals::Origin,
+        _origin: switchboard_policy::approvals::Origin,
         _params: rmcp::model::CreateMessageRequestParams,
     ) -> futures::future::BoxFuture<
         'static,
@@ -260,7 +260,7 @@ impl switchboard_core::approvals::Approver for Unanswered {
 
     fn elicitation(
         &self,
-        _origin: switchboard_core::approvals::Origin,
+        _origin: switchboard_policy::approvals::Origin,
         _params: rmcp::model::ElicitRequestParams,
     ) -> futures::future::BoxFuture<
         'static,
@@ -270,7 +270,7 @@ impl switchboard_core::approvals::Approver for Unanswered {
     }
 }
 
-async fn report(live: &switchboard_core::connection::Live) -> serde_json::Value {
+async fn report(live: &switchboard_protocol::connection::Live) -> serde_json::Value {
     let r = live.connection.call_tool("report", None).await.unwrap();
     serde_json::from_str(&first_text(&r)).unwrap()
 }
@@ -287,7 +287,7 @@ async fn inbound_requests_beyond_the_bound_are_rejected_at_once() {
         .await
         .unwrap();
     assert_eq!(first_text(&r), "sent");
-    let bound = switchboard_core::handler::DEFAULT_MAX_INBOUND;
+    let bound = switchboard_protocol::handler::DEFAULT_MAX_INBOUND;
     wait_until("the bound to fill", || {
         held.load(std::sync::atomic::Ordering::SeqCst) == bound
     })
@@ -302,7 +302,7 @@ async fn inbound_requests_beyond_the_bound_are_rejected_at_once() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let code = switchboard_core::handler::TOO_MANY_REQUESTS.to_string();
+    let code = switchboard_protocol::handler::TOO_MANY_REQUESTS.to_string();
     assert_eq!(seen["responses"], json!(40 - bound), "{seen}");
     assert_eq!(seen["errors"][&code], json!(40 - bound), "{seen}");
     // The connection still serves the user's own requests.
@@ -351,13 +351,13 @@ async fn a_server_cancelling_its_request_withdraws_the_approval_and_gets_no_answ
 
 /// The progress events the bus carried for `server` so far.
 fn progress_seen(
-    streams: &mut switchboard_core::events::Listener,
+    streams: &mut switchboard_base::events::Listener,
     server: &str,
 ) -> Vec<serde_json::Value> {
     let mut seen = Vec::new();
     while let Some(event) = streams.try_recv() {
-        if let switchboard_core::events::CoreEvent::Server(
-            switchboard_core::events::ServerEvent::Progress {
+        if let switchboard_base::events::CoreEvent::Server(
+            switchboard_base::events::ServerEvent::Progress {
                 server: from,
                 progress_token,
                 ..
@@ -377,7 +377,7 @@ async fn progress_restarts_only_its_own_requests_timer() {
     let mut streams = h.events.streams();
     let mut opts = h.options("progressive", faulty("ok"));
     opts.timeout = Some(Duration::from_millis(800));
-    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
     let c = &live.connection;
     // `own` keeps itself alive with its own progress for 2.5 s. `foreign`, sent next, hears
     // progress every 0.2 s too, but under a made-up token and under `own`'s token: neither is
@@ -410,7 +410,7 @@ async fn a_late_response_and_its_progress_are_dropped_and_the_connection_carries
     let mut streams = h.events.streams();
     let mut opts = h.options("tardy", faulty("ok"));
     opts.timeout = Some(Duration::from_millis(600));
-    let live = switchboard_core::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
     let c = &live.connection;
     let e = c
         .call_tool("late", Some(json!({"seconds": 1.2})))
@@ -439,7 +439,7 @@ async fn a_late_response_and_its_progress_are_dropped_and_the_connection_carries
 #[tokio::test]
 async fn an_unsupported_protocol_version_is_refused_with_a_clear_error() {
     let h = Harness::new();
-    let e = switchboard_core::connection::connect(h.options("ancient", faulty("bad-version")))
+    let e = switchboard_protocol::connection::connect(h.options("ancient", faulty("bad-version")))
         .await
         .err()
         .expect("connect must fail");
@@ -519,7 +519,7 @@ async fn a_list_changed_flood_costs_at_most_two_refreshes() {
 }
 
 /// The next event on `events`, failing after 10 s.
-async fn next_event(events: &mut switchboard_core::events::Listener) -> CoreEvent {
+async fn next_event(events: &mut switchboard_base::events::Listener) -> CoreEvent {
     tokio::time::timeout(Duration::from_secs(10), events.recv())
         .await
         .expect("an event within 10 s")

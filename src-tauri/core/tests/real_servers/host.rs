@@ -5,13 +5,13 @@ use std::time::Duration;
 
 use serde_json::json;
 use switchboard_core::ErrorCode;
-use switchboard_core::config::Config;
+use switchboard_base::config::Config;
 use switchboard_core::host::Host;
 use switchboard_core::servers::ServerStatus;
 
 use crate::support::{host_context, python, python_fixture, stdio, wait_until};
 
-fn faulty(mode: &str) -> switchboard_core::config::ServerConfig {
+fn faulty(mode: &str) -> switchboard_base::config::ServerConfig {
     stdio(&python(), &[&python_fixture("faulty_server.py"), mode])
 }
 

@@ -10,9 +10,9 @@ use serde_json::json;
 use switchboard_core::ErrorCode;
 use switchboard_core::app::requests::ServerName;
 use switchboard_core::app::{AppBuilder, Confirm};
-use switchboard_core::config::{Config, RemoteTransport, ServerConfig, import};
-use switchboard_core::paths::Paths;
-use switchboard_core::secrets::{Keychain, SecretStore};
+use switchboard_base::config::{Config, RemoteTransport, ServerConfig, import};
+use switchboard_base::paths::Paths;
+use switchboard_base::secrets::{Keychain, SecretStore};
 use switchboard_core::servers::ServerState;
 
 use crate::everything::http_everything_on;
@@ -106,7 +106,7 @@ async fn the_app_connects_its_servers_without_a_keychain() {
         data_dir: dir.path().join("data"),
     };
     let app = AppBuilder::new(paths)
-        .base_env(switchboard_core::process::BaseEnv::from_current())
+        .base_env(switchboard_protocol::process::BaseEnv::from_current())
         .build()
         .await
         .unwrap();

@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
-use switchboard_core::events::{CoreEvent, ServerEvent};
-use switchboard_core::tasks::TaskState;
+use switchboard_base::events::{CoreEvent, ServerEvent};
+use switchboard_protocol::tasks::TaskState;
 
 use crate::support::{Harness, first_text, rmcp_fixture, stdio};
 
@@ -82,7 +82,7 @@ async fn a_2026_task_is_followed_through_its_input_request_to_its_result() {
     );
     // The server asked for 50 ms between polls; the host waited at least its floor.
     let span = statuses[3].updated_at - statuses[0].created_at;
-    let floor = i64::try_from(switchboard_core::tasks::MIN_POLL.as_millis()).unwrap();
+    let floor = i64::try_from(switchboard_protocol::tasks::MIN_POLL.as_millis()).unwrap();
     assert!(span >= 3 * floor, "{span} ms for three polls");
     live.shutdown().await;
 }
@@ -90,21 +90,21 @@ async fn a_2026_task_is_followed_through_its_input_request_to_its_result() {
 /// Refuses every elicitation (as an approver whose person closed the window might).
 struct Refusing;
 
-impl switchboard_core::approvals::Approver for Refusing {
+impl switchboard_policy::approvals::Approver for Refusing {
     fn sampling(
         &self,
-        _origin: switchboard_core::approvals::Origin,
+        _origin: switchboard_policy::approvals::Origin,
         _params: rmcp::model::CreateMessageRequestParams,
     ) -> futures::future::BoxFuture<
         'static,
         Result<rmcp::model::CreateMessageResult, rmcp::ErrorData>,
     > {
-        Box::pin(async { Err(switchboard_core::approvals::rejected_sampling()) })
+        Box::pin(async { Err(switchboard_policy::approvals::rejected_sampling()) })
     }
 
     fn elicitation(
         &self,
-        _origin: switchboard_core::approvals::Origin,
+        _origin: switchboard_policy::approvals::Origin,
         _params: rmcp::model::ElicitRequestParams,
     ) -> futures::future::BoxFuture<'static, Result<rmcp::model::ElicitResult, rmcp::ErrorData>>
     {
@@ -112,7 +112,7 @@ impl switchboard_core::approvals::Approver for Refusing {
     }
 }
 
-async fn research_state(c: &switchboard_core::connection::Connection, id: &str) -> String {
+async fn research_state(c: &switchboard_protocol::connection::Connection, id: &str) -> String {
     let r = c
         .call_tool("research-state", Some(json!({ "id": id })))
         .await

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use switchboard_core::app::requests::{CallTool, ServerName};
 use switchboard_core::app::{App, AppBuilder};
-use switchboard_core::auth::loopback::{Loopback, Open};
-use switchboard_core::auth::{self, ClientIdentity};
-use switchboard_core::config::ServerConfig;
-use switchboard_core::connection;
-use switchboard_core::paths::Paths;
-use switchboard_core::secrets::{MemoryStore, SecretStore};
+use switchboard_protocol::auth::loopback::{Loopback, Open};
+use switchboard_protocol::auth::{self, ClientIdentity};
+use switchboard_base::config::ServerConfig;
+use switchboard_protocol::connection;
+use switchboard_base::paths::Paths;
+use switchboard_base::secrets::{MemoryStore, SecretStore};
 use switchboard_core::servers::ServerState;
 use switchboard_core::{Error, ErrorCode};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -285,7 +285,7 @@ async fn app_with(url: &str, dir: &std::path::Path, store: Arc<MemoryStore>) -> 
     };
     let app = AppBuilder::new(paths)
         .secrets(store)
-        .base_env(switchboard_core::process::BaseEnv::from_current())
+        .base_env(switchboard_protocol::process::BaseEnv::from_current())
         .build()
         .await
         .unwrap();

@@ -3,7 +3,7 @@
 //! hands to the same handler and approval door as the older standalone requests.
 
 use serde_json::json;
-use switchboard_core::connection::CompletionRef;
+use switchboard_protocol::connection::CompletionRef;
 
 use crate::support::{Harness, first_text, python, python_fixture, stdio};
 
@@ -80,7 +80,7 @@ async fn python_sdk_server() {
 #[tokio::test]
 async fn modern_subscriptions_deliver_list_changes_and_resource_updates() {
     use std::time::Duration;
-    use switchboard_core::events::{CoreEvent, ListKind, ServerEvent};
+    use switchboard_base::events::{CoreEvent, ListKind, ServerEvent};
 
     let h = Harness::new();
     let bus = h.events.clone();

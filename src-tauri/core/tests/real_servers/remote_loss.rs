@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use switchboard_core::config::{Config, RemoteTransport, ServerConfig};
+use switchboard_base::config::{Config, RemoteTransport, ServerConfig};
 use switchboard_core::servers::{ServerState, Servers};
 
 use crate::everything::http_everything_on;

@@ -4,13 +4,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use switchboard_core::approvals::{AcceptDefaults, Approver};
-use switchboard_core::config::ServerConfig;
-use switchboard_core::connection::{self, ConnectOptions, Live};
-use switchboard_core::events::Bus;
-use switchboard_core::handler::roots_from_paths;
-use switchboard_core::process::{BaseEnv, StderrRing};
-use switchboard_core::secrets::MemoryStore;
+use switchboard_policy::approvals::{AcceptDefaults, Approver};
+use switchboard_base::config::ServerConfig;
+use switchboard_protocol::connection::{self, ConnectOptions, Live};
+use switchboard_base::events::Bus;
+use switchboard_protocol::handler::roots_from_paths;
+use switchboard_protocol::process::{BaseEnv, StderrRing};
+use switchboard_base::secrets::MemoryStore;
 use switchboard_core::servers::{RestartPolicy, SupervisorContext};
 use tokio::sync::watch;
 
@@ -141,7 +141,7 @@ pub fn host_context() -> SupervisorContext {
             keepalive: std::time::Duration::from_millis(200),
         },
         connector: switchboard_core::servers::real_connector(),
-        trust: switchboard_core::trust::Trust::everything(),
+        trust: switchboard_policy::trust::Trust::everything(),
         records: None,
     }
 }

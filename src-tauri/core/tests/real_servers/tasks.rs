@@ -14,14 +14,14 @@ use serde_json::{Value, json};
 use switchboard_core::ErrorCode;
 use switchboard_core::app::requests::{CallId, CallTool, NoArgs, ServerName};
 use switchboard_core::app::{App, AppBuilder};
-use switchboard_core::approvals::{Approver, Origin};
-use switchboard_core::events::{CoreEvent, Listener, ServerEvent};
-use switchboard_core::paths::Paths;
-use switchboard_core::tasks::{TaskState, TaskView};
+use switchboard_policy::approvals::{Approver, Origin};
+use switchboard_base::events::{CoreEvent, Listener, ServerEvent};
+use switchboard_base::paths::Paths;
+use switchboard_protocol::tasks::{TaskState, TaskView};
 
 use crate::support::{Harness, first_text, npm_bin, stdio};
 
-fn everything() -> switchboard_core::config::ServerConfig {
+fn everything() -> switchboard_base::config::ServerConfig {
     stdio(&npm_bin("mcp-server-everything"), &["stdio"])
 }
 
@@ -203,8 +203,8 @@ async fn app_on(dir: &std::path::Path) -> App {
         data_dir: dir.join("data"),
     };
     let app = AppBuilder::new(paths)
-        .secrets(Arc::new(switchboard_core::secrets::MemoryStore::default()))
-        .base_env(switchboard_core::process::BaseEnv::from_current())
+        .secrets(Arc::new(switchboard_base::secrets::MemoryStore::default()))
+        .base_env(switchboard_protocol::process::BaseEnv::from_current())
         .build()
         .await
         .unwrap();
@@ -347,8 +347,8 @@ async fn the_apps_cancel_call_cancels_a_task_backed_call_on_the_server() {
 async fn tasks_a_previous_run_left_unfinished_are_lost_when_the_app_starts() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let store = switchboard_core::store::Store::open(&dir.path().join("data")).unwrap();
-        let log = switchboard_core::tasks::log::TaskLog::new(Arc::new(store));
+        let store = switchboard_base::store::Store::open(&dir.path().join("data")).unwrap();
+        let log = switchboard_protocol::tasks::log::TaskLog::new(Arc::new(store));
         log.record(TaskView::new("everything", "left-over", "slow", None));
         assert_eq!(log.list().await.unwrap().len(), 1);
     }
@@ -358,7 +358,7 @@ async fn tasks_a_previous_run_left_unfinished_are_lost_when_the_app_starts() {
     assert_eq!(tasks[0].status, TaskState::Lost);
     assert_eq!(
         tasks[0].status_message.as_deref(),
-        Some(switchboard_core::tasks::log::LOST_WITH_HOST)
+        Some(switchboard_protocol::tasks::log::LOST_WITH_HOST)
     );
     app.shutdown().await;
 }
@@ -410,9 +410,9 @@ async fn over_streamable_http_a_tool_that_needs_a_task_runs_as_one() {
     let live = h
         .connect(
             "http",
-            switchboard_core::config::ServerConfig::remote(
+            switchboard_base::config::ServerConfig::remote(
                 url,
-                switchboard_core::config::RemoteTransport::StreamableHttp,
+                switchboard_base::config::RemoteTransport::StreamableHttp,
             ),
         )
         .await;
@@ -461,14 +461,14 @@ async fn a_call_sent_again_with_its_id_is_not_made_twice() {
     assert_eq!(again.code, ErrorCode::InvalidInput, "{again}");
     assert!(again.message.contains("already made"), "{}", again.message);
     let requested = app
-        .search_audit(switchboard_core::audit::AuditQuery {
+        .search_audit(switchboard_policy::audit::AuditQuery {
             text: Some("once".into()),
             ..Default::default()
         })
         .await
         .unwrap()
         .into_iter()
-        .filter(|r| r.step == switchboard_core::audit::Step::Requested)
+        .filter(|r| r.step == switchboard_policy::audit::Step::Requested)
         .count();
     assert_eq!(requested, 1);
     app.call_tool(call("another"), |_| true).await.unwrap();
