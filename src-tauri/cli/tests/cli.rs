@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use replay_provider::Provider;
 use serde_json::{Value, json};
-use switchboard_policy::audit::{Audit, AuditQuery, FlowKind, Step};
 use switchboard_base::store::Store;
+use switchboard_policy::audit::{Audit, AuditQuery, FlowKind, Step};
 
 // The package's directory as `cargo test` gives it at run time: a test binary built in another
 // clone (a shared target directory) must read this clone's files.

@@ -14,18 +14,18 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use switchboard_base::config::ServerConfig;
+use switchboard_base::paths::Paths;
+use switchboard_base::secrets::{Keychain, SecretStore};
 use switchboard_core::app::requests::{
     CallTool, DecideReview, ImportApply, NoArgs, SaveProvider, SaveServer, ServerName,
 };
 use switchboard_core::app::{App, AppBuilder, Confirm};
+use switchboard_core::servers::ServerStatus;
 use switchboard_policy::approvals::{ReviewKind, Verdict};
-use switchboard_base::config::ServerConfig;
-use switchboard_base::paths::Paths;
-use switchboard_protocol::process::BaseEnv;
 use switchboard_policy::providers::settings::ProviderSettings;
 use switchboard_policy::providers::{ModelRating, ProviderKind, Sensitive};
-use switchboard_base::secrets::{Keychain, SecretStore};
-use switchboard_core::servers::ServerStatus;
+use switchboard_protocol::process::BaseEnv;
 
 /// Every secret below starts with this; nothing else does.
 const CANARY: &str = "sb-canary-7c1e";

@@ -8,17 +8,17 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use switchboard_base::config::ServerConfig;
+use switchboard_base::paths::Paths;
+use switchboard_base::secrets::MemoryStore;
 use switchboard_core::ErrorCode;
 use switchboard_core::app::requests::{
     AppCallTool, AppOpenLink, AppReadResource, OpenAppView, ServerName, ViewId,
 };
 use switchboard_core::app::{App, AppBuilder};
+use switchboard_core::servers::ServerState;
 use switchboard_policy::approvals::{Review, ReviewKind, Reviewer, Verdict};
 use switchboard_policy::audit::{AuditQuery, FlowKind};
-use switchboard_base::config::ServerConfig;
-use switchboard_base::paths::Paths;
-use switchboard_base::secrets::MemoryStore;
-use switchboard_core::servers::ServerState;
 
 use crate::support::{node_bin, python, python_fixture, repo_root, stdio};
 

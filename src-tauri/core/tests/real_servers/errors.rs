@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use switchboard_core::ErrorCode;
 use switchboard_base::config::{RemoteTransport, ServerConfig};
+use switchboard_core::ErrorCode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::faults::faulty;
@@ -274,7 +274,9 @@ async fn a_dropped_stream_that_cannot_resume_fails_the_call_clearly() {
     let h = Harness::new();
     let mut opts = h.options("drops", remote(drops_mid_call().await));
     opts.timeout = Some(Duration::from_secs(30));
-    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts)
+        .await
+        .unwrap();
     let started = std::time::Instant::now();
     let ended = tokio::time::timeout(
         Duration::from_secs(20),

@@ -3,11 +3,11 @@
 use std::time::Duration;
 
 use serde_json::json;
+use switchboard_base::config::{RemoteTransport, ServerConfig};
+use switchboard_base::events::{CoreEvent, ServerEvent};
 use switchboard_core::ErrorCode;
 use switchboard_policy::approvals::Deny;
-use switchboard_base::config::{RemoteTransport, ServerConfig};
 use switchboard_protocol::connection::CompletionRef;
-use switchboard_base::events::{CoreEvent, ServerEvent};
 
 use crate::support::{Harness, first_text, free_port, node_bin, npm_bin, repo_root, stdio};
 
@@ -160,7 +160,9 @@ async fn timeout_cancels_and_the_connection_stays_usable() {
     let h = Harness::new();
     let mut opts = h.options("everything", everything());
     opts.timeout = Some(Duration::from_secs(1));
-    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts)
+        .await
+        .unwrap();
     let c = &live.connection;
     let started = std::time::Instant::now();
     // 10 s with a progress step only every 5 s: the 1 s idle timeout fires first.

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use switchboard_core::ErrorCode;
 use switchboard_base::events::{CoreEvent, ListKind, ServerEvent};
+use switchboard_core::ErrorCode;
 use switchboard_core::servers::{ServerHandle, ServerStatus};
 
 use crate::support::{
@@ -115,7 +115,9 @@ async fn hang_times_out_and_the_server_is_told() {
     let h = Harness::new();
     let mut opts = h.options("hangs", faulty("hang"));
     opts.timeout = Some(Duration::from_millis(800));
-    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts)
+        .await
+        .unwrap();
     let e = live.connection.call_tool("hang", None).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::Timeout);
     let mut told = false;
@@ -377,7 +379,9 @@ async fn progress_restarts_only_its_own_requests_timer() {
     let mut streams = h.events.streams();
     let mut opts = h.options("progressive", faulty("ok"));
     opts.timeout = Some(Duration::from_millis(800));
-    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts)
+        .await
+        .unwrap();
     let c = &live.connection;
     // `own` keeps itself alive with its own progress for 2.5 s. `foreign`, sent next, hears
     // progress every 0.2 s too, but under a made-up token and under `own`'s token: neither is
@@ -410,7 +414,9 @@ async fn a_late_response_and_its_progress_are_dropped_and_the_connection_carries
     let mut streams = h.events.streams();
     let mut opts = h.options("tardy", faulty("ok"));
     opts.timeout = Some(Duration::from_millis(600));
-    let live = switchboard_protocol::connection::connect(opts).await.unwrap();
+    let live = switchboard_protocol::connection::connect(opts)
+        .await
+        .unwrap();
     let c = &live.connection;
     let e = c
         .call_tool("late", Some(json!({"seconds": 1.2})))

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use switchboard_core::ErrorCode;
 use switchboard_base::config::Config;
+use switchboard_core::ErrorCode;
 use switchboard_core::host::Host;
 use switchboard_core::servers::ServerStatus;
 

@@ -7,12 +7,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
-use switchboard_core::ErrorCode;
-use switchboard_core::app::requests::ServerName;
-use switchboard_core::app::{AppBuilder, Confirm};
 use switchboard_base::config::{Config, RemoteTransport, ServerConfig, import};
 use switchboard_base::paths::Paths;
 use switchboard_base::secrets::{Keychain, SecretStore};
+use switchboard_core::ErrorCode;
+use switchboard_core::app::requests::ServerName;
+use switchboard_core::app::{AppBuilder, Confirm};
 use switchboard_core::servers::ServerState;
 
 use crate::everything::http_everything_on;

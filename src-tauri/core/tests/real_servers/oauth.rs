@@ -7,16 +7,16 @@
 use std::process::Stdio;
 use std::sync::Arc;
 
-use switchboard_core::app::requests::{CallTool, ServerName};
-use switchboard_core::app::{App, AppBuilder};
-use switchboard_protocol::auth::loopback::{Loopback, Open};
-use switchboard_protocol::auth::{self, ClientIdentity};
 use switchboard_base::config::ServerConfig;
-use switchboard_protocol::connection;
 use switchboard_base::paths::Paths;
 use switchboard_base::secrets::{MemoryStore, SecretStore};
+use switchboard_core::app::requests::{CallTool, ServerName};
+use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::servers::ServerState;
 use switchboard_core::{Error, ErrorCode};
+use switchboard_protocol::auth::loopback::{Loopback, Open};
+use switchboard_protocol::auth::{self, ClientIdentity};
+use switchboard_protocol::connection;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
 

@@ -4,14 +4,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use switchboard_policy::approvals::{AcceptDefaults, Approver};
 use switchboard_base::config::ServerConfig;
-use switchboard_protocol::connection::{self, ConnectOptions, Live};
 use switchboard_base::events::Bus;
-use switchboard_protocol::handler::roots_from_paths;
-use switchboard_protocol::process::{BaseEnv, StderrRing};
 use switchboard_base::secrets::MemoryStore;
 use switchboard_core::servers::{RestartPolicy, SupervisorContext};
+use switchboard_policy::approvals::{AcceptDefaults, Approver};
+use switchboard_protocol::connection::{self, ConnectOptions, Live};
+use switchboard_protocol::handler::roots_from_paths;
+use switchboard_protocol::process::{BaseEnv, StderrRing};
 use tokio::sync::watch;
 
 // The package's directory as `cargo test` gives it at run time: a test binary built in another

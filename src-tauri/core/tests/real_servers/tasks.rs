@@ -11,12 +11,12 @@ use rmcp::model::{
     ElicitationAction, ErrorData as McpError,
 };
 use serde_json::{Value, json};
+use switchboard_base::events::{CoreEvent, Listener, ServerEvent};
+use switchboard_base::paths::Paths;
 use switchboard_core::ErrorCode;
 use switchboard_core::app::requests::{CallId, CallTool, NoArgs, ServerName};
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_policy::approvals::{Approver, Origin};
-use switchboard_base::events::{CoreEvent, Listener, ServerEvent};
-use switchboard_base::paths::Paths;
 use switchboard_protocol::tasks::{TaskState, TaskView};
 
 use crate::support::{Harness, first_text, npm_bin, stdio};
