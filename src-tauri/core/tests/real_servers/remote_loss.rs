@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use switchboard_base::config::{Config, RemoteTransport, ServerConfig};
-use switchboard_core::servers::{ServerState, Servers};
+use switchboard_core::servers::{ServerHandle, ServerState, Servers};
 
 use crate::everything::http_everything_on;
 use crate::support::{first_text, free_port, host_context};
@@ -19,6 +19,28 @@ async fn until(
 ) {
     let seen = tokio::time::timeout(Duration::from_secs(60), states.wait_for(|s| wanted(s))).await;
     assert!(matches!(seen, Ok(Ok(_))), "never {what}");
+}
+
+/// The reconnected server answers a call; then everything the test started is stopped and its
+/// logs removed.
+async fn answers_again_then_ends(
+    servers: Servers,
+    handle: &ServerHandle,
+    mut back: tokio::process::Child,
+    logs: [std::path::PathBuf; 2],
+) {
+    let result = handle
+        .connection()
+        .unwrap()
+        .call_tool("echo", Some(json!({"message": "again"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&result), "Echo: again");
+    servers.shutdown().await;
+    let _ = back.kill().await;
+    for log in logs {
+        let _ = std::fs::remove_file(log);
+    }
 }
 
 #[tokio::test]
@@ -58,21 +80,12 @@ async fn a_remote_server_that_went_away_is_seen_and_reconnected() {
     );
 
     // Back where it was: reconnected without anyone pressing Restart.
-    let (mut back, _, log2) = http_everything_on("streamableHttp", port).await;
+    let (back, _, log2) = http_everything_on("streamableHttp", port).await;
     until(&mut states, "reconnected", |s| {
         matches!(s, ServerState::Running { .. })
     })
     .await;
-    let connection = handle.connection().unwrap();
-    let result = connection
-        .call_tool("echo", Some(json!({"message": "again"})))
-        .await
-        .unwrap();
-    assert_eq!(first_text(&result), "Echo: again");
-    servers.shutdown().await;
-    let _ = back.kill().await;
-    let _ = std::fs::remove_file(log);
-    let _ = std::fs::remove_file(log2);
+    answers_again_then_ends(servers, &handle, back, [log, log2]).await;
 }
 
 /// The server came back (a new process, so a new session) before any ping noticed it went: the
@@ -99,7 +112,7 @@ async fn a_server_back_before_the_next_ping_costs_one_failed_call_not_a_hang() {
 
     child.kill().await.unwrap();
     let _ = child.wait().await;
-    let (mut back, _, log2) = http_everything_on("streamableHttp", port).await;
+    let (back, _, log2) = http_everything_on("streamableHttp", port).await;
     let error = stale
         .call_tool("echo", Some(json!({"message": "stale"})))
         .await
@@ -119,15 +132,5 @@ async fn a_server_back_before_the_next_ping_costs_one_failed_call_not_a_hang() {
             && handle.connection().is_ok_and(|c| !c.same(&stale))
     })
     .await;
-    let result = handle
-        .connection()
-        .unwrap()
-        .call_tool("echo", Some(json!({"message": "again"})))
-        .await
-        .unwrap();
-    assert_eq!(first_text(&result), "Echo: again");
-    servers.shutdown().await;
-    let _ = back.kill().await;
-    let _ = std::fs::remove_file(log);
-    let _ = std::fs::remove_file(log2);
+    answers_again_then_ends(servers, &handle, back, [log, log2]).await;
 }
