@@ -119,10 +119,78 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "Array<string> | null")]
     pub roots: Option<Vec<PathBuf>>,
+    /// The OS box a local server runs in: `false` (not sandboxed), `true` (the default profile),
+    /// or a profile. When absent, new servers are sandboxed by default (see docs/sandbox.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxSetting>,
     /// Keys Switchboard does not know, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
     pub extra: Map<String, Value>,
+}
+
+/// A server's `sandbox` setting as written: on or off, or a profile (which is on).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(untagged)]
+#[ts(export)]
+pub enum SandboxSetting {
+    Enabled(bool),
+    Profile(SandboxProfile),
+}
+
+/// What a sandboxed server may reach beyond the default profile (system files, its program and
+/// runtime, its roots, its own state and temp folders).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct SandboxProfile {
+    /// More paths it may read (and run programs from).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(type = "Array<string>")]
+    pub read: Vec<PathBuf>,
+    /// More paths it may read and write.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(type = "Array<string>")]
+    pub write: Vec<PathBuf>,
+    /// Roots it may only read (the others it may also write).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(type = "Array<string>")]
+    pub read_only_roots: Vec<PathBuf>,
+    /// `true` (the default), `false`, or the only hosts it may reach (through Switchboard's proxy).
+    #[serde(default, skip_serializing_if = "NetworkSetting::is_on")]
+    pub network: NetworkSetting,
+}
+
+/// A sandboxed server's network: on, off, or only these hosts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(untagged)]
+#[ts(export)]
+pub enum NetworkSetting {
+    Enabled(bool),
+    Hosts(Vec<String>),
+}
+
+impl Default for NetworkSetting {
+    fn default() -> Self {
+        NetworkSetting::Enabled(true)
+    }
+}
+
+impl NetworkSetting {
+    fn is_on(&self) -> bool {
+        *self == NetworkSetting::Enabled(true)
+    }
+}
+
+impl SandboxSetting {
+    /// The profile this setting asks for; `None` when it turns the sandbox off.
+    pub fn profile(&self) -> Option<SandboxProfile> {
+        match self {
+            SandboxSetting::Enabled(false) => None,
+            SandboxSetting::Enabled(true) => Some(SandboxProfile::default()),
+            SandboxSetting::Profile(p) => Some(p.clone()),
+        }
+    }
 }
 
 /// A server's `oauth` settings: a client registered beforehand with its authorization server, or

@@ -71,6 +71,9 @@ pub enum ErrorCode {
     /// A configured server's launch definition is new or changed since the user trusted it: it
     /// is not spawned or dialed until the user has seen it and trusted it.
     NotTrusted,
+    /// A local server's OS sandbox could not be built on this system (no Landlock, no
+    /// seccomp): the server is not started, and the message says how to opt out for it.
+    Sandbox,
     /// An invariant broke inside Switchboard.
     Internal,
 }
@@ -106,6 +109,7 @@ impl ErrorCode {
             ErrorCode::AuthFailed => "auth_failed",
             ErrorCode::InsufficientScope => "insufficient_scope",
             ErrorCode::NotTrusted => "not_trusted",
+            ErrorCode::Sandbox => "sandbox",
             ErrorCode::Internal => "internal",
         }
     }

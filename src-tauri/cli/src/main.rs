@@ -322,7 +322,10 @@ fn exit_code(code: ErrorCode) -> u8 {
         | ErrorCode::ConfigInvalid
         | ErrorCode::ServerNotFound
         | ErrorCode::Keychain => 3,
-        ErrorCode::SpawnFailed | ErrorCode::ConnectFailed | ErrorCode::ServerNotRunning => 4,
+        ErrorCode::SpawnFailed
+        | ErrorCode::ConnectFailed
+        | ErrorCode::ServerNotRunning
+        | ErrorCode::Sandbox => 4,
         ErrorCode::ServerError | ErrorCode::NotSupported | ErrorCode::ToolNotFound => 5,
         ErrorCode::Timeout | ErrorCode::Cancelled => 6,
         ErrorCode::TransportClosed | ErrorCode::MessageTooLarge => 7,

@@ -1,0 +1,223 @@
+//! What a sandboxed server may read, write and reach. The profile the user sees (extra paths,
+//! read-only roots, network) plus what every server needs to run at all: the system's files
+//! (minus the secrets in `/etc` that have a name), its own program and install directory, the
+//! files of the runtime that program really runs on (found by following symlinks, shebangs and
+//! venvs, not by the command's name), that runtime's caches, its roots, and a private state and
+//! temp directory. Never the rest of the home directory.
+
+mod runtime;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use switchboard_base::config::{NetworkSetting, SandboxProfile};
+use ts_rs::TS;
+
+pub use runtime::Runtime;
+
+/// Everything the box is built from, decided by the host before the server starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxSpec {
+    pub profile: SandboxProfile,
+    /// The server's roots (writable unless listed in the profile's `readOnlyRoots`).
+    pub roots: Vec<PathBuf>,
+    /// The server's own state directory (read and write).
+    pub state_dir: PathBuf,
+    /// Its private temp directory (read and write; its `TMPDIR`).
+    pub temp_dir: PathBuf,
+    /// The user's home directory, never granted as a whole.
+    pub home: Option<PathBuf>,
+    /// Paths no automatic grant may contain: Switchboard's config file and data directory.
+    pub protected: Vec<PathBuf>,
+    /// The loopback port of the proxy the server reaches listed hosts through.
+    pub proxy_port: Option<u16>,
+}
+
+/// A sandboxed server's network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+#[ts(export)]
+pub enum Network {
+    /// Any host.
+    On,
+    /// None at all, loopback included.
+    Off,
+    /// Only Switchboard's loopback proxy, which lets through the listed hosts.
+    Proxy { port: u16 },
+}
+
+/// What the kernel is told: paths it may read (and run programs from), paths it may also write,
+/// and its network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grants {
+    pub read: Vec<PathBuf>,
+    pub write: Vec<PathBuf>,
+    pub network: Network,
+    /// The working directory the server gets when its config names none (its state directory).
+    pub cwd: Option<PathBuf>,
+}
+
+/// System paths every server may read and run programs from.
+const SYSTEM: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/nix/store",
+    "/snap",
+    "/proc",
+    "/sys",
+];
+
+/// Devices every server may read and write.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// Entries of `/etc` that hold secrets by name: never granted.
+const ETC_SECRETS: &[&str] = &[
+    "shadow",
+    "shadow-",
+    "gshadow",
+    "gshadow-",
+    "sudoers",
+    "sudoers.d",
+    "ssh",
+    "ssl",
+    "krb5.keytab",
+    "NetworkManager",
+    "wpa_supplicant",
+    "security",
+    "credstore",
+    "credstore.encrypted",
+    "docker",
+    "libvirt",
+    "polkit-1",
+    "ipsec.secrets",
+    "ipsec.d",
+    "ppp",
+    "openvpn",
+    "wireguard",
+    "cups",
+];
+
+/// Of `/etc/ssl`, only the public certificates.
+const ETC_SSL_PUBLIC: &[&str] = &["/etc/ssl/certs", "/etc/ssl/openssl.cnf"];
+
+/// How the server's program is started.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The program as resolved against the child's PATH (not yet following symlinks).
+    pub program: &'a Path,
+    pub args: &'a [String],
+    pub cwd: Option<&'a Path>,
+    /// The child's PATH, for a shebang's `env NAME`.
+    pub path: Option<&'a str>,
+}
+
+impl BoxSpec {
+    /// The grants for starting `launch` in this box.
+    pub fn grants(&self, launch: Launch<'_>) -> Grants {
+        let mut read = system_reads();
+        let runtime = Runtime::of(launch.program, launch.path);
+        read.extend(self.automatic(runtime.reads()));
+        read.extend(self.automatic(argument_paths(launch)));
+        if let Some(cwd) = launch.cwd {
+            read.extend(self.automatic([cwd.to_path_buf()]));
+        }
+        read.extend(self.profile.read.iter().cloned());
+        let (read_only_roots, writable_roots): (Vec<_>, Vec<_>) = self
+            .roots
+            .iter()
+            .cloned()
+            .partition(|r| self.profile.read_only_roots.contains(r));
+        read.extend(read_only_roots);
+        let mut write: Vec<PathBuf> = DEVICES.iter().map(PathBuf::from).collect();
+        write.extend(writable_roots);
+        write.extend([self.state_dir.clone(), self.temp_dir.clone()]);
+        if let Some(home) = &self.home {
+            write.extend(self.automatic(runtime.caches(home)));
+        }
+        write.extend(self.profile.write.iter().cloned());
+        Grants {
+            read: dedup(read),
+            write: dedup(write),
+            network: self.network(),
+            cwd: launch.cwd.is_none().then(|| self.state_dir.clone()),
+        }
+    }
+
+    fn network(&self) -> Network {
+        match (&self.profile.network, self.proxy_port) {
+            (NetworkSetting::Enabled(true), _) => Network::On,
+            (NetworkSetting::Enabled(false), _) => Network::Off,
+            (NetworkSetting::Hosts(_), Some(port)) => Network::Proxy { port },
+            // Hosts listed but no proxy running: nothing gets through.
+            (NetworkSetting::Hosts(_), None) => Network::Off,
+        }
+    }
+
+    /// Of `paths` found automatically, those that exist and contain neither the home directory
+    /// nor a protected path (a script in `~` must not open all of `~`).
+    fn automatic(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+        let guarded: Vec<&PathBuf> = self.home.iter().chain(&self.protected).collect();
+        paths
+            .into_iter()
+            .filter(|p| p.exists())
+            .filter(|p| !guarded.iter().any(|g| g.starts_with(p)))
+            .collect()
+    }
+}
+
+/// The system paths, `/etc` entry by entry without its named secrets.
+fn system_reads() -> Vec<PathBuf> {
+    let mut read: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
+    if let Ok(entries) = std::fs::read_dir("/etc") {
+        read.extend(
+            entries
+                .flatten()
+                .filter(|e| !ETC_SECRETS.iter().any(|s| e.file_name() == *s))
+                .map(|e| e.path()),
+        );
+    }
+    read.extend(ETC_SSL_PUBLIC.iter().map(PathBuf::from));
+    read.into_iter().filter(|p| p.exists()).collect()
+}
+
+/// Paths named by the arguments that exist: a directory itself, a file's directory (a script's
+/// modules sit beside it) and the file, absolute or relative to the working directory.
+fn argument_paths(launch: Launch<'_>) -> Vec<PathBuf> {
+    launch
+        .args
+        .iter()
+        .filter(|a| !a.starts_with('-') && (a.contains('/') || a.contains('.')))
+        .map(|a| match launch.cwd {
+            Some(cwd) => cwd.join(a),
+            None => PathBuf::from(a),
+        })
+        .filter(|p| p.is_absolute())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        // The file too: its directory may be one that is never granted (the home directory).
+        .flat_map(|p| match p.parent() {
+            Some(dir) if p.is_file() => vec![dir.to_path_buf(), p],
+            _ => vec![p],
+        })
+        .collect()
+}
+
+fn dedup(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    paths.retain(|p| seen.insert(p.clone()));
+    paths
+}
+
+#[cfg(test)]
+mod tests;

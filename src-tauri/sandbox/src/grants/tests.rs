@@ -1,0 +1,161 @@
+use super::*;
+use switchboard_base::config::{NetworkSetting, SandboxProfile};
+
+fn spec(home: &Path) -> BoxSpec {
+    BoxSpec {
+        profile: SandboxProfile::default(),
+        roots: vec![],
+        state_dir: home.join("state"),
+        temp_dir: home.join("tmp"),
+        home: Some(home.to_path_buf()),
+        protected: vec![home.join("switchboard-data")],
+        proxy_port: None,
+    }
+}
+
+fn launch<'a>(program: &'a Path, args: &'a [String]) -> Launch<'a> {
+    Launch {
+        program,
+        args,
+        cwd: None,
+        path: Some("/usr/bin:/bin"),
+    }
+}
+
+fn granted(paths: &[PathBuf], p: &Path) -> bool {
+    paths.iter().any(|g| p.starts_with(g))
+}
+
+#[test]
+fn the_system_is_readable_but_not_its_named_secrets() {
+    let home = tempfile::tempdir().unwrap();
+    let g = spec(home.path()).grants(launch(Path::new("/bin/true"), &[]));
+    assert!(granted(&g.read, Path::new("/etc/passwd")));
+    assert!(granted(&g.read, Path::new("/usr/lib")));
+    assert!(!granted(&g.read, Path::new("/etc/shadow")));
+    assert!(!granted(
+        &g.read,
+        Path::new("/etc/ssh/ssh_host_ed25519_key")
+    ));
+    assert!(!granted(&g.read, Path::new("/etc/ssl/private/x")));
+    assert!(!granted(&g.read, home.path()));
+    assert!(!granted(&g.write, home.path()));
+}
+
+#[test]
+fn a_script_in_the_home_directory_gets_itself_not_the_home_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let script = home.path().join("server.sh");
+    std::fs::write(&script, "#!/bin/sh\n").unwrap();
+    std::fs::create_dir(home.path().join(".ssh")).unwrap();
+    let args = [script.to_string_lossy().into_owned()];
+    let g = spec(home.path()).grants(launch(Path::new("/bin/sh"), &args));
+    let script = std::fs::canonicalize(&script).unwrap();
+    assert!(g.read.contains(&script), "{:?}", g.read);
+    assert!(!granted(&g.read, &home.path().join(".ssh")));
+}
+
+#[test]
+fn a_script_in_a_project_gets_its_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("server.js"), "").unwrap();
+    let args = [project.join("server.js").to_string_lossy().into_owned()];
+    let g = spec(home.path()).grants(launch(Path::new("/bin/sh"), &args));
+    assert!(granted(&g.read, &std::fs::canonicalize(&project).unwrap()));
+}
+
+#[test]
+fn a_venv_grants_itself_and_the_python_it_was_made_from() {
+    let home = tempfile::tempdir().unwrap();
+    let base = home.path().join("pythons/3.11");
+    std::fs::create_dir_all(base.join("bin")).unwrap();
+    std::fs::create_dir_all(base.join("lib")).unwrap();
+    std::fs::write(base.join("bin/python3"), "").unwrap();
+    let venv = home.path().join("work/.venv");
+    std::fs::create_dir_all(venv.join("bin")).unwrap();
+    std::fs::write(
+        venv.join("pyvenv.cfg"),
+        format!("home = {}\n", base.join("bin").display()),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(base.join("bin/python3"), venv.join("bin/python")).unwrap();
+    let program = venv.join("bin/python");
+    let g = spec(home.path()).grants(launch(&program, &[]));
+    assert!(granted(&g.read, &venv.join("pyvenv.cfg")), "{:?}", g.read);
+    let base = std::fs::canonicalize(&base).unwrap();
+    assert!(granted(&g.read, &base.join("lib")), "{:?}", g.read);
+}
+
+#[test]
+fn a_node_script_gets_its_whole_node_modules_and_the_npm_cache() {
+    let home = tempfile::tempdir().unwrap();
+    let modules = home.path().join("app/node_modules");
+    let dist = modules.join("@scope/server/dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::create_dir_all(modules.join(".bin")).unwrap();
+    std::fs::write(dist.join("index.js"), "#!/usr/bin/env node\n").unwrap();
+    std::os::unix::fs::symlink(dist.join("index.js"), modules.join(".bin/server")).unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    std::fs::write(bin.path().join("node"), "").unwrap();
+    let path = bin.path().to_string_lossy().into_owned();
+    let program = modules.join(".bin/server");
+    let g = spec(home.path()).grants(Launch {
+        path: Some(&path),
+        ..launch(&program, &[])
+    });
+    let modules = std::fs::canonicalize(&modules).unwrap();
+    assert!(g.read.contains(&modules), "{:?}", g.read);
+    assert!(g.write.contains(&home.path().join(".npm")), "{:?}", g.write);
+}
+
+#[test]
+fn roots_are_writable_unless_marked_read_only() {
+    let home = tempfile::tempdir().unwrap();
+    let mut s = spec(home.path());
+    s.roots = vec!["/data/a".into(), "/data/b".into()];
+    s.profile.read_only_roots = vec!["/data/b".into()];
+    let g = s.grants(launch(Path::new("/bin/true"), &[]));
+    assert!(g.write.contains(&PathBuf::from("/data/a")));
+    assert!(!g.write.contains(&PathBuf::from("/data/b")));
+    assert!(g.read.contains(&PathBuf::from("/data/b")));
+}
+
+#[test]
+fn nothing_automatic_contains_switchboards_own_files() {
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("switchboard-data");
+    std::fs::create_dir_all(data.join("sub")).unwrap();
+    std::fs::write(data.join("sub/tool"), "").unwrap();
+    let args = [data.join("sub/tool").to_string_lossy().into_owned()];
+    let mut s = spec(home.path());
+    s.protected = vec![std::fs::canonicalize(&data).unwrap()];
+    let g = s.grants(launch(Path::new("/bin/true"), &args));
+    assert!(
+        !granted(&g.read, &data.join("switchboard.db")),
+        "{:?}",
+        g.read
+    );
+}
+
+#[test]
+fn the_network_follows_the_profile() {
+    let home = tempfile::tempdir().unwrap();
+    let mut s = spec(home.path());
+    let net = |s: &BoxSpec| s.grants(launch(Path::new("/bin/true"), &[])).network;
+    assert_eq!(net(&s), Network::On);
+    s.profile.network = NetworkSetting::Enabled(false);
+    assert_eq!(net(&s), Network::Off);
+    s.profile.network = NetworkSetting::Hosts(vec!["example.com".into()]);
+    assert_eq!(net(&s), Network::Off, "no proxy, no network");
+    s.proxy_port = Some(4000);
+    assert_eq!(net(&s), Network::Proxy { port: 4000 });
+}
+
+#[test]
+fn a_server_without_a_working_directory_starts_in_its_state_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let g = spec(home.path()).grants(launch(Path::new("/bin/true"), &[]));
+    assert_eq!(g.cwd, Some(home.path().join("state")));
+}

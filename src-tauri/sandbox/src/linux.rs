@@ -1,0 +1,139 @@
+//! The box on Linux. The parent builds everything that allocates or opens files: a Landlock
+//! ruleset (its file descriptor, with one rule per granted path and, for a proxied network, the
+//! proxy's port) and a seccomp program. The child, between fork and exec, only makes three system
+//! calls: no new privileges, enter the ruleset, install the filter. All three are inherited by
+//! every process the server starts.
+
+mod filter;
+
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope, path_beneath_rules,
+};
+use seccompiler::{BpfProgram, sock_filter};
+
+use crate::{Grants, Network, Support};
+
+/// What this kernel offers.
+pub fn support() -> Support {
+    // SAFETY: landlock_create_ruleset with a null attribute and the VERSION flag only reports.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    // SAFETY: PR_GET_SECCOMP reads the caller's mode; EINVAL means no seccomp.
+    let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP) } >= 0;
+    Support {
+        landlock_abi: i32::try_from(abi).unwrap_or(0).max(0),
+        seccomp,
+    }
+}
+
+/// A ruleset and a filter, ready for the child to enter.
+#[derive(Debug)]
+pub struct Prepared {
+    ruleset: OwnedFd,
+    filter: BpfProgram,
+}
+
+fn abi_of(version: i32) -> ABI {
+    match version {
+        ..=0 => ABI::Unsupported,
+        1 => ABI::V1,
+        2 => ABI::V2,
+        3 => ABI::V3,
+        4 => ABI::V4,
+        5 => ABI::V5,
+        _ => ABI::V6,
+    }
+}
+
+impl Prepared {
+    /// Builds the ruleset and the filter for `grants`; the error says what failed.
+    pub fn build(grants: &Grants, support: Support) -> Result<Self, String> {
+        Ok(Self {
+            ruleset: ruleset(grants, abi_of(support.landlock_abi))?,
+            filter: filter::program(grants.network)?,
+        })
+    }
+
+    /// Enters the box: only system calls, no allocation.
+    ///
+    /// # Safety
+    /// Only call this in a freshly forked child that is about to exec.
+    pub unsafe fn enter(&self) -> std::io::Result<()> {
+        let last = std::io::Error::last_os_error;
+        // SAFETY: plain system calls on memory this struct owns and keeps alive.
+        unsafe {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                return Err(last());
+            }
+            if libc::syscall(
+                libc::SYS_landlock_restrict_self,
+                self.ruleset.as_raw_fd(),
+                0u32,
+            ) != 0
+            {
+                return Err(last());
+            }
+            let program = libc::sock_fprog {
+                len: u16::try_from(self.filter.len()).unwrap_or(u16::MAX),
+                filter: self.filter.as_ptr() as *mut sock_filter as *mut libc::sock_filter,
+            };
+            if libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                0u32,
+                &program as *const libc::sock_fprog,
+            ) != 0
+            {
+                return Err(last());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The Landlock ruleset: every filesystem right handled, only the granted paths allowed; TCP
+/// connect and bind handled unless the network is on (off: no port; proxied: the proxy's port);
+/// abstract Unix sockets and signals scoped to the box.
+fn ruleset(grants: &Grants, abi: ABI) -> Result<OwnedFd, String> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| format!("{what}: {e}");
+    let mut base = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(|e| fail("filesystem rights", &e))?;
+    if grants.network != Network::On {
+        base = base
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(|e| fail("network rights", &e))?;
+    }
+    let mut created = base
+        .scope(Scope::from_all(abi))
+        .map_err(|e| fail("scopes", &e))?
+        .create()
+        .map_err(|e| fail("ruleset", &e))?;
+    let read = AccessFs::from_read(abi);
+    for rule in path_beneath_rules(&grants.read, read) {
+        created = created
+            .add_rule(rule.map_err(|e| fail("read rule", &e))?)
+            .map_err(|e| fail("read rule", &e))?;
+    }
+    for rule in path_beneath_rules(&grants.write, AccessFs::from_all(abi)) {
+        created = created
+            .add_rule(rule.map_err(|e| fail("write rule", &e))?)
+            .map_err(|e| fail("write rule", &e))?;
+    }
+    if let Network::Proxy { port } = grants.network {
+        created = created
+            .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
+            .map_err(|e| fail("proxy port", &e))?;
+    }
+    Option::<OwnedFd>::from(created).ok_or_else(|| "Landlock refused the ruleset".to_owned())
+}

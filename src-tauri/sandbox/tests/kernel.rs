@@ -1,0 +1,288 @@
+//! The box against the real kernel. Each test runs a program once in the box, where the access
+//! must fail, and once with the box off, where the same access must succeed: the test proves the
+//! box, not a broken command.
+#![cfg(target_os = "linux")]
+
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use switchboard_base::config::{NetworkSetting, SandboxProfile};
+use switchboard_sandbox::grants::Launch;
+use switchboard_sandbox::{BoxSpec, Prepared, Support};
+
+/// A home directory with a planted key, a root, and the box's own directories.
+struct World {
+    home: tempfile::TempDir,
+    root: PathBuf,
+    spec: BoxSpec,
+}
+
+impl World {
+    fn new() -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let h = std::fs::canonicalize(home.path()).unwrap();
+        std::fs::create_dir_all(h.join(".ssh")).unwrap();
+        std::fs::write(h.join(".ssh/id_ed25519"), "PRIVATE KEY").unwrap();
+        let data = h.join(".local/share/switchboard");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::write(data.join("switchboard.db"), "the host's database").unwrap();
+        let (root, state, temp) = (h.join("root"), h.join("box/state"), h.join("box/tmp"));
+        for d in [&root, &state, &temp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let spec = BoxSpec {
+            profile: SandboxProfile::default(),
+            roots: vec![root.clone()],
+            state_dir: state,
+            temp_dir: temp,
+            home: Some(h.clone()),
+            protected: vec![data],
+            proxy_port: None,
+        };
+        World { home, root, spec }
+    }
+
+    fn home(&self) -> PathBuf {
+        std::fs::canonicalize(self.home.path()).unwrap()
+    }
+
+    /// Runs `script` under bash, boxed or not.
+    fn bash(&self, boxed: bool, script: &str) -> Output {
+        self.run(boxed, Path::new("/bin/bash"), &["-c", script])
+    }
+
+    fn run(&self, boxed: bool, program: &Path, args: &[&str]) -> Output {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let mut cmd = Command::new(program);
+        cmd.args(&args).env("HOME", self.home());
+        if boxed {
+            let grants = self.spec.grants(Launch {
+                program,
+                args: &args,
+                cwd: None,
+                path: Some("/usr/bin:/bin"),
+            });
+            let prepared = Prepared::build("probe", &grants, Support::detect()).unwrap();
+            // SAFETY: enter() makes only async-signal-safe system calls.
+            unsafe { cmd.pre_exec(move || prepared.enter()) };
+        }
+        cmd.output().unwrap()
+    }
+}
+
+fn ok(o: &Output) -> bool {
+    o.status.success()
+}
+
+fn said(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout: {}\nstderr: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn the_planted_key_is_unreadable_in_the_box_and_readable_outside() {
+    let w = World::new();
+    let script = format!("cat {}/.ssh/id_ed25519", w.home().display());
+    let boxed = w.bash(true, &script);
+    assert!(!ok(&boxed), "{}", said(&boxed));
+    assert!(
+        said(&boxed).contains("Permission denied"),
+        "{}",
+        said(&boxed)
+    );
+    let open = w.bash(false, &script);
+    assert!(
+        ok(&open) && said(&open).contains("PRIVATE KEY"),
+        "{}",
+        said(&open)
+    );
+}
+
+#[test]
+fn a_grandchild_is_boxed_too() {
+    let w = World::new();
+    let script = format!(
+        "bash -c 'sh -c \"cat {}/.ssh/id_ed25519\"'",
+        w.home().display()
+    );
+    assert!(!ok(&w.bash(true, &script)));
+    assert!(ok(&w.bash(false, &script)));
+}
+
+#[test]
+fn the_hosts_database_is_unreadable_in_the_box() {
+    let w = World::new();
+    let script = format!(
+        "cat {}/.local/share/switchboard/switchboard.db",
+        w.home().display()
+    );
+    assert!(!ok(&w.bash(true, &script)));
+    assert!(ok(&w.bash(false, &script)));
+}
+
+#[test]
+fn it_writes_its_roots_state_and_temp_but_nothing_else() {
+    let w = World::new();
+    let inside = format!(
+        "echo x > {}/a && echo x > {}/b && echo x > {}/c",
+        w.root.display(),
+        w.spec.state_dir.display(),
+        w.spec.temp_dir.display()
+    );
+    let boxed = w.bash(true, &inside);
+    assert!(ok(&boxed), "{}", said(&boxed));
+    let outside = format!("echo x > {}/.bashrc", w.home().display());
+    assert!(!ok(&w.bash(true, &outside)));
+    assert!(ok(&w.bash(false, &outside)));
+}
+
+#[test]
+fn a_read_only_root_is_read_but_not_written() {
+    let mut w = World::new();
+    std::fs::write(w.root.join("notes.txt"), "hello").unwrap();
+    w.spec.profile.read_only_roots = vec![w.root.clone()];
+    let read = w.bash(true, &format!("cat {}/notes.txt", w.root.display()));
+    assert!(
+        ok(&read) && said(&read).contains("hello"),
+        "{}",
+        said(&read)
+    );
+    let write = format!("echo x > {}/new.txt", w.root.display());
+    assert!(!ok(&w.bash(true, &write)));
+    assert!(ok(&w.bash(false, &write)));
+}
+
+#[test]
+fn network_off_refuses_even_loopback() {
+    let mut w = World::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!("exec 3<>/dev/tcp/127.0.0.1/{port}");
+    let on = w.bash(true, &script);
+    assert!(ok(&on), "network on lets it through: {}", said(&on));
+    w.spec.profile.network = NetworkSetting::Enabled(false);
+    let off = w.bash(true, &script);
+    assert!(!ok(&off), "{}", said(&off));
+    assert!(ok(&w.bash(false, &script)));
+}
+
+#[test]
+fn a_proxied_network_reaches_only_the_proxys_port() {
+    let mut w = World::new();
+    let proxy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    let (p, o) = (
+        proxy.local_addr().unwrap().port(),
+        other.local_addr().unwrap().port(),
+    );
+    w.spec.profile.network = NetworkSetting::Hosts(vec!["example.com".into()]);
+    w.spec.proxy_port = Some(p);
+    let to = |port: u16| format!("exec 3<>/dev/tcp/127.0.0.1/{port}");
+    let reached = w.bash(true, &to(p));
+    assert!(ok(&reached), "{}", said(&reached));
+    assert!(!ok(&w.bash(true, &to(o))));
+    assert!(ok(&w.bash(false, &to(o))));
+    // DNS and other datagrams go through the proxy too, not around it.
+    let udp = "exec 3<>/dev/udp/127.0.0.1/53";
+    assert!(!ok(&w.bash(true, udp)));
+    assert!(ok(&w.bash(false, udp)));
+}
+
+#[test]
+fn unix_sockets_are_refused() {
+    let w = World::new();
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("bus");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let code = format!(
+        "import socket; s=socket.socket(socket.AF_UNIX); s.connect({:?}); print('connected')",
+        sock.to_string_lossy()
+    );
+    let python = Path::new("/usr/bin/python3");
+    let boxed = w.run(true, python, &["-c", &code]);
+    assert!(!ok(&boxed), "{}", said(&boxed));
+    let open = w.run(false, python, &["-c", &code]);
+    assert!(ok(&open), "{}", said(&open));
+}
+
+#[test]
+fn it_cannot_ptrace_the_host() {
+    let w = World::new();
+    let host = std::process::id();
+    // PTRACE_SEIZE does not stop the host; the tracer's exit detaches it.
+    let code = format!(
+        "import ctypes; libc=ctypes.CDLL(None,use_errno=True); r=libc.ptrace(0x4206,{host},0,0); \
+         print(r, ctypes.get_errno()); raise SystemExit(0 if r==0 else 1)"
+    );
+    let python = Path::new("/usr/bin/python3");
+    let boxed = w.run(true, python, &["-c", &code]);
+    assert!(!ok(&boxed), "{}", said(&boxed));
+    let open = w.run(false, python, &["-c", &code]);
+    assert!(ok(&open), "{}", said(&open));
+}
+
+#[test]
+fn a_setuid_program_gains_nothing() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: making a setuid program of another user needs root");
+        return;
+    }
+    let w = World::new();
+    let id = w.root.join("id");
+    std::fs::copy("/usr/bin/id", &id).unwrap();
+    std::os::unix::fs::chown(&id, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(&id, std::os::unix::fs::PermissionsExt::from_mode(0o4755)).unwrap();
+    let boxed = w.run(true, &id, &["-u"]);
+    assert_eq!(
+        String::from_utf8_lossy(&boxed.stdout).trim(),
+        "0",
+        "{}",
+        said(&boxed)
+    );
+    let open = w.run(false, &id, &["-u"]);
+    assert_eq!(
+        String::from_utf8_lossy(&open.stdout).trim(),
+        "65534",
+        "{}",
+        said(&open)
+    );
+}
+
+#[test]
+fn it_cannot_signal_the_host() {
+    if Support::detect().landlock_abi < 6 {
+        eprintln!("skipped: scoping signals needs Landlock ABI 6");
+        return;
+    }
+    let w = World::new();
+    let script = format!("kill -0 {}", std::process::id());
+    assert!(!ok(&w.bash(true, &script)));
+    assert!(ok(&w.bash(false, &script)));
+}
+
+#[test]
+fn a_kernel_without_landlock_starts_nothing_and_says_how_to_opt_out() {
+    let w = World::new();
+    let grants = w.spec.grants(Launch {
+        program: Path::new("/bin/true"),
+        args: &[],
+        cwd: None,
+        path: None,
+    });
+    let none = Support {
+        landlock_abi: 0,
+        seccomp: true,
+    };
+    let e = Prepared::build("files", &grants, none).unwrap_err();
+    assert_eq!(e.code.as_str(), "sandbox");
+    assert!(e.message.contains("no Landlock"), "{}", e.message);
+    assert!(e.message.contains("\"sandbox\": false"), "{}", e.message);
+    assert!(e.message.contains("--sandbox off"), "{}", e.message);
+}
