@@ -233,6 +233,7 @@ impl AppBuilder {
             connector: self.connector,
             trust,
             records: Some(records),
+            sandbox: Some(box_place(&paths)),
         };
         let tasks = TaskLog::new(store.clone());
         // Only the desktop keeps tasks: a CLI run sharing the database must not call the
@@ -428,7 +429,7 @@ impl App {
     ) -> Result<Live> {
         let ctx = self.0.host.context();
         let (_roots, watch) = tokio::sync::watch::channel(roots_from_paths(roots));
-        connection::connect(ConnectOptions {
+        let mut opts = ConnectOptions {
             server: name.to_owned(),
             config: server,
             config_file: self.0.paths.config_file.clone(),
@@ -440,8 +441,10 @@ impl App {
             secrets: ctx.secrets.clone(),
             stderr: StderrRing::new(200),
             records: ctx.records.clone(),
-        })
-        .await
+            sandbox: None,
+        };
+        opts.sandbox = crate::servers::sandboxing(&ctx.trust, ctx.sandbox.as_ref(), &opts);
+        connection::connect(opts).await
     }
 
     fn reviews(&self) -> Result<&ReviewQueue> {
@@ -451,6 +454,16 @@ impl App {
                 "reviews are decided on the terminal in this run",
             )
         })
+    }
+}
+
+/// Where local servers' sandboxes live (beside the database, which no box may reach), and the
+/// host's own files no automatic grant may contain.
+fn box_place(paths: &Paths) -> switchboard_sandbox::BoxPlace {
+    switchboard_sandbox::BoxPlace {
+        dir: paths.data_dir.join("boxes"),
+        home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+        protected: vec![paths.config_file.clone(), paths.data_dir.clone()],
     }
 }
 

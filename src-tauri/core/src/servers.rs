@@ -167,6 +167,19 @@ enum Command {
     },
 }
 
+/// The sandbox `opts.server` starts in, if it is sandboxed and sandboxes are kept.
+pub fn sandboxing(
+    trust: &Trust,
+    place: Option<&switchboard_sandbox::BoxPlace>,
+    opts: &ConnectOptions,
+) -> Option<connection::Sandboxing> {
+    let profile = trust.sandbox(&opts.server, &opts.config)?;
+    Some(connection::Sandboxing {
+        place: place?.clone(),
+        profile,
+    })
+}
+
 /// A handle on one supervised server; clones share the same supervisor.
 #[derive(Clone)]
 pub struct ServerHandle {
@@ -191,6 +204,8 @@ pub struct SupervisorContext {
     pub trust: Trust,
     /// Where spawned children are recorded for reaping after a crash.
     pub records: Option<crate::process::records::ProcessRecords>,
+    /// Where local servers' sandboxes live; none: no server is sandboxed (tests of other parts).
+    pub sandbox: Option<switchboard_sandbox::BoxPlace>,
 }
 
 impl ServerHandle {
@@ -225,6 +240,7 @@ impl ServerHandle {
             secrets: ctx.secrets.clone(),
             stderr: stderr.clone(),
             records: ctx.records.clone(),
+            sandbox: None,
             config,
         };
         let supervisor = Supervisor {
@@ -236,6 +252,7 @@ impl ServerHandle {
             policy: ctx.restart,
             connector: ctx.connector.clone(),
             trust: ctx.trust.clone(),
+            place: ctx.sandbox.clone(),
             lost_remote: false,
         };
         tokio::spawn(supervisor.run());
@@ -458,6 +475,7 @@ struct Supervisor {
     policy: RestartPolicy,
     connector: Connector,
     trust: Trust,
+    place: Option<switchboard_sandbox::BoxPlace>,
     /// A remote server was lost while connected: it is tried again until it is back (a network
     /// that drops, a laptop that slept), however many attempts that takes.
     lost_remote: bool,
@@ -580,6 +598,8 @@ impl Supervisor {
             return Next::Idle;
         }
         self.set(ServerState::Starting { attempt: *attempt });
+        // Decided at each start: the definition, its trust or its roots may have changed.
+        self.opts.sandbox = sandboxing(&self.trust, self.place.as_ref(), &self.opts);
         let connecting = (self.connector)(self.opts.clone());
         tokio::select! {
             result = connecting => match result {

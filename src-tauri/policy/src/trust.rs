@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use ts_rs::TS;
 
-use crate::config::ServerConfig;
+use crate::config::{NetworkSetting, SandboxProfile, SandboxSetting, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::{self, FieldChange};
 use crate::store::{Store, now_ms};
@@ -29,7 +29,7 @@ pub fn launch_digest(config: &ServerConfig) -> String {
 }
 
 fn launch_value(c: &ServerConfig) -> Value {
-    json!({
+    let mut value = json!({
         "command": c.command,
         "args": c.args,
         "cwd": c.cwd,
@@ -39,7 +39,48 @@ fn launch_value(c: &ServerConfig) -> Value {
         "headers": c.headers,
         "transport": c.transport,
         "type": c.kind,
-    })
+    });
+    // The sandbox is what the server may reach, so it is part of what is trusted. The default
+    // (on, default profile) is left out, so definitions trusted before it existed keep their digest.
+    if let Some(sandbox) = c
+        .sandbox
+        .as_ref()
+        .filter(|s| **s != SandboxSetting::Enabled(true))
+    {
+        value["sandbox"] = serde_json::to_value(sandbox).unwrap_or(Value::Null);
+    }
+    value
+}
+
+/// How a local server's sandbox stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SandboxState {
+    /// It runs in the OS sandbox.
+    Sandboxed,
+    /// The user turned the sandbox off for it.
+    Off,
+    /// It was trusted before servers ran in a sandbox and runs as it did, until sandboxed.
+    TrustedBefore,
+    /// A remote server: nothing runs here.
+    Remote,
+}
+
+/// The sandbox as the trust dialog shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SandboxReview {
+    pub state: SandboxState,
+    /// Paths it may read beyond the defaults.
+    pub read: Vec<String>,
+    /// Paths it may write beyond the defaults.
+    pub write: Vec<String>,
+    /// Roots it may only read.
+    pub read_only_roots: Vec<String>,
+    /// `any host`, `none`, or the hosts it may reach.
+    pub network: String,
 }
 
 /// How a server's current definition stands.
@@ -87,6 +128,8 @@ pub struct LaunchReview {
     /// For a changed definition: each field that differs from what this name last ran, when
     /// that definition is known.
     pub changes: Vec<FieldChange>,
+    /// What the local server's sandbox lets it reach.
+    pub sandbox: SandboxReview,
 }
 
 impl LaunchReview {
@@ -128,6 +171,7 @@ impl LaunchReview {
                 .last_ran(server)
                 .map(|before| pins::changes(&before, &launch_value(config)))
                 .unwrap_or_default(),
+            sandbox: SandboxReview::of(server, config, trust),
         }
     }
 
@@ -180,6 +224,7 @@ impl LaunchReview {
                 }
             }
         }
+        out.push_str(&self.sandbox.text());
         if self.hidden_characters {
             out.push_str(
                 "\nWARNING: this definition contains hidden characters, shown as ⟨U+…⟩.\n",
@@ -197,6 +242,63 @@ impl LaunchReview {
                 }
             }
         }
+        out
+    }
+}
+
+impl SandboxReview {
+    fn of(server: &str, config: &ServerConfig, trust: &Trust) -> Self {
+        let state = trust.sandbox_state(server, config);
+        let profile = trust.sandbox(server, config).unwrap_or_default();
+        let shown = |paths: &[std::path::PathBuf]| {
+            paths
+                .iter()
+                .map(|p| reveal(&p.to_string_lossy()).into_owned())
+                .collect()
+        };
+        let network = match &profile.network {
+            NetworkSetting::Enabled(true) => "any host".to_owned(),
+            NetworkSetting::Enabled(false) => "none".to_owned(),
+            NetworkSetting::Hosts(hosts) => reveal(&hosts.join(", ")).into_owned(),
+        };
+        Self {
+            state,
+            read: shown(&profile.read),
+            write: shown(&profile.write),
+            read_only_roots: shown(&profile.read_only_roots),
+            network,
+        }
+    }
+
+    /// The sandbox as lines of the review's text.
+    fn text(&self) -> String {
+        let mut out = match self.state {
+            SandboxState::Remote => return String::new(),
+            SandboxState::Off => {
+                return "Sandbox: OFF. It runs with all of your rights: it can read and write \
+                        whatever you can, and reach any host.\n"
+                    .to_owned();
+            }
+            SandboxState::TrustedBefore => {
+                return "Sandbox: not sandboxed (trusted before sandboxing existed). It runs with \
+                        all of your rights.\n"
+                    .to_owned();
+            }
+            SandboxState::Sandboxed => "Sandbox: on. It may read the system, its program and its \
+                runtime, and write its roots and its own state and temp folders; nothing else \
+                of your files.\n"
+                .to_owned(),
+        };
+        for (label, paths) in [
+            ("Also reads", &self.read),
+            ("Also writes", &self.write),
+            ("Only reads these roots", &self.read_only_roots),
+        ] {
+            if !paths.is_empty() {
+                out.push_str(&format!("  {label}: {}\n", paths.join(", ")));
+            }
+        }
+        out.push_str(&format!("  Network: {}\n", self.network));
         out
     }
 }
@@ -245,6 +347,8 @@ struct Book {
     bound: HashMap<String, String>,
     /// Trusted definitions by digest, where they were kept.
     definitions: HashMap<String, Value>,
+    /// Names trusted before sandboxing, with the definition they ran then.
+    unsandboxed: HashMap<String, String>,
 }
 
 impl Trust {
@@ -260,6 +364,11 @@ impl Trust {
             for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
                 let (server, digest) = row?;
                 book.bound.insert(server, digest);
+            }
+            let mut q = c.prepare("SELECT server, digest FROM unsandboxed_launches")?;
+            for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+                let (server, digest) = row?;
+                book.unsandboxed.insert(server, digest);
             }
             let mut q = c.prepare("SELECT digest, definition FROM launch_definitions")?;
             for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
@@ -300,6 +409,45 @@ impl Trust {
             Some(bound) if *bound != digest => TrustVerdict::Changed,
             _ if book.trusted.contains(&digest) => TrustVerdict::Trusted,
             _ => TrustVerdict::New,
+        }
+    }
+
+    /// The sandbox profile `server` runs with; `None` when it runs unsandboxed (turned off, or
+    /// trusted before sandboxing and not sandboxed since). Remote servers have none.
+    pub fn sandbox(&self, server: &str, config: &ServerConfig) -> Option<SandboxProfile> {
+        match self.sandbox_state(server, config) {
+            SandboxState::Sandboxed => Some(
+                config
+                    .sandbox
+                    .as_ref()
+                    .and_then(SandboxSetting::profile)
+                    .unwrap_or_default(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// How `server`'s sandbox stands.
+    pub fn sandbox_state(&self, server: &str, config: &ServerConfig) -> SandboxState {
+        if config.command.is_none() {
+            return SandboxState::Remote;
+        }
+        match &config.sandbox {
+            Some(SandboxSetting::Enabled(false)) => SandboxState::Off,
+            Some(_) => SandboxState::Sandboxed,
+            None => {
+                let legacy = self
+                    .0
+                    .book
+                    .read()
+                    .ok()
+                    .is_some_and(|b| b.unsandboxed.get(server) == Some(&launch_digest(config)));
+                if legacy {
+                    SandboxState::TrustedBefore
+                } else {
+                    SandboxState::Sandboxed
+                }
+            }
         }
     }
 
@@ -395,9 +543,17 @@ impl Trust {
     /// `from` was renamed `to`: the binding follows (blocking: call off the runtime).
     pub fn rename(&self, from: &str, to: &str) -> Result<()> {
         let digest = self.book()?.bound.remove(from);
+        let legacy = self.book()?.unsandboxed.remove(from);
+        if let Some(d) = &legacy {
+            self.book()?.unsandboxed.insert(to.to_owned(), d.clone());
+        }
         if let Some(store) = &self.0.store {
             let (from, to) = (from.to_owned(), to.to_owned());
             store.with(|c| {
+                c.execute(
+                    "UPDATE unsandboxed_launches SET server = ?2 WHERE server = ?1",
+                    params![from, to],
+                )?;
                 c.execute(
                     "DELETE FROM server_launches WHERE server = ?1",
                     params![from],
@@ -418,12 +574,17 @@ impl Trust {
     /// server in `still_configured` has the same definition (blocking: call off the runtime).
     pub fn forget(&self, server: &str, still_configured: &[&ServerConfig]) -> Result<()> {
         let digest = self.book()?.bound.remove(server);
+        self.book()?.unsandboxed.remove(server);
         let revoke = digest.filter(|d| !still_configured.iter().any(|c| launch_digest(c) == *d));
         if let Some(store) = &self.0.store {
             let revoked = revoke.clone();
             store.with(|c| {
                 c.execute(
                     "DELETE FROM server_launches WHERE server = ?1",
+                    params![server],
+                )?;
+                c.execute(
+                    "DELETE FROM unsandboxed_launches WHERE server = ?1",
                     params![server],
                 )?;
                 if let Some(d) = revoked {

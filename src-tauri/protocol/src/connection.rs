@@ -74,6 +74,15 @@ pub struct ConnectOptions {
     pub stderr: StderrRing,
     /// Where spawned children are recorded for reaping after a crash (none: not recorded).
     pub records: Option<process::records::ProcessRecords>,
+    /// The OS sandbox a local server runs in (none: unsandboxed).
+    pub sandbox: Option<Sandboxing>,
+}
+
+/// A local server's sandbox: where boxes live, and this server's profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sandboxing {
+    pub place: switchboard_sandbox::BoxPlace,
+    pub profile: crate::config::SandboxProfile,
 }
 
 /// A connection plus what must be torn down with it.

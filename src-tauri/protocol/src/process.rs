@@ -250,6 +250,8 @@ pub struct SpawnSpec<'a> {
     pub env: &'a BTreeMap<String, String>,
     /// Where the child is recorded so a later start reaps it if this host dies first.
     pub records: Option<&'a ProcessRecords>,
+    /// The OS box it runs in (none: unsandboxed).
+    pub sandbox: Option<&'a switchboard_sandbox::BoxSpec>,
 }
 
 /// Environment values may be secrets from the keychain: only their names are printed.
@@ -295,7 +297,7 @@ pub fn spawn(
     // Resolve the program against the child's PATH, not the host's.
     let child_path = spec.env.get("PATH").or_else(|| base.get("PATH"));
     let program = resolve_program(spec.command, child_path.map(String::as_str));
-    let mut cmd = Command::new(program);
+    let mut cmd = Command::new(&program);
     cmd.args(spec.args)
         .env_clear()
         .envs(base)
@@ -315,6 +317,15 @@ pub fn spawn(
     cmd.process_group(0);
     #[cfg(target_os = "linux")]
     die_with_host(&mut cmd);
+    if let Some(boxed) = spec.sandbox {
+        enter_box(
+            &mut cmd,
+            spec,
+            boxed,
+            &program,
+            child_path.map(String::as_str),
+        )?;
+    }
     let mut child = cmd.spawn().map_err(|e| not_started(spec, &e))?;
     let missing = || Error::new(ErrorCode::Internal, "child pipes missing");
     let stdin = child.stdin.take().ok_or_else(missing)?;
@@ -345,6 +356,37 @@ pub fn spawn(
             stderr_read,
         },
     })
+}
+
+/// Puts the child in its OS box: the grants for its resolved program, its private `TMPDIR`, its
+/// state directory as working directory when none is configured, and the box entered between
+/// fork and exec. Where the box cannot be built the server does not start.
+fn enter_box(
+    cmd: &mut Command,
+    spec: &SpawnSpec<'_>,
+    boxed: &switchboard_sandbox::BoxSpec,
+    program: &Path,
+    path: Option<&str>,
+) -> Result<()> {
+    let grants = boxed.grants(switchboard_sandbox::grants::Launch {
+        program,
+        args: spec.args,
+        cwd: spec.cwd,
+        path,
+    });
+    tracing::debug!(server = spec.server, ?grants, "sandbox");
+    let support = switchboard_sandbox::Support::detect();
+    let prepared = switchboard_sandbox::Prepared::build(spec.server, &grants, support)?;
+    cmd.env("TMPDIR", &boxed.temp_dir);
+    if let (None, Some(dir)) = (spec.cwd, &grants.cwd) {
+        cmd.current_dir(dir);
+    }
+    // SAFETY: `enter` makes only async-signal-safe system calls (prctl, landlock_restrict_self,
+    // seccomp) on memory the closure owns.
+    unsafe {
+        cmd.pre_exec(move || prepared.enter());
+    }
+    Ok(())
 }
 
 /// The child is killed when the thread that spawned it ends (the host's runtime threads live as
@@ -738,6 +780,7 @@ mod tests {
             cwd: None,
             env: &env,
             records: None,
+            sandbox: None,
         };
         let printed = format!("{spec:?}");
         assert!(printed.contains("API_TOKEN=[redacted]"), "{printed}");
@@ -837,6 +880,7 @@ mod tests {
             cwd: None,
             env: &env,
             records: None,
+            sandbox: None,
         };
         let mut p = spawn(&spec, &current_vars(), &ring).unwrap();
         let pid = p.group.pid().unwrap();

@@ -33,6 +33,71 @@ pub struct BoxSpec {
     pub proxy_port: Option<u16>,
 }
 
+/// Where the boxes live and what no box may contain: the host's own files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoxPlace {
+    /// The directory holding each server's state and temp directories.
+    pub dir: PathBuf,
+    /// The user's home directory.
+    pub home: Option<PathBuf>,
+    /// Switchboard's config file and data directory.
+    pub protected: Vec<PathBuf>,
+}
+
+impl BoxPlace {
+    /// The spec for server `server` with `profile` and `roots`: its state directory kept, its
+    /// temp directory emptied (what one run left there is not the next run's business).
+    pub fn spec(
+        &self,
+        server: &str,
+        profile: SandboxProfile,
+        roots: Vec<PathBuf>,
+    ) -> std::io::Result<BoxSpec> {
+        let own = self.dir.join(directory_name(server));
+        let (state_dir, temp_dir) = (own.join("state"), own.join("tmp"));
+        if temp_dir.exists() {
+            std::fs::remove_dir_all(&temp_dir)?;
+        }
+        std::fs::create_dir_all(&state_dir)?;
+        std::fs::create_dir_all(&temp_dir)?;
+        Ok(BoxSpec {
+            profile,
+            roots,
+            state_dir,
+            temp_dir,
+            home: self.home.clone(),
+            protected: self.protected.clone(),
+            proxy_port: None,
+        })
+    }
+
+    /// Server `server`'s state directory.
+    pub fn state_dir(&self, server: &str) -> PathBuf {
+        self.dir.join(directory_name(server)).join("state")
+    }
+}
+
+/// A directory name for a server name: its safe characters, and a hash so that two names that
+/// differ only in the others stay apart.
+fn directory_name(server: &str) -> String {
+    let safe: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(48)
+        .collect();
+    // FNV-1a: stable across builds and platforms, unlike the standard hasher.
+    let hash = server.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    format!("{safe}-{:08x}", hash as u32)
+}
+
 /// A sandboxed server's network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -165,14 +230,20 @@ impl BoxSpec {
         }
     }
 
-    /// Of `paths` found automatically, those that exist and contain neither the home directory
-    /// nor a protected path (a script in `~` must not open all of `~`).
+    /// Of `paths` found automatically, those that exist, do not contain the home directory (a
+    /// script in `~` must not open all of `~`), and neither contain nor lie in a protected path
+    /// (an argument naming the host's database does not open it).
     fn automatic(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
-        let guarded: Vec<&PathBuf> = self.home.iter().chain(&self.protected).collect();
         paths
             .into_iter()
             .filter(|p| p.exists())
-            .filter(|p| !guarded.iter().any(|g| g.starts_with(p)))
+            .filter(|p| !self.home.as_ref().is_some_and(|h| h.starts_with(p)))
+            .filter(|p| {
+                !self
+                    .protected
+                    .iter()
+                    .any(|g| g.starts_with(p) || p.starts_with(g))
+            })
             .collect()
     }
 }

@@ -9,7 +9,7 @@ pub mod hints;
 #[cfg(target_os = "linux")]
 pub mod linux;
 
-pub use grants::{BoxSpec, Grants, Network};
+pub use grants::{BoxPlace, BoxSpec, Grants, Network};
 pub use switchboard_base::error;
 
 use switchboard_base::error::{Error, ErrorCode, Result};

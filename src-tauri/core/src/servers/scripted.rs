@@ -121,6 +121,7 @@ pub(crate) fn context(script: &Arc<Script>, bus: &Bus) -> SupervisorContext {
         connector: script.connector(),
         trust: crate::trust::Trust::everything(),
         records: None,
+        sandbox: None,
     }
 }
 

@@ -17,4 +17,5 @@ mod modern;
 mod oauth;
 mod python_sdk;
 mod remote_loss;
+mod sandbox;
 mod tasks;

@@ -115,6 +115,7 @@ impl Harness {
             secrets: Arc::new(MemoryStore::default()),
             stderr: self.stderr.clone(),
             records: None,
+            sandbox: None,
         }
     }
 
@@ -143,6 +144,7 @@ pub fn host_context() -> SupervisorContext {
         connector: switchboard_core::servers::real_connector(),
         trust: switchboard_policy::trust::Trust::everything(),
         records: None,
+        sandbox: None,
     }
 }
 

@@ -176,6 +176,7 @@ async fn connect_with(
                 base_env: &opts.base_env,
                 stderr: &stderr,
                 records: opts.records.as_ref(),
+                sandbox: opts.sandbox.as_ref(),
             };
             dial_stdio(&dial, child).await?
         }
@@ -253,6 +254,29 @@ struct Child<'a> {
     base_env: &'a process::BaseEnv,
     stderr: &'a StderrRing,
     records: Option<&'a process::records::ProcessRecords>,
+    sandbox: Option<&'a super::Sandboxing>,
+}
+
+/// The box for `server` with the roots it has now (a root added later restarts it).
+fn box_spec(
+    server: &str,
+    sandboxing: &super::Sandboxing,
+    roots: &watch::Receiver<Vec<rmcp::model::Root>>,
+) -> Result<switchboard_sandbox::BoxSpec> {
+    let paths = roots
+        .borrow()
+        .iter()
+        .filter_map(|r| url::Url::parse(&r.uri).ok()?.to_file_path().ok())
+        .collect();
+    sandboxing
+        .place
+        .spec(server, sandboxing.profile.clone(), paths)
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::Sandbox,
+                format!("Server \"{server}\" was not started: its sandbox folders could not be made ({e})."),
+            )
+        })
 }
 
 /// Spawns a local server and shakes hands over its stdio; a child that fails the handshake is
@@ -261,6 +285,10 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     // The keychain may wait on an unlock prompt: never on a runtime worker.
     let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
     let env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
+    let boxed = child
+        .sandbox
+        .map(|s| box_spec(&d.server, s, &d.roots))
+        .transpose()?;
     let spec = process::SpawnSpec {
         server: &d.server,
         command: child.command,
@@ -268,6 +296,7 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
         cwd: child.cwd,
         env: &env,
         records: child.records,
+        sandbox: boxed.as_ref(),
     };
     let stderr_mark = child.stderr.mark();
     let base = child.base_env.vars().await;

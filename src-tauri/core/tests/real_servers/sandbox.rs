@@ -1,0 +1,237 @@
+//! Local servers in the OS box. A hostile fixture (`box_probe.py`) tries what a sandboxed server
+//! must not do, with `HOME` pointed at a temp directory holding a planted key; every refusal is
+//! checked once more with the box off, where the same access must succeed. Real servers
+//! (`server-everything`, `server-filesystem`, `server-memory`) run their tools in the box.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use switchboard_base::config::{NetworkSetting, SandboxProfile, ServerConfig};
+use switchboard_protocol::connection::{self, Live, Sandboxing};
+use switchboard_sandbox::BoxPlace;
+
+use crate::support::{Harness, first_text, npm_bin, python, python_fixture, stdio};
+
+/// A home with a planted key, a data directory holding a stand-in for the host's database, and
+/// one root.
+struct World {
+    home: PathBuf,
+    data: PathBuf,
+    root: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let (home, data, root) = (base.join("home"), base.join("data"), base.join("root"));
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "PLANTED PRIVATE KEY").unwrap();
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::write(data.join("switchboard.db"), "THE HOST'S DATABASE").unwrap();
+        std::fs::create_dir_all(&root).unwrap();
+        World {
+            home,
+            data,
+            root,
+            _dir: dir,
+        }
+    }
+
+    fn place(&self) -> BoxPlace {
+        BoxPlace {
+            dir: self.data.join("boxes"),
+            home: Some(self.home.clone()),
+            protected: vec![self.data.clone()],
+        }
+    }
+
+    /// Connects `config` (with this world's HOME), in the box with `profile` or unboxed.
+    async fn connect(&self, config: ServerConfig, profile: Option<SandboxProfile>) -> Live {
+        let mut config = config;
+        config
+            .env
+            .insert("HOME".into(), self.home.to_string_lossy().into_owned());
+        let h = Harness::new().with_roots(std::slice::from_ref(&self.root));
+        let mut opts = h.options("probe", config);
+        opts.sandbox = profile.map(|profile| Sandboxing {
+            place: self.place(),
+            profile,
+        });
+        connection::connect(opts)
+            .await
+            .unwrap_or_else(|e| panic!("connect: {e}"))
+    }
+}
+
+fn probe() -> ServerConfig {
+    stdio(&python(), &[&python_fixture("box_probe.py")])
+}
+
+async fn call(live: &Live, tool: &str, args: serde_json::Value) -> String {
+    let result = live.connection.call_tool(tool, Some(args)).await.unwrap();
+    first_text(&result)
+}
+
+/// What the probe says for each attempt, boxed or not.
+async fn attempts(w: &World, profile: Option<SandboxProfile>) -> Vec<(&'static str, String)> {
+    let live = w.connect(probe(), profile).await;
+    let key = w.home.join(".ssh/id_ed25519");
+    let db = w.data.join("switchboard.db");
+    let outside = w.home.join(".bashrc");
+    let out = vec![
+        (
+            "read ~/.ssh",
+            call(&live, "read_file", json!({"path": key})).await,
+        ),
+        (
+            "read the database",
+            call(&live, "read_file", json!({"path": db})).await,
+        ),
+        (
+            "write outside its roots",
+            call(&live, "write_file", json!({"path": outside, "text": "x"})).await,
+        ),
+        (
+            "trace the host",
+            call(&live, "trace", json!({"pid": std::process::id()})).await,
+        ),
+    ];
+    live.shutdown().await;
+    out
+}
+
+#[tokio::test]
+async fn the_box_refuses_what_the_box_off_allows() {
+    let w = World::new();
+    for (what, said) in attempts(&w, Some(SandboxProfile::default())).await {
+        assert!(said.starts_with("refused:"), "{what} in the box: {said}");
+    }
+    for (what, said) in attempts(&w, None).await {
+        assert!(said.starts_with("ok:"), "{what} with the box off: {said}");
+    }
+}
+
+#[tokio::test]
+async fn in_the_box_it_does_what_its_profile_allows() {
+    let w = World::new();
+    let extra = w.home.join("shared");
+    std::fs::create_dir_all(&extra).unwrap();
+    let profile = SandboxProfile {
+        write: vec![extra.clone()],
+        ..SandboxProfile::default()
+    };
+    let live = w.connect(probe(), Some(profile)).await;
+    for path in [w.root.join("in-root.txt"), extra.join("listed.txt")] {
+        let said = call(&live, "write_file", json!({"path": path, "text": "hi"})).await;
+        assert_eq!(said, "ok: written", "{}", path.display());
+        let said = call(&live, "read_file", json!({"path": path})).await;
+        assert_eq!(said, "ok: hi");
+    }
+    let said = call(&live, "read_file", json!({"path": "/etc/hostname"})).await;
+    assert!(said.starts_with("ok:"), "{said}");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn network_off_refuses_loopback_and_on_allows_it() {
+    let w = World::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let args = json!({"host": "127.0.0.1", "port": port});
+    let off = SandboxProfile {
+        network: NetworkSetting::Enabled(false),
+        ..SandboxProfile::default()
+    };
+    let live = w.connect(probe(), Some(off)).await;
+    let said = call(&live, "connect", args.clone()).await;
+    assert!(said.starts_with("refused:"), "{said}");
+    live.shutdown().await;
+    let live = w.connect(probe(), Some(SandboxProfile::default())).await;
+    assert_eq!(call(&live, "connect", args).await, "ok: connected");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_setuid_program_gains_nothing_in_the_box() {
+    let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap());
+    if uid != 0 {
+        eprintln!("skipped: making a setuid program of another user needs root");
+        return;
+    }
+    let w = World::new();
+    let id = w.root.join("id");
+    std::fs::copy("/usr/bin/id", &id).unwrap();
+    std::os::unix::fs::chown(&id, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(&id, std::os::unix::fs::PermissionsExt::from_mode(0o4755)).unwrap();
+    let args = json!({"argv": [id, "-u"]});
+    let live = w.connect(probe(), Some(SandboxProfile::default())).await;
+    assert_eq!(
+        call(&live, "run", args.clone()).await.trim(),
+        "ok: exit 0: 0"
+    );
+    live.shutdown().await;
+    let live = w.connect(probe(), None).await;
+    assert_eq!(call(&live, "run", args).await.trim(), "ok: exit 0: 65534");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn server_everything_runs_in_the_box() {
+    let w = World::new();
+    let config = stdio(&npm_bin("mcp-server-everything"), &["stdio"]);
+    let live = w.connect(config, Some(SandboxProfile::default())).await;
+    let said = call(&live, "echo", json!({"message": "boxed"})).await;
+    assert_eq!(said, "Echo: boxed");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn server_filesystem_works_within_its_roots_in_the_box() {
+    let w = World::new();
+    // Named on the command line too, so its first call need not wait for it to ask for roots.
+    let root = w.root.to_string_lossy().into_owned();
+    let config = stdio(&npm_bin("mcp-server-filesystem"), &[&root]);
+    let live = w.connect(config, Some(SandboxProfile::default())).await;
+    let file = w.root.join("note.txt");
+    let wrote = live
+        .connection
+        .call_tool(
+            "write_file",
+            Some(json!({"path": file, "content": "written in the box"})),
+        )
+        .await
+        .unwrap();
+    assert_ne!(wrote.is_error, Some(true), "{}", first_text(&wrote));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "written in the box"
+    );
+    let read = call(&live, "read_text_file", json!({"path": file})).await;
+    assert_eq!(read, "written in the box");
+    live.shutdown().await;
+}
+
+#[tokio::test]
+async fn server_memory_keeps_its_store_in_its_state_directory() {
+    let w = World::new();
+    let store = w.place().state_dir("probe").join("memory.jsonl");
+    let mut config = stdio(&npm_bin("mcp-server-memory"), &[]);
+    config.env.insert(
+        "MEMORY_FILE_PATH".into(),
+        store.to_string_lossy().into_owned(),
+    );
+    let live = w.connect(config, Some(SandboxProfile::default())).await;
+    let entity = json!({"entities": [{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}]});
+    let made = live
+        .connection
+        .call_tool("create_entities", Some(entity))
+        .await
+        .unwrap();
+    assert_ne!(made.is_error, Some(true), "{}", first_text(&made));
+    live.shutdown().await;
+    let kept = std::fs::read_to_string(&store).unwrap();
+    assert!(kept.contains("wrote the first program"), "{kept}");
+    assert!(!Path::new(&w.home).join("memory.jsonl").exists());
+}
