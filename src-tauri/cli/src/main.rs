@@ -23,7 +23,7 @@ use switchboard_core::app::Reviewer;
 use switchboard_core::app::requests::ImportApply;
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::app::{CompletionRef, Connection, Live};
-use switchboard_core::app::{Config, ServerConfig};
+use switchboard_core::app::{Config, NetworkSetting, SandboxProfile, SandboxSetting, ServerConfig};
 use switchboard_core::app::{Models, Provider, ProviderKind};
 use switchboard_core::{Error, ErrorCode, Result};
 
@@ -33,7 +33,7 @@ Exit codes:
   1  the tool call returned isError: true
   2  usage error or invalid input
   3  configuration error (file, field or keychain)
-  4  the server could not be started or connected
+  4  the server could not be started or connected (its sandbox included)
   5  the server answered with a protocol error, does not support the request, or has no
      such tool
   6  timeout (the request was cancelled)
@@ -139,6 +139,20 @@ struct Target {
     /// Request timeout in seconds for this run.
     #[arg(long, value_name = "SECS")]
     timeout: Option<u64>,
+    /// Whether an ad-hoc stdio server runs in the OS sandbox (docs/sandbox.md).
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    sandbox: Switch,
+    /// Whether an ad-hoc sandboxed server may use the network (off: not even loopback).
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    network: Switch,
+}
+
+/// `on` or `off`.
+#[derive(clap::ValueEnum, Clone, Copy, Default, PartialEq, Eq)]
+enum Switch {
+    #[default]
+    On,
+    Off,
 }
 
 #[derive(Subcommand)]
@@ -396,7 +410,8 @@ impl Session {
     async fn open(&self, target: &Target, rest: &[String]) -> Result<(Live, Vec<String>)> {
         let timeout = target.timeout.map(Duration::from_secs);
         if let Some(cmd) = &target.stdio {
-            let server = adhoc_stdio(cmd, &target.env)?;
+            let mut server = adhoc_stdio(cmd, &target.env)?;
+            server.sandbox = Some(adhoc_sandbox(target.sandbox, target.network)?);
             let live = self
                 .connect("stdio", server, &target.roots, timeout)
                 .await?;
@@ -475,6 +490,22 @@ fn models(cli: &Cli) -> Result<Option<Models>> {
     let key = Provider::find_key(p.name(), p.kind(), &Keychain::default());
     let provider = Provider::new(p.name(), p.kind(), cli.base_url.as_deref(), key)?;
     Ok(Some(Models::single(provider, &model)))
+}
+
+/// The sandbox of an ad-hoc stdio server from `--sandbox` and `--network`.
+fn adhoc_sandbox(sandbox: Switch, network: Switch) -> Result<SandboxSetting> {
+    match (sandbox, network) {
+        (Switch::On, Switch::On) => Ok(SandboxSetting::Enabled(true)),
+        (Switch::On, Switch::Off) => Ok(SandboxSetting::Profile(SandboxProfile {
+            network: NetworkSetting::Enabled(false),
+            ..SandboxProfile::default()
+        })),
+        (Switch::Off, Switch::On) => Ok(SandboxSetting::Enabled(false)),
+        (Switch::Off, Switch::Off) => Err(Error::new(
+            ErrorCode::InvalidInput,
+            "--network off needs the sandbox: without it nothing keeps the server off the network",
+        )),
+    }
 }
 
 /// An ad-hoc stdio server: the command line split like a shell, with `--env K=V` added.

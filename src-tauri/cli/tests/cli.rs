@@ -1113,12 +1113,19 @@ fn a_sampling_tool_loop_round_trips_through_the_provider() {
 #[test]
 fn a_configured_server_runs_only_once_trusted_and_asks_again_when_edited() {
     let home = tempfile::tempdir().unwrap();
-    let marker = home.path().join("ran");
+    let marks = tempfile::tempdir().unwrap();
+    let marker = marks.path().join("ran");
     let config = home.path().join("config.json");
+    // A shell script names no path the sandbox could find: its profile lists them.
+    let sandbox = serde_json::json!({
+        "read": [fixture("node_modules")],
+        "write": [marks.path()],
+    });
     let define = |extra: &str| {
         let script = format!("touch '{}'; {extra}exec {}", marker.display(), everything());
-        let file =
-            serde_json::json!({"mcpServers": {"ev": {"command": "sh", "args": ["-c", script]}}});
+        let file = serde_json::json!({"mcpServers": {"ev": {
+            "command": "sh", "args": ["-c", script], "sandbox": sandbox,
+        }}});
         std::fs::write(&config, file.to_string()).unwrap();
     };
     let run = |args: &[&str]| {
@@ -1140,6 +1147,8 @@ fn a_configured_server_runs_only_once_trusted_and_asks_again_when_edited() {
     let o = run(&["trust", "ev"]);
     assert!(!o.status.success());
     assert!(err(&o).contains("Command: sh"), "{}", err(&o));
+    assert!(err(&o).contains("Sandbox: on."), "{}", err(&o));
+    assert!(err(&o).contains(&format!("Also writes: {}", marks.path().display())), "{}", err(&o));
     assert!(err(&o).contains("--yes"), "{}", err(&o));
     assert!(!marker.exists(), "nothing ran before it was trusted");
 
@@ -1193,6 +1202,9 @@ fn a_killed_host_leaves_no_server_and_the_next_start_reaps_the_grandchild() {
         home.path(),
         &[
             "call",
+            // The script writes its pids where this test reads them.
+            "--sandbox",
+            "off",
             "--stdio",
             &stdio,
             "trigger-long-running-operation",

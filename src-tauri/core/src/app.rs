@@ -21,7 +21,9 @@ pub use crate::auth::{Authorizer, MAX_AUTHORIZATIONS, SignInInfo, challenge_scop
 pub use crate::chat::{Conversation, ConversationView, WithheldTool};
 pub use crate::config::import::locations::{self as import_locations, ImportCandidate};
 pub use crate::config::import::{ImportPlan, ImportReport};
-pub use crate::config::{Config, OAuthClient, ServerConfig};
+pub use crate::config::{
+    Config, NetworkSetting, OAuthClient, SandboxProfile, SandboxSetting, ServerConfig,
+};
 pub use crate::connection::{CompletionRef, Connection, Live};
 pub use crate::elicitation::choices as elicitation_choices;
 pub use crate::events::{CoreEvent, Listener, ServerEvent};

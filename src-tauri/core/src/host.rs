@@ -279,6 +279,16 @@ impl Host {
             .map(|h| {
                 let mut view = h.view(stderr_tail);
                 view.config = config.mcp_servers.get(h.name()).cloned();
+                if let Some(server) = &view.config {
+                    view.sandbox = self.context().trust.sandbox_state(h.name(), server);
+                }
+                if view.sandbox == crate::trust::SandboxState::Sandboxed {
+                    view.sandbox_hint = view
+                        .stderr_tail
+                        .iter()
+                        .rev()
+                        .find_map(|line| switchboard_sandbox::hints::refusal_hint(h.name(), line));
+                }
                 view
             })
             .collect())

@@ -902,6 +902,10 @@ pub struct ServerView {
     pub stderr_tail: Vec<String>,
     /// The server's configuration as the file has it (secret references, never secrets).
     pub config: Option<ServerConfig>,
+    /// Whether it runs in the OS sandbox.
+    pub sandbox: crate::trust::SandboxState,
+    /// What the sandbox may have refused it, read from its recent stderr (sandboxed servers).
+    pub sandbox_hint: Option<String>,
 }
 
 impl ServerHandle {
@@ -914,6 +918,8 @@ impl ServerHandle {
             status: self.status(),
             stderr_tail: lines[start..].to_vec(),
             config: None,
+            sandbox: crate::trust::SandboxState::Remote,
+            sandbox_hint: None,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The core's shape. It is four crates in layers (base ← protocol ← policy ← core); the compiler
+//! The core's shape. It is five crates in layers (base ← sandbox ← protocol ← policy ← core); the compiler
 //! keeps a crate from naming one above it, and these tests keep what the compiler cannot: which
 //! crate may depend on which, that none depends on Tauri, and that inside each crate no module
 //! imports a module that imports it back. Types that many modules share live below them (the
@@ -89,21 +89,23 @@ fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Opt
 }
 
 /// The core's crates, bottom first, with the crates of the workspace each may depend on.
-const LAYERS: [(&str, &[&str]); 4] = [
+const LAYERS: [(&str, &[&str]); 5] = [
     ("base", &[]),
-    ("protocol", &["switchboard-base"]),
+    ("sandbox", &["switchboard-base"]),
+    ("protocol", &["switchboard-base", "switchboard-sandbox"]),
     ("policy", &["switchboard-base", "switchboard-protocol"]),
     (
         "core",
         &[
             "switchboard-base",
+            "switchboard-sandbox",
             "switchboard-protocol",
             "switchboard-policy",
         ],
     ),
 ];
 
-/// The directory of one of the core's crates (`base`, `protocol`, `policy`, `core`).
+/// The directory of one of the core's crates (`base`, `sandbox`, `protocol`, `policy`, `core`).
 fn crate_dir(name: &str) -> PathBuf {
     package_dir().join("..").join(name)
 }

@@ -570,6 +570,22 @@ impl Trust {
         Ok(())
     }
 
+    /// `server` is sandboxed from now on, whatever it ran before (blocking: call off the runtime).
+    pub fn forget_unsandboxed(&self, server: &str) -> Result<()> {
+        self.book()?.unsandboxed.remove(server);
+        if let Some(store) = &self.0.store {
+            let server = server.to_owned();
+            store.with(move |c| {
+                c.execute(
+                    "DELETE FROM unsandboxed_launches WHERE server = ?1",
+                    params![server],
+                )
+                .map(drop)
+            })?;
+        }
+        Ok(())
+    }
+
     /// `server` was removed: its binding goes, and so does its definition's trust unless a
     /// server in `still_configured` has the same definition (blocking: call off the runtime).
     pub fn forget(&self, server: &str, still_configured: &[&ServerConfig]) -> Result<()> {

@@ -97,6 +97,7 @@ command_table! { $
         remove_policy(PolicyEntry) -> () as "null";
         search_audit(AuditQuery) -> Vec<AuditEntry> as "AuditEntry[]";
         list_providers(NoArgs) -> Vec<ProviderSettings> as "ProviderSettings[]";
+        sandbox_server(ServerName) -> () as "null";
         save_provider(SaveProvider) -> () as "null";
         remove_provider(ProviderId) -> () as "null";
         provider_models(ProviderId) -> Vec<String> as "string[]";

@@ -11,7 +11,8 @@ use crate::config::import::take_plain_secret;
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::SecretStore;
 use crate::store::off_thread;
-use crate::trust::{LaunchReview, TrustVerdict, launch_digest};
+use crate::config::SandboxSetting;
+use crate::trust::{LaunchReview, SandboxState, TrustVerdict, launch_digest};
 
 /// Shows a person a launch definition and answers whether they trust it: the desktop's native
 /// dialog, the CLI's terminal prompt.
@@ -62,6 +63,36 @@ impl App {
         }
         let (trust, name) = (self.0.host.context().trust.clone(), server.to_owned());
         off_thread(move || trust.grant(&name, &config)).await
+    }
+
+    /// Puts a local server that runs unsandboxed (turned off, or trusted before sandboxing) in
+    /// the sandbox with the default profile, and restarts it there. Narrowing what it may reach
+    /// needs no new trust: a trusted definition stays trusted with the box on.
+    pub async fn sandbox_server(&self, args: ServerName) -> Result<()> {
+        let name = args.server;
+        let mut config = self.configured_server(&name)?;
+        let trust = self.0.host.context().trust.clone();
+        match trust.sandbox_state(&name, &config) {
+            SandboxState::Sandboxed => return Ok(()),
+            SandboxState::Remote => {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("{name:?} is a remote server: nothing of it runs on this computer"),
+                ));
+            }
+            SandboxState::Off | SandboxState::TrustedBefore => {}
+        }
+        let trusted = trust.verdict(&name, &config) == TrustVerdict::Trusted;
+        config.sandbox = Some(SandboxSetting::Enabled(true));
+        let (t, n, c) = (trust.clone(), name.clone(), config.clone());
+        off_thread(move || {
+            if trusted {
+                t.grant(&n, &c)?;
+            }
+            t.forget_unsandboxed(&n)
+        })
+        .await?;
+        self.0.host.save_server(&name, config, Some(&name)).await
     }
 
     /// Checks that configured server `name`'s definition is trusted before anything dials it.

@@ -13,6 +13,7 @@ import { SignInWaiting, useSignIn } from "../../components/sign-in";
 import type { HostState } from "../../host";
 import { needsSignIn } from "../../host";
 import { ErrorDetails } from "../../components/error-details";
+import { SandboxLine } from "./sandbox-line";
 import type { LogLevel } from "../../mcp";
 
 const OFF = "The server is disabled: tick Enabled to start it.";
@@ -106,6 +107,11 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
       </p>
       {(s.state === "failed" || s.state === "restarting") && !needsSignIn(s) ? <ErrorDetails error={s.error} /> : null}
       {enabled ? null : <p className="hint muted">{OFF}</p>}
+      <SandboxLine
+        server={server}
+        busy={busy}
+        onSandbox={() => act(() => backend.invoke("sandbox_server", { server: server.name }))}
+      />
       {s.state === "needsTrust" ? (
         <div className="banner warn" data-testid="needs-trust">
           <strong>Not trusted yet.</strong> {server.name}'s definition is new or changed since you last trusted it, so

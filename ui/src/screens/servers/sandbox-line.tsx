@@ -1,0 +1,50 @@
+// A server's sandbox at a glance: "Sandboxed" with its profile, or "Not sandboxed" in warning
+// colours with a one-click "Sandbox it"; and, when the sandbox may have refused it something,
+// which setting to change.
+import type { ServerView } from "../../bindings/ServerView";
+
+/** The profile in a few words: what it may reach beyond the defaults. */
+export function profileSummary(server: ServerView): string {
+  const sandbox = server.config?.sandbox;
+  const profile = typeof sandbox === "object" && sandbox !== null ? sandbox : null;
+  const network = profile?.network;
+  const parts = [
+    network === false ? "no network" : Array.isArray(network) ? `network: ${network.join(", ")}` : "network on",
+  ];
+  if (profile?.read?.length) parts.push(`also reads ${profile.read.join(", ")}`);
+  if (profile?.write?.length) parts.push(`also writes ${profile.write.join(", ")}`);
+  if (profile?.readOnlyRoots?.length) parts.push(`read-only roots ${profile.readOnlyRoots.join(", ")}`);
+  return parts.join("; ");
+}
+
+export function SandboxLine(props: { server: ServerView; busy: boolean; onSandbox: () => void }) {
+  const { server } = props;
+  if (server.sandbox === "remote") return null;
+  if (server.sandbox === "sandboxed") {
+    return (
+      <div className="sandbox-line" data-testid="sandbox-state">
+        <span className="badge ok" title="It may read the system, its program and runtime, and write its roots and its own folders.">
+          Sandboxed
+        </span>{" "}
+        <span className="muted">{profileSummary(server)}</span>
+        {server.sandboxHint ? (
+          <p className="banner warn" data-testid="sandbox-hint">
+            {server.sandboxHint}
+          </p>
+        ) : null}
+      </div>
+    );
+  }
+  const why =
+    server.sandbox === "trusted_before"
+      ? "It was trusted before Switchboard ran servers in a sandbox, and runs with all of your rights."
+      : "You turned its sandbox off: it runs with all of your rights.";
+  return (
+    <div className="sandbox-line banner warn" data-testid="sandbox-state">
+      <span className="badge warn">Not sandboxed</span> {why}{" "}
+      <button data-testid="sandbox-it" disabled={props.busy} onClick={props.onSandbox}>
+        Sandbox it
+      </button>
+    </div>
+  );
+}
