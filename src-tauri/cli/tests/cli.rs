@@ -1148,7 +1148,11 @@ fn a_configured_server_runs_only_once_trusted_and_asks_again_when_edited() {
     assert!(!o.status.success());
     assert!(err(&o).contains("Command: sh"), "{}", err(&o));
     assert!(err(&o).contains("Sandbox: on."), "{}", err(&o));
-    assert!(err(&o).contains(&format!("Also writes: {}", marks.path().display())), "{}", err(&o));
+    assert!(
+        err(&o).contains(&format!("Also writes: {}", marks.path().display())),
+        "{}",
+        err(&o)
+    );
     assert!(err(&o).contains("--yes"), "{}", err(&o));
     assert!(!marker.exists(), "nothing ran before it was trusted");
 

@@ -283,11 +283,10 @@ impl Host {
                     view.sandbox = self.context().trust.sandbox_state(h.name(), server);
                 }
                 if view.sandbox == crate::trust::SandboxState::Sandboxed {
-                    view.sandbox_hint = view
-                        .stderr_tail
-                        .iter()
-                        .rev()
-                        .find_map(|line| switchboard_sandbox::hints::refusal_hint(h.name(), line));
+                    view.sandbox_hint =
+                        view.stderr_tail.iter().rev().find_map(|line| {
+                            switchboard_sandbox::hints::refusal_hint(h.name(), line)
+                        });
                 }
                 view
             })

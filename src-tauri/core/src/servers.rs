@@ -11,6 +11,7 @@
 #![allow(deprecated)]
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -188,6 +189,8 @@ pub struct ServerHandle {
     state: watch::Receiver<ServerState>,
     roots: Arc<watch::Sender<Vec<Root>>>,
     stderr: StderrRing,
+    /// Whether its current (or last) process runs in the OS sandbox.
+    sandboxed: Arc<AtomicBool>,
 }
 
 /// Everything a supervisor needs besides the server's own config.
@@ -229,6 +232,7 @@ impl ServerHandle {
         let (roots_tx, roots_rx) = watch::channel(roots_from_paths(&roots));
         let roots_tx = Arc::new(roots_tx);
         let stderr = StderrRing::new(STDERR_LINES);
+        let sandboxed = Arc::new(AtomicBool::new(false));
         let opts = ConnectOptions {
             server: name.to_owned(),
             config_file: ctx.config_file.clone(),
@@ -253,6 +257,7 @@ impl ServerHandle {
             connector: ctx.connector.clone(),
             trust: ctx.trust.clone(),
             place: ctx.sandbox.clone(),
+            sandboxed: sandboxed.clone(),
             lost_remote: false,
         };
         tokio::spawn(supervisor.run());
@@ -262,6 +267,7 @@ impl ServerHandle {
             state,
             roots: roots_tx,
             stderr,
+            sandboxed,
         }
     }
 
@@ -449,8 +455,18 @@ impl ServerHandle {
         })
     }
 
-    /// Sends `notifications/roots/list_changed`, if the server is running.
+    /// Sends `notifications/roots/list_changed`, if the server is running. A sandboxed server
+    /// is restarted instead: its box was made for the old roots, and a running process's box
+    /// can only narrow. Its stderr tab says why.
     pub async fn notify_roots_changed(&self) -> Result<()> {
+        if self.sandboxed.load(Ordering::Acquire) && self.connection().is_ok() {
+            self.stderr.push(
+                "[switchboard] Restarting it with its new roots: a sandboxed server's box is \
+                 made when it starts and cannot be widened while it runs."
+                    .into(),
+            );
+            return self.restart().await;
+        }
         match self.connection() {
             Ok(connection) => connection.notify_roots_changed().await,
             Err(_) => Ok(()),
@@ -476,6 +492,7 @@ struct Supervisor {
     connector: Connector,
     trust: Trust,
     place: Option<switchboard_sandbox::BoxPlace>,
+    sandboxed: Arc<AtomicBool>,
     /// A remote server was lost while connected: it is tried again until it is back (a network
     /// that drops, a laptop that slept), however many attempts that takes.
     lost_remote: bool,
@@ -600,6 +617,8 @@ impl Supervisor {
         self.set(ServerState::Starting { attempt: *attempt });
         // Decided at each start: the definition, its trust or its roots may have changed.
         self.opts.sandbox = sandboxing(&self.trust, self.place.as_ref(), &self.opts);
+        self.sandboxed
+            .store(self.opts.sandbox.is_some(), Ordering::Release);
         let connecting = (self.connector)(self.opts.clone());
         tokio::select! {
             result = connecting => match result {

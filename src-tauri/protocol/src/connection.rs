@@ -113,6 +113,11 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// Whether `other` is this same connection (not a later one to the same server).
+    pub fn same_as(&self, other: &Connection) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Whether `other` is this very connection (not a later one to the same server).
     pub fn same(&self, other: &Connection) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)

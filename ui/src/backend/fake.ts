@@ -102,7 +102,8 @@ export class FakeBackend implements Backend {
   }
 
   addServer(name: string, status: ServerStatus = running(name), config: ServerConfig = { command: "demo", args: [] }) {
-    this.servers.push({ name, status, stderrTail: [`${name} started`], config });
+    const sandbox = config.command ? "sandboxed" : "remote";
+    this.servers.push({ name, status, stderrTail: [`${name} started`], config, sandbox, sandboxHint: null });
     this.roots.servers[name] = null;
     return this;
   }

@@ -85,6 +85,7 @@ export type Commands = {
   remove_policy: { args: PolicyEntry; result: null };
   search_audit: { args: AuditQuery; result: AuditEntry[] };
   list_providers: { args: NoArgs; result: ProviderSettings[] };
+  sandbox_server: { args: ServerName; result: null };
   save_provider: { args: SaveProvider; result: null };
   remove_provider: { args: ProviderId; result: null };
   provider_models: { args: ProviderId; result: string[] };
@@ -153,6 +154,7 @@ export const COMMAND_NAMES = [
   "remove_policy",
   "search_audit",
   "list_providers",
+  "sandbox_server",
   "save_provider",
   "remove_provider",
   "provider_models",

@@ -2,6 +2,7 @@
 import type { OAuthClient } from "./OAuthClient";
 import type { RemoteTransport } from "./RemoteTransport";
 import type { SamplingLimits } from "./SamplingLimits";
+import type { SandboxSetting } from "./SandboxSetting";
 
 /**
  * One configured server: how to reach it plus its settings.
@@ -71,4 +72,9 @@ oauth?: OAuthClient | null,
 /**
  * Roots for this server; when absent the global roots apply.
  */
-roots?: Array<string> | null, };
+roots?: Array<string> | null, 
+/**
+ * The OS box a local server runs in: `false` (not sandboxed), `true` (the default profile),
+ * or a profile. When absent, new servers are sandboxed by default (see docs/sandbox.md).
+ */
+sandbox?: SandboxSetting | null, };

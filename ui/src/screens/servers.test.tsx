@@ -140,3 +140,45 @@ describe("a server that cannot be reached", () => {
     expect(screen.getByTestId("error-details").textContent).toContain("go away");
   });
 });
+
+describe("a server's sandbox", () => {
+  it("says a local server is sandboxed, with its network, and says nothing for a remote one", async () => {
+    const b = new FakeBackend()
+      .addServer("boxed", undefined, { command: "npx", args: [], sandbox: { network: false } })
+      .addServer("remote", overHttp, { url: "https://r.example/mcp", transport: "auto" });
+    render(<WithHost backend={b} />);
+    const line = await screen.findByTestId("sandbox-state");
+    expect(line.textContent).toContain("Sandboxed");
+    expect(line.textContent).toContain("no network");
+    const row = (await screen.findAllByTestId("server-row")).find((r) => r.dataset.name === "remote")!;
+    fireEvent.click(row);
+    await screen.findByRole("heading", { name: "remote" });
+    expect(screen.queryByTestId("sandbox-state")).toBeNull();
+  });
+
+  it("shows an unsandboxed server in warning colours and sandboxes it in one click", async () => {
+    const b = new FakeBackend().addServer("old", undefined, { command: "npx", args: [] });
+    b.servers[0]!.sandbox = "trusted_before";
+    const asked: unknown[] = [];
+    b.faked.set("sandbox_server", (args: never) => {
+      asked.push(args);
+      b.servers[0]!.sandbox = "sandboxed";
+      return null;
+    });
+    render(<WithHost backend={b} />);
+    const line = await screen.findByTestId("sandbox-state");
+    expect(line.className).toContain("warn");
+    expect(line.textContent).toContain("Not sandboxed");
+    expect(line.textContent).toContain("trusted before");
+    fireEvent.click(screen.getByTestId("sandbox-it"));
+    await waitFor(() => expect(screen.getByTestId("sandbox-state").textContent).toContain("Sandboxed"));
+    expect(asked).toEqual([{ server: "old" }]);
+  });
+
+  it("tells the user what the sandbox refused and where to allow it", async () => {
+    const b = new FakeBackend().addServer("files", undefined, { command: "npx", args: [] });
+    b.servers[0]!.sandboxHint = 'The sandbox refused server "files" access to /home/u/.ssh/id_ed25519. If it needs it, allow it in the server\'s sandbox settings.';
+    render(<WithHost backend={b} />);
+    expect((await screen.findByTestId("sandbox-hint")).textContent).toContain("/home/u/.ssh/id_ed25519");
+  });
+});

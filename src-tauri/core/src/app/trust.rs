@@ -6,12 +6,12 @@ use futures::future::BoxFuture;
 
 use super::App;
 use super::requests::{SaveServer, ServerName};
+use crate::config::SandboxSetting;
 use crate::config::ServerConfig;
 use crate::config::import::take_plain_secret;
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::SecretStore;
 use crate::store::off_thread;
-use crate::config::SandboxSetting;
 use crate::trust::{LaunchReview, SandboxState, TrustVerdict, launch_digest};
 
 /// Shows a person a launch definition and answers whether they trust it: the desktop's native

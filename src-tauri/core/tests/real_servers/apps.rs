@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use switchboard_base::config::ServerConfig;
+use switchboard_base::config::{SandboxProfile, SandboxSetting, ServerConfig};
 use switchboard_base::paths::Paths;
 use switchboard_base::secrets::MemoryStore;
 use switchboard_core::ErrorCode;
@@ -209,7 +209,12 @@ async fn the_official_basic_app_opens_and_its_tool_call_is_decided_at_the_door()
 #[tokio::test]
 async fn a_hostile_view_is_held_to_its_server_its_tools_and_the_persons_consent() {
     let person = Arc::new(Person::default());
-    let py = stdio(&python(), &[&python_fixture("sdk_server.py")]);
+    let mut py = stdio(&python(), &[&python_fixture("sdk_server.py")]);
+    // Its views sit beside its folder, not in it: its sandbox lists them.
+    py.sandbox = Some(SandboxSetting::Profile(SandboxProfile {
+        read: vec![repo_root().join("tests/fixtures/views")],
+        ..SandboxProfile::default()
+    }));
     let (app, _dir) = app_with(&[("py", py), ("basic", basic_vanillajs())], person.clone()).await;
     let uri = "ui://fixture/hostile.html";
 

@@ -235,3 +235,68 @@ async fn server_memory_keeps_its_store_in_its_state_directory() {
     assert!(kept.contains("wrote the first program"), "{kept}");
     assert!(!Path::new(&w.home).join("memory.jsonl").exists());
 }
+
+/// A sandboxed server whose roots change is restarted in a box made for the new roots: told
+/// only by a notification, server-filesystem would accept the new root and the OS would refuse it.
+#[tokio::test]
+async fn new_roots_restart_a_sandboxed_server_in_a_box_that_has_them() {
+    let w = World::new();
+    let second = w.home.join("second-root");
+    std::fs::create_dir_all(&second).unwrap();
+    let mut ctx = crate::support::host_context();
+    ctx.sandbox = Some(w.place());
+    let mut config = stdio(&npm_bin("mcp-server-filesystem"), &[]);
+    config
+        .env
+        .insert("HOME".into(), w.home.to_string_lossy().into_owned());
+    let handle =
+        switchboard_core::servers::ServerHandle::spawn("fs", config, vec![w.root.clone()], &ctx);
+    let first = handle
+        .wait_running(std::time::Duration::from_secs(30))
+        .await
+        .unwrap();
+    let mut state = handle.watch_state();
+    handle
+        .set_roots(std::slice::from_ref(&second))
+        .await
+        .unwrap();
+    // A new connection: the old one ended with its process.
+    let again = loop {
+        state.changed().await.unwrap();
+        if let Some(c) = state.borrow_and_update().connection()
+            && !c.same_as(&first)
+        {
+            break c.clone();
+        }
+    };
+    assert!(
+        handle.stderr().iter().any(|l| l.contains("new roots")),
+        "{:?}",
+        handle.stderr()
+    );
+    let file = second.join("after.txt");
+    let mut wrote = None;
+    // It asks for roots after starting; until it has, the new root is not yet its own.
+    for _ in 0..100 {
+        let r = again
+            .call_tool(
+                "write_file",
+                Some(json!({"path": file, "content": "in the new root"})),
+            )
+            .await
+            .unwrap();
+        if r.is_error != Some(true) {
+            wrote = Some(r);
+            break;
+        }
+        assert!(
+            first_text(&r).contains("outside allowed"),
+            "{}",
+            first_text(&r)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(wrote.is_some(), "never wrote into the new root");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "in the new root");
+    handle.stop().await.unwrap();
+}

@@ -171,3 +171,97 @@ fn a_changed_definition_is_shown_field_by_field_with_each_argument_quoted() {
         review.changes
     );
 }
+
+#[test]
+fn the_sandbox_is_part_of_what_is_trusted() {
+    use crate::config::{NetworkSetting, SandboxProfile, SandboxSetting};
+    let base = launch_digest(&server());
+    let mut default_on = server();
+    default_on.sandbox = Some(SandboxSetting::Enabled(true));
+    assert_eq!(
+        launch_digest(&default_on),
+        base,
+        "the default box is no change"
+    );
+    let widened: Vec<SandboxSetting> = vec![
+        SandboxSetting::Enabled(false),
+        SandboxSetting::Profile(SandboxProfile {
+            read: vec![PathBuf::from("/home/u/.aws")],
+            ..SandboxProfile::default()
+        }),
+        SandboxSetting::Profile(SandboxProfile {
+            network: NetworkSetting::Hosts(vec!["evil.example".into()]),
+            ..SandboxProfile::default()
+        }),
+    ];
+    for setting in widened {
+        let mut c = server();
+        c.sandbox = Some(setting.clone());
+        assert_ne!(launch_digest(&c), base, "{setting:?}");
+    }
+}
+
+#[test]
+fn the_review_shows_what_the_box_lets_it_reach() {
+    use crate::config::{NetworkSetting, SandboxProfile, SandboxSetting};
+    let (_store, trust) = trust();
+    let text = LaunchReview::of("s", &server(), &trust).text();
+    assert!(text.contains("Sandbox: on."), "{text}");
+    assert!(text.contains("Network: any host"), "{text}");
+    let mut c = server();
+    c.sandbox = Some(SandboxSetting::Profile(SandboxProfile {
+        write: vec![PathBuf::from("/srv/out")],
+        network: NetworkSetting::Enabled(false),
+        ..SandboxProfile::default()
+    }));
+    let text = LaunchReview::of("s", &c, &trust).text();
+    assert!(text.contains("Also writes: /srv/out"), "{text}");
+    assert!(text.contains("Network: none"), "{text}");
+    c.sandbox = Some(SandboxSetting::Enabled(false));
+    let text = LaunchReview::of("s", &c, &trust).text();
+    assert!(text.contains("Sandbox: OFF."), "{text}");
+}
+
+#[test]
+fn a_server_trusted_before_sandboxing_runs_as_it_did_until_sandboxed() {
+    use crate::config::SandboxSetting;
+    let (store, trust) = trust();
+    trust.grant("old", &server()).unwrap();
+    // What migration 0009 wrote for every name bound before it ran.
+    store
+        .with(|c| {
+            c.execute(
+                "INSERT INTO unsandboxed_launches (server, digest) SELECT server, digest FROM server_launches",
+                [],
+            )
+            .map(drop)
+        })
+        .unwrap();
+    let trust = Trust::load(store.clone()).unwrap();
+    assert_eq!(
+        trust.sandbox_state("old", &server()),
+        SandboxState::TrustedBefore
+    );
+    assert_eq!(trust.sandbox("old", &server()), None);
+    // Another name, or another definition, is new: sandboxed.
+    assert_eq!(
+        trust.sandbox_state("new", &server()),
+        SandboxState::Sandboxed
+    );
+    let mut changed = server();
+    changed.args.push("--more".into());
+    assert_eq!(
+        trust.sandbox_state("old", &changed),
+        SandboxState::Sandboxed
+    );
+    // "Sandbox it": the default box, the same digest, still trusted.
+    let mut boxed = server();
+    boxed.sandbox = Some(SandboxSetting::Enabled(true));
+    trust.forget_unsandboxed("old").unwrap();
+    assert_eq!(trust.verdict("old", &boxed), TrustVerdict::Trusted);
+    let reloaded = Trust::load(store).unwrap();
+    assert_eq!(
+        reloaded.sandbox_state("old", &server()),
+        SandboxState::Sandboxed
+    );
+}

@@ -110,7 +110,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
       <SandboxLine
         server={server}
         busy={busy}
-        onSandbox={() => act(() => backend.invoke("sandbox_server", { server: server.name }))}
+        onSandbox={() => act(async () => void (await backend.invoke("sandbox_server", { server: server.name })))}
       />
       {s.state === "needsTrust" ? (
         <div className="banner warn" data-testid="needs-trust">

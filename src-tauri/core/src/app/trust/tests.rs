@@ -35,8 +35,14 @@ fn write_config(dir: &Path, servers: serde_json::Value) {
 }
 
 /// A server whose command leaves `marker` behind (then fails its handshake).
+/// A server that leaves a marker when it runs; its sandbox lets it write the marker's folder (a
+/// shell script names no path the sandbox could find).
 fn marking(marker: &Path, extra: &str) -> serde_json::Value {
-    json!({"command": "sh", "args": ["-c", format!("touch '{}'; {extra} exit 1", marker.display())]})
+    json!({
+        "command": "sh",
+        "args": ["-c", format!("touch '{}'; {extra} exit 1", marker.display())],
+        "sandbox": {"write": [marker.parent().unwrap()]},
+    })
 }
 
 fn answer(yes: bool) -> Confirm {
