@@ -158,9 +158,11 @@ impl Desktop {
                 "react": example(&node, "server-basic-react"),
                 "budget": example(&node, "server-budget-allocator"),
                 "map": example(&node, "server-map"),
+                // Its views sit beside its folder, not in it: its sandbox lists them.
                 "views": {
                     "command": python,
-                    "args": [repo().join("tests/fixtures/python/sdk_server.py")]
+                    "args": [repo().join("tests/fixtures/python/sdk_server.py")],
+                    "sandbox": {"read": [repo().join("tests/fixtures/views")]}
                 }
             }
         });

@@ -62,6 +62,11 @@ pub async fn servers_and_tools(desktop: &Desktop) {
         t.to_lowercase().contains("running")
     })
     .await;
+    // A server added in the app runs in the OS sandbox, and its card says so.
+    s.wait_text("[data-testid=sandbox-state]", SHORT, |t| {
+        t.contains("Sandboxed") && t.contains("network on")
+    })
+    .await;
     desktop.screenshot("servers.png").await;
 
     // Tools: call echo.

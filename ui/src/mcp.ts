@@ -106,7 +106,12 @@ export interface CallToolResult {
   content?: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
+
+/** Where Switchboard (never the server: the core removes a server's own) puts what its sandbox
+ * may have refused a result. */
+export const SANDBOX_HINT_META = "dev.switchboard/sandboxHint";
 
 export interface Resource {
   uri: string;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use serde_json::json;
 use switchboard_core::app::Connection;
-use switchboard_core::app::ServerConfig;
+use switchboard_core::app::{SandboxSetting, ServerConfig};
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::{Session, print_line};
@@ -47,6 +47,9 @@ pub struct BenchArgs {
     blob_bytes: u64,
     #[arg(long)]
     max_message_bytes: Option<u64>,
+    /// Whether the server runs in the OS sandbox, as every new local server does.
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    sandbox: crate::Switch,
     /// The server to spawn.
     #[arg(last = true, required = true, value_name = "SERVER_CMD")]
     server: Vec<String>,
@@ -68,6 +71,7 @@ pub async fn run(session: &Session, args: &BenchArgs) -> Result<ExitCode> {
         .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "bench needs a server command"))?;
     let mut server = ServerConfig::stdio(program.clone(), rest.to_vec());
     server.max_message_bytes = args.max_message_bytes;
+    server.sandbox = Some(SandboxSetting::Enabled(args.sandbox == crate::Switch::On));
     let start = Instant::now();
     let live = session.connect("bench", server, &[], None).await;
     let connect_ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -112,6 +116,7 @@ pub async fn run(session: &Session, args: &BenchArgs) -> Result<ExitCode> {
         "mode": args.mode.name(),
         "n": args.n,
         "concurrency": if args.mode == Mode::Conc { args.concurrency } else { 1 },
+        "sandbox": args.sandbox == crate::Switch::On,
         "connect_ms": round3(connect_ms),
         "elapsed_s": round3(secs),
         "ops_per_s": if secs > 0.0 { round3(ops as f64 / secs) } else { 0.0 },

@@ -650,6 +650,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     ));
                 }
                 print_line(&result)?;
+                if let Some(hint) = c.sandbox_hint(&result) {
+                    eprintln!("hint: {hint}");
+                }
                 Ok(if result.is_error == Some(true) {
                     ExitCode::from(1)
                 } else {

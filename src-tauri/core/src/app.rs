@@ -444,6 +444,7 @@ impl App {
             stderr: StderrRing::new(200),
             records: ctx.records.clone(),
             sandbox: None,
+            refused_hosts: Default::default(),
         };
         opts.sandbox = crate::servers::sandboxing(&ctx.trust, ctx.sandbox.as_ref(), &opts);
         connection::connect(opts).await

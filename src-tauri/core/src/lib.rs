@@ -18,4 +18,4 @@ pub use switchboard_base::{Error, ErrorCode, Result};
 // the lower crates directly.
 use switchboard_base::{canonical, config, error, events, logging, paths, secrets, store, visible};
 use switchboard_policy::{approvals, audit, elicitation, pins, providers, sampling, trust};
-use switchboard_protocol::{auth, catalog, connection, handler, mcp_apps, process, tasks};
+use switchboard_protocol::{auth, catalog, connection, egress, handler, mcp_apps, process, tasks};

@@ -191,6 +191,8 @@ pub struct ServerHandle {
     stderr: StderrRing,
     /// Whether its current (or last) process runs in the OS sandbox.
     sandboxed: Arc<AtomicBool>,
+    /// Hosts its sandbox's proxy refused.
+    refused_hosts: crate::egress::RefusedHosts,
 }
 
 /// Everything a supervisor needs besides the server's own config.
@@ -233,6 +235,7 @@ impl ServerHandle {
         let roots_tx = Arc::new(roots_tx);
         let stderr = StderrRing::new(STDERR_LINES);
         let sandboxed = Arc::new(AtomicBool::new(false));
+        let refused_hosts = crate::egress::RefusedHosts::default();
         let opts = ConnectOptions {
             server: name.to_owned(),
             config_file: ctx.config_file.clone(),
@@ -245,6 +248,7 @@ impl ServerHandle {
             stderr: stderr.clone(),
             records: ctx.records.clone(),
             sandbox: None,
+            refused_hosts: refused_hosts.clone(),
             config,
         };
         let supervisor = Supervisor {
@@ -268,6 +272,7 @@ impl ServerHandle {
             roots: roots_tx,
             stderr,
             sandboxed,
+            refused_hosts,
         }
     }
 
@@ -925,6 +930,8 @@ pub struct ServerView {
     pub sandbox: crate::trust::SandboxState,
     /// What the sandbox may have refused it, read from its recent stderr (sandboxed servers).
     pub sandbox_hint: Option<String>,
+    /// Hosts its sandbox refused (a server limited to listed hosts), oldest first.
+    pub refused_hosts: Vec<String>,
 }
 
 impl ServerHandle {
@@ -939,6 +946,7 @@ impl ServerHandle {
             config: None,
             sandbox: crate::trust::SandboxState::Remote,
             sandbox_hint: None,
+            refused_hosts: self.refused_hosts.list(),
         }
     }
 }

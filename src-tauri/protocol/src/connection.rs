@@ -76,6 +76,8 @@ pub struct ConnectOptions {
     pub records: Option<process::records::ProcessRecords>,
     /// The OS sandbox a local server runs in (none: unsandboxed).
     pub sandbox: Option<Sandboxing>,
+    /// Hosts its sandbox's proxy refused (a server limited to listed hosts).
+    pub refused_hosts: crate::egress::RefusedHosts,
 }
 
 /// A local server's sandbox: where boxes live, and this server's profile.
@@ -113,6 +115,24 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// Whether its process runs in the OS sandbox.
+    pub fn sandboxed(&self) -> bool {
+        self.inner.sandboxed
+    }
+
+    /// For a sandboxed server's result that reads as a refusal (EACCES, EPERM…): what the
+    /// sandbox may have refused and where to allow it.
+    pub fn sandbox_hint(&self, result: &CallToolResult) -> Option<String> {
+        if !self.inner.sandboxed {
+            return None;
+        }
+        result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text())
+            .find_map(|t| switchboard_sandbox::hints::refusal_hint(&self.inner.server, &t.text))
+    }
+
     /// Whether `other` is this same connection (not a later one to the same server).
     pub fn same_as(&self, other: &Connection) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
@@ -159,6 +179,8 @@ struct Inner {
     /// Woken when a request failed at the transport or went unanswered: the supervisor then
     /// checks at once whether the server is still there.
     suspect: tokio::sync::Notify,
+    /// Whether its process runs in the OS sandbox.
+    sandboxed: bool,
 }
 
 /// Builds an rmcp parameter struct from wire JSON (rmcp's structs are non-exhaustive).

@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod catalog;
 pub mod connection;
+pub mod egress;
 #[cfg(test)]
 mod fuzz;
 pub mod handler;

@@ -285,6 +285,10 @@ pub struct ProcessGroup {
     record: Option<(ProcessRecords, String)>,
     /// Cancelled once everything the child wrote to stderr is in the ring.
     stderr_read: tokio_util::sync::CancellationToken,
+    /// The proxy its sandbox reaches listed hosts through: it lives as long as the group.
+    proxy: Option<crate::egress::HostProxy>,
+    /// Whether it runs in the OS sandbox.
+    sandboxed: bool,
 }
 
 /// Starts a server process with a clean environment, in a new process group, with its stderr
@@ -354,6 +358,8 @@ pub fn spawn(
             pid,
             record,
             stderr_read,
+            proxy: None,
+            sandboxed: spec.sandbox.is_some(),
         },
     })
 }
@@ -556,6 +562,16 @@ async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
 }
 
 impl ProcessGroup {
+    /// Whether it runs in the OS sandbox.
+    pub fn sandboxed(&self) -> bool {
+        self.sandboxed
+    }
+
+    /// Keeps `proxy` running as long as this group.
+    pub fn keep_proxy(&mut self, proxy: crate::egress::HostProxy) {
+        self.proxy = Some(proxy);
+    }
+
     /// The child's pid (also its process-group id), while known.
     pub fn pid(&self) -> Option<u32> {
         self.pid

@@ -103,7 +103,7 @@ export class FakeBackend implements Backend {
 
   addServer(name: string, status: ServerStatus = running(name), config: ServerConfig = { command: "demo", args: [] }) {
     const sandbox = config.command ? "sandboxed" : "remote";
-    this.servers.push({ name, status, stderrTail: [`${name} started`], config, sandbox, sandboxHint: null });
+    this.servers.push({ name, status, stderrTail: [`${name} started`], config, sandbox, sandboxHint: null, refusedHosts: [] });
     this.roots.servers[name] = null;
     return this;
   }

@@ -22,4 +22,8 @@ sandbox: SandboxState,
 /**
  * What the sandbox may have refused it, read from its recent stderr (sandboxed servers).
  */
-sandboxHint: string | null, };
+sandboxHint: string | null, 
+/**
+ * Hosts its sandbox refused (a server limited to listed hosts), oldest first.
+ */
+refusedHosts: Array<string>, };

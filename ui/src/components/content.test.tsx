@@ -104,6 +104,18 @@ describe("content rendering", () => {
     expect(screen.getByText("The tool reported an error")).toBeTruthy();
   });
 
+  it("shows what the sandbox may have refused a result, under the result", () => {
+    const b = new FakeBackend();
+    const hint = "The sandbox refused server \"files\" access to /home/u/.ssh/id_ed25519.";
+    const result = {
+      content: [{ type: "text" as const, text: "EACCES: permission denied, open '/home/u/.ssh/id_ed25519'" }],
+      isError: true,
+      _meta: { "dev.switchboard/sandboxHint": hint },
+    };
+    render(<ToolResultView backend={b} result={result} />);
+    expect(screen.getByTestId("sandbox-hint").textContent).toBe(hint);
+  });
+
   it("shows blobs of text types decoded as text, and other blobs as binary", () => {
     const b = new FakeBackend();
     const encode = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));

@@ -8,6 +8,7 @@ import { createContext, useContext, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { CallToolResult, ContentBlock, JsonSchema, ResourceContents } from "../mcp";
+import { SANDBOX_HINT_META } from "../mcp";
 
 export function sanitizeMarkdown(text: string): string {
   const html = marked.parse(text, { async: false, gfm: true });
@@ -285,6 +286,11 @@ export function ToolResultView(props: { backend: Backend; result: CallToolResult
   return (
     <div className="tool-result" data-testid="tool-result" data-error={r.isError ? "true" : "false"}>
       {r.isError ? <div className="banner error">The tool reported an error</div> : null}
+      {typeof r._meta?.[SANDBOX_HINT_META] === "string" ? (
+        <div className="banner warn" data-testid="sandbox-hint">
+          {r._meta[SANDBOX_HINT_META]}
+        </div>
+      ) : null}
       {(r.content ?? []).map((b, i) => (
         <ContentView key={i} backend={props.backend} block={b} />
       ))}

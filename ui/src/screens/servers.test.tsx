@@ -182,3 +182,22 @@ describe("a server's sandbox", () => {
     expect((await screen.findByTestId("sandbox-hint")).textContent).toContain("/home/u/.ssh/id_ed25519");
   });
 });
+
+describe("a server limited to listed hosts", () => {
+  it("offers to allow a refused host, saving the wider box for the native dialog to confirm", async () => {
+    const b = new FakeBackend().addServer("gh", undefined, {
+      command: "npx",
+      args: [],
+      sandbox: { network: ["api.github.com"] },
+    });
+    b.servers[0]!.refusedHosts = ["uploads.github.com"];
+    render(<WithHost backend={b} />);
+    expect((await screen.findByTestId("refused-hosts")).textContent).toContain("uploads.github.com");
+    fireEvent.click(screen.getByTestId("allow-host"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "saveServer")).toBe(true));
+    const saved = b.calls.find((c) => c.method === "saveServer")!;
+    expect(saved.args[0]).toBe("gh");
+    expect((saved.args[1] as { sandbox: unknown }).sandbox).toEqual({ network: ["api.github.com", "uploads.github.com"] });
+    expect(saved.args[2]).toBe("gh");
+  });
+});

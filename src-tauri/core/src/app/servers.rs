@@ -24,6 +24,9 @@ use crate::host::RootsView;
 use crate::servers::ServerView;
 use crate::store::off_thread;
 
+/// Where a tool result carries the sandbox's hint to the window.
+pub const SANDBOX_HINT_META: &str = "dev.switchboard/sandboxHint";
+
 impl App {
     /// Every configured server with its status (or why the configuration could not be read).
     pub async fn list_servers(&self, _: NoArgs) -> Result<Vec<ServerView>> {
@@ -153,6 +156,26 @@ impl App {
             .await;
         forward.abort();
         door.tool_call_finished(&flow, result.as_ref()).await;
+        result.map(|r| self.with_sandbox_hint(&args.server, r))
+    }
+
+    /// `result` with, for a sandboxed server whose answer reads as a refusal, the hint saying
+    /// what to allow in its `_meta` (the window shows it under the result).
+    fn with_sandbox_hint(&self, server: &str, mut result: CallToolResult) -> CallToolResult {
+        // Only Switchboard says what its sandbox refused: a server's own key of that name goes.
+        if let Some(meta) = result.meta.as_mut() {
+            meta.remove(SANDBOX_HINT_META);
+        }
+        let hint = self
+            .connection(server)
+            .ok()
+            .and_then(|c| c.sandbox_hint(&result));
+        if let Some(hint) = hint {
+            result
+                .meta
+                .get_or_insert_with(Default::default)
+                .insert(SANDBOX_HINT_META.into(), Value::String(hint));
+        }
         result
     }
 

@@ -300,3 +300,44 @@ async fn new_roots_restart_a_sandboxed_server_in_a_box_that_has_them() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "in the new root");
     handle.stop().await.unwrap();
 }
+
+/// Limited to listed hosts: the box reaches only Switchboard's proxy, which tunnels to a listed
+/// host, refuses another and remembers it for the card, and nothing goes around it.
+#[tokio::test]
+async fn listed_hosts_go_through_the_proxy_and_others_are_refused_and_named() {
+    let w = World::new();
+    let upstream = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = upstream.local_addr().unwrap().port();
+    let profile = SandboxProfile {
+        network: NetworkSetting::Hosts(vec!["127.0.0.1".into()]),
+        ..SandboxProfile::default()
+    };
+    let mut config = probe();
+    config
+        .env
+        .insert("HOME".into(), w.home.to_string_lossy().into_owned());
+    let h = Harness::new();
+    let mut opts = h.options("probe", config);
+    opts.sandbox = Some(Sandboxing {
+        place: w.place(),
+        profile,
+    });
+    let refused = opts.refused_hosts.clone();
+    let live = connection::connect(opts).await.unwrap();
+    let said = call(&live, "tunnel", json!({"host": "127.0.0.1", "port": port})).await;
+    assert!(said.starts_with("ok: HTTP/1.1 200"), "{said}");
+    let said = call(&live, "tunnel", json!({"host": "localhost", "port": port})).await;
+    assert!(said.starts_with("refused: HTTP/1.1 403"), "{said}");
+    assert_eq!(refused.list(), vec!["localhost".to_owned()]);
+    assert!(
+        h.stderr
+            .lines()
+            .iter()
+            .any(|l| l.contains("refused a connection to localhost")),
+        "{:?}",
+        h.stderr.lines()
+    );
+    let direct = call(&live, "connect", json!({"host": "127.0.0.1", "port": port})).await;
+    assert!(direct.starts_with("refused:"), "{direct}");
+    live.shutdown().await;
+}

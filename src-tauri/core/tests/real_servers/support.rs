@@ -116,6 +116,7 @@ impl Harness {
             stderr: self.stderr.clone(),
             records: None,
             sandbox: None,
+            refused_hosts: Default::default(),
         }
     }
 

@@ -177,6 +177,7 @@ async fn connect_with(
                 stderr: &stderr,
                 records: opts.records.as_ref(),
                 sandbox: opts.sandbox.as_ref(),
+                refused: &opts.refused_hosts,
             };
             dial_stdio(&dial, child).await?
         }
@@ -255,6 +256,36 @@ struct Child<'a> {
     stderr: &'a StderrRing,
     records: Option<&'a process::records::ProcessRecords>,
     sandbox: Option<&'a super::Sandboxing>,
+    refused: &'a crate::egress::RefusedHosts,
+}
+
+/// For a server limited to listed hosts, the proxy its box may reach (its port goes into the
+/// box, and the refusals into its stderr tab and card).
+async fn host_proxy(
+    server: &str,
+    sandboxing: &super::Sandboxing,
+    stderr: &StderrRing,
+    refused: &crate::egress::RefusedHosts,
+    spec: &mut switchboard_sandbox::BoxSpec,
+) -> Result<Option<crate::egress::HostProxy>> {
+    let crate::config::NetworkSetting::Hosts(hosts) = &sandboxing.profile.network else {
+        return Ok(None);
+    };
+    let ring = stderr.clone();
+    let proxy = crate::egress::HostProxy::start(hosts.clone(), refused.clone(), move |host| {
+        ring.push(format!(
+            "[switchboard] The sandbox refused a connection to {host}: it is not among the hosts this server may reach. Allow it in the server's card."
+        ));
+    })
+    .await
+    .map_err(|e| {
+        Error::new(
+            ErrorCode::Sandbox,
+            format!("Server \"{server}\" was not started: its network proxy could not start ({e})."),
+        )
+    })?;
+    spec.proxy_port = Some(proxy.port());
+    Ok(Some(proxy))
 }
 
 /// The box for `server` with the roots it has now (a root added later restarts it).
@@ -284,11 +315,20 @@ fn box_spec(
 async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, Failure> {
     // The keychain may wait on an unlock prompt: never on a runtime worker.
     let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
-    let env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
-    let boxed = child
+    let mut env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
+    let mut boxed = child
         .sandbox
         .map(|s| box_spec(&d.server, s, &d.roots))
         .transpose()?;
+    let proxy = match (&mut boxed, child.sandbox) {
+        (Some(spec), Some(s)) => {
+            host_proxy(&d.server, s, child.stderr, child.refused, spec).await?
+        }
+        _ => None,
+    };
+    if let Some(proxy) = &proxy {
+        env.extend(proxy.env());
+    }
     let spec = process::SpawnSpec {
         server: &d.server,
         command: child.command,
@@ -302,6 +342,9 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     let base = child.base_env.vars().await;
     let spawned = process::spawn(&spec, &base, child.stderr)?;
     let mut group = spawned.group;
+    if let Some(proxy) = proxy {
+        group.keep_proxy(proxy);
+    }
     let transport = Monitored::new(
         StdioTransport::new(
             &d.server,
@@ -342,13 +385,15 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     // Its last words say why: everything it wrote is read before the error is made (the pipe
     // closes once the group is gone; bounded all the same).
     group.stderr_read(STDERR_DRAIN).await;
-    let error = handshake_error(
-        &d.server,
-        &why,
-        exit,
-        &d.close_reason,
-        &child.stderr.lines_since(stderr_mark),
-    );
+    let said = child.stderr.lines_since(stderr_mark);
+    let mut error = handshake_error(&d.server, &why, exit, &d.close_reason, &said);
+    if group.sandboxed()
+        && let Some(hint) = said
+            .iter()
+            .find_map(|l| switchboard_sandbox::hints::refusal_hint(&d.server, l))
+    {
+        error.message = format!("{} {hint}", error.message);
+    }
     Err(if misanswered {
         Failure::DiscoverMisanswered(error)
     } else {
@@ -576,6 +621,7 @@ fn go_live(
                 task_fields,
                 remote: config.url.is_some(),
                 suspect: tokio::sync::Notify::new(),
+                sandboxed: process.as_ref().is_some_and(ProcessGroup::sandboxed),
             }),
         },
         process,

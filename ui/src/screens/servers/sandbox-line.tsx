@@ -1,6 +1,7 @@
 // A server's sandbox at a glance: "Sandboxed" with its profile, or "Not sandboxed" in warning
 // colours with a one-click "Sandbox it"; and, when the sandbox may have refused it something,
 // which setting to change.
+import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
 
 /** The profile in a few words: what it may reach beyond the defaults. */
@@ -17,7 +18,20 @@ export function profileSummary(server: ServerView): string {
   return parts.join("; ");
 }
 
-export function SandboxLine(props: { server: ServerView; busy: boolean; onSandbox: () => void }) {
+/** `config` with `host` added to the hosts its sandbox may reach. */
+export function withHost(config: ServerConfig, host: string): ServerConfig {
+  const sandbox = config.sandbox;
+  const profile = typeof sandbox === "object" && sandbox !== null ? sandbox : {};
+  const hosts = Array.isArray(profile.network) ? profile.network : [];
+  return { ...config, sandbox: { ...profile, network: [...hosts.filter((h) => h !== host), host] } };
+}
+
+export function SandboxLine(props: {
+  server: ServerView;
+  busy: boolean;
+  onSandbox: () => void;
+  onAllowHost: (host: string) => void;
+}) {
   const { server } = props;
   if (server.sandbox === "remote") return null;
   if (server.sandbox === "sandboxed") {
@@ -27,6 +41,18 @@ export function SandboxLine(props: { server: ServerView; busy: boolean; onSandbo
           Sandboxed
         </span>{" "}
         <span className="muted">{profileSummary(server)}</span>
+        {server.refusedHosts.length ? (
+          <ul className="refused-hosts" data-testid="refused-hosts">
+            {server.refusedHosts.map((host) => (
+              <li key={host}>
+                The sandbox refused a connection to <code>{host}</code>.{" "}
+                <button data-testid="allow-host" disabled={props.busy} onClick={() => props.onAllowHost(host)}>
+                  Allow this host
+                </button>
+              </li>
+            ))}
+          </ul>
+        ) : null}
         {server.sandboxHint ? (
           <p className="banner warn" data-testid="sandbox-hint">
             {server.sandboxHint}

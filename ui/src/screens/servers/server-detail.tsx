@@ -13,7 +13,7 @@ import { SignInWaiting, useSignIn } from "../../components/sign-in";
 import type { HostState } from "../../host";
 import { needsSignIn } from "../../host";
 import { ErrorDetails } from "../../components/error-details";
-import { SandboxLine } from "./sandbox-line";
+import { SandboxLine, withHost } from "./sandbox-line";
 import type { LogLevel } from "../../mcp";
 
 const OFF = "The server is disabled: tick Enabled to start it.";
@@ -111,6 +111,10 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
         server={server}
         busy={busy}
         onSandbox={() => act(async () => void (await backend.invoke("sandbox_server", { server: server.name })))}
+        onAllowHost={(host) => {
+          // A wider box is a new definition: the native dialog asks before it is saved.
+          if (server.config) act(() => backend.saveServer(server.name, withHost(server.config!, host), server.name));
+        }}
       />
       {s.state === "needsTrust" ? (
         <div className="banner warn" data-testid="needs-trust">

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# What the OS sandbox costs a server's start: spawn to initialized, with the box and without it,
+# in one run, release builds (`switchboard-cli bench --mode ping`, whose `connect_ms` is spawn,
+# handshake and initialized). Two servers: the rmcp fixture (a native binary, where the box's
+# own work shows most) and server-everything (Node, as most servers are). The two settings take
+# turns, BENCH_REPS starts each; each figure is the median. Prints the ratio against the run
+# without the box and whether the target (at most 1.1×) holds. Not a test: it prints numbers
+# (BENCHMARKS.md keeps them).
+# Usage: scripts/bench-sandbox.sh     BENCH_REPS=40
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps="${BENCH_REPS:-40}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
+cargo build --release --quiet -p switchboard-cli --bin switchboard-cli
+cargo build --release --quiet -p switchboard-core --example fixture_server
+bin="$CARGO_TARGET_DIR/release"
+everything="$PWD/tests/fixtures/node_modules/.bin/mcp-server-everything"
+data=$(mktemp -d)
+out=$(mktemp)
+trap 'rm -rf "$data" "$out"' EXIT
+
+start() { # label box server…
+  local label=$1 box=$2
+  shift 2
+  SWITCHBOARD_DATA_DIR="$data" "$bin/switchboard-cli" bench --mode ping --n 1 --warmup 0 \
+    --sandbox "$box" -- "$@" | tail -n1 | sed "s/^/$label\t/" >>"$out" || true
+}
+
+for _ in $(seq "$reps"); do
+  for box in off on; do
+    start rmcp "$box" "$bin/examples/fixture_server"
+    start everything "$box" "$everything" stdio
+  done
+done
+
+python3 - "$out" <<'PY'
+import json, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, text = line.rstrip("\n").split("\t", 1)
+    r = json.loads(text)
+    if r.get("error"):
+        sys.exit(f"{label}: {r['error']}")
+    rows.setdefault((label, r["sandbox"]), []).append(r["connect_ms"])
+print(f"{'server':<12} {'no box (ms)':>12} {'box (ms)':>10} {'ratio':>7}")
+ok = True
+for label in ("rmcp", "everything"):
+    off = statistics.median(rows[(label, False)])
+    on = statistics.median(rows[(label, True)])
+    ratio = on / off
+    ok &= ratio <= 1.1
+    print(f"{label:<12} {off:>12.2f} {on:>10.2f} {ratio:>6.2f}x")
+print("target: spawn to initialized with the box at most 1.1x without it:", "MET" if ok else "NOT MET")
+PY
