@@ -3,7 +3,8 @@
 # in one run, release builds (`switchboard-cli bench --mode ping`, whose `connect_ms` is spawn,
 # handshake and initialized). Two servers: the rmcp fixture (a native binary, where the box's
 # own work shows most) and server-everything (Node, as most servers are). The two settings take
-# turns, BENCH_REPS starts each; each figure is the median. Prints the ratio against the run
+# turns, BENCH_REPS starts each, the client on one vCPU and the server on the other; each figure
+# is the median. Prints the ratio against the run
 # without the box and whether the target (at most 1.1×) holds. Not a test: it prints numbers
 # (BENCHMARKS.md keeps them).
 # Usage: scripts/bench-sandbox.sh     BENCH_REPS=40
@@ -15,6 +16,11 @@ cargo build --release --quiet -p switchboard-cli --bin switchboard-cli
 cargo build --release --quiet -p switchboard-core --example fixture_server
 bin="$CARGO_TARGET_DIR/release"
 everything="$PWD/tests/fixtures/node_modules/.bin/mcp-server-everything"
+# One vCPU for the client, another for the server it starts (both on the only one if there is
+# one), as scripts/bench.sh has them.
+cpus=$(nproc)
+pin=(taskset -c 0)
+pin_server=(taskset -c "$((cpus > 1 ? 1 : 0))")
 data=$(mktemp -d)
 out=$(mktemp)
 trap 'rm -rf "$data" "$out"' EXIT
@@ -22,14 +28,14 @@ trap 'rm -rf "$data" "$out"' EXIT
 start() { # label box server…
   local label=$1 box=$2
   shift 2
-  SWITCHBOARD_DATA_DIR="$data" "$bin/switchboard-cli" bench --mode ping --n 1 --warmup 0 \
+  SWITCHBOARD_DATA_DIR="$data" "${pin[@]}" "$bin/switchboard-cli" bench --mode ping --n 1 --warmup 0 \
     --sandbox "$box" -- "$@" | tail -n1 | sed "s/^/$label\t/" >>"$out" || true
 }
 
 for _ in $(seq "$reps"); do
   for box in off on; do
-    start rmcp "$box" "$bin/examples/fixture_server"
-    start everything "$box" "$everything" stdio
+    start rmcp "$box" "${pin_server[@]}" "$bin/examples/fixture_server"
+    start everything "$box" "${pin_server[@]}" "$everything" stdio
   done
 done
 

@@ -341,3 +341,76 @@ async fn listed_hosts_go_through_the_proxy_and_others_are_refused_and_named() {
     assert!(direct.starts_with("refused:"), "{direct}");
     live.shutdown().await;
 }
+
+/// `npx -y pkg@version` in the box: npm fetches the package into its cache (the box's grant for
+/// Node) and runs it.
+#[tokio::test]
+async fn npx_fetches_and_runs_a_server_in_the_box() {
+    let w = World::new();
+    let config = stdio(
+        "npx",
+        &["-y", "@modelcontextprotocol/server-memory@2026.8.31"],
+    );
+    let live = w.connect(config, Some(SandboxProfile::default())).await;
+    let graph = call(&live, "read_graph", json!({})).await;
+    assert!(graph.contains("entities"), "{graph}");
+    live.shutdown().await;
+    assert!(
+        w.home.join(".npm/_npx").is_dir(),
+        "npm's cache is where the box lets it write"
+    );
+}
+
+/// `python -m module` from a working directory: the box grants what the command names.
+#[tokio::test]
+async fn python_m_runs_a_module_from_its_working_directory_in_the_box() {
+    let w = World::new();
+    let mut config = stdio(&python(), &["-m", "box_probe"]);
+    config.cwd = Some(
+        PathBuf::from(python_fixture("box_probe.py"))
+            .parent()
+            .unwrap()
+            .to_path_buf(),
+    );
+    let live = w.connect(config, Some(SandboxProfile::default())).await;
+    let said = call(&live, "read_file", json!({"path": "~/.ssh/id_ed25519"})).await;
+    assert!(said.starts_with("refused:"), "{said}");
+    live.shutdown().await;
+}
+
+/// A plain native binary (the rmcp fixture server) in the box.
+#[tokio::test]
+async fn a_plain_binary_runs_in_the_box() {
+    let w = World::new();
+    let live = w
+        .connect(
+            stdio(&crate::support::rmcp_fixture(), &[]),
+            Some(SandboxProfile::default()),
+        )
+        .await;
+    assert!(live.connection.sandboxed());
+    let said = call(&live, "echo", json!({"text": "boxed"})).await;
+    assert!(said.contains("boxed"), "{said}");
+    live.shutdown().await;
+}
+
+/// `uvx pkg==version` in the box: uv (installed with the fixtures) fetches the official time
+/// server into its cache and runs it on the Python it finds.
+#[tokio::test]
+async fn uvx_fetches_and_runs_the_time_server_in_the_box() {
+    let uvx = crate::support::repo_root().join("tests/fixtures/.venv/bin/uvx");
+    assert!(
+        uvx.exists(),
+        "{} is missing: run scripts/setup-fixtures.sh",
+        uvx.display()
+    );
+    let w = World::new();
+    let mut config = stdio(&uvx.to_string_lossy(), &["mcp-server-time==2026.10.19"]);
+    // The system's certificates (in the box's grants), not uv's own: where a proxy re-signs
+    // TLS (as on the machines these tests run on), only the system trusts its authority.
+    config.env.insert("UV_NATIVE_TLS".into(), "1".into());
+    let live = w.connect(config, Some(SandboxProfile::default())).await;
+    let said = call(&live, "get_current_time", json!({"timezone": "UTC"})).await;
+    assert!(said.contains("UTC"), "{said}");
+    live.shutdown().await;
+}

@@ -169,7 +169,7 @@ fn kind_of(p: &Path) -> Kind {
 /// Where a program is installed: its version manager's directory, the outermost
 /// `node_modules` it is in (its dependencies are siblings), the prefix of a `bin/` that has a
 /// `lib/` beside it, or else its own directory.
-fn install_dir(file: &Path) -> PathBuf {
+pub(super) fn install_dir(file: &Path) -> PathBuf {
     if let Some(manager) = version_manager(file) {
         return manager;
     }

@@ -38,6 +38,12 @@ fn the_system_is_readable_but_not_its_named_secrets() {
         Path::new("/etc/ssh/ssh_host_ed25519_key")
     ));
     assert!(!granted(&g.read, Path::new("/etc/ssl/private/x")));
+    assert!(!granted(&g.read, Path::new("/etc/sudoers")));
+    assert!(granted(
+        &g.read,
+        Path::new("/etc/ssl/certs/ca-certificates.crt")
+    ));
+    assert!(granted(&g.read, Path::new("/etc/resolv.conf")));
     assert!(!granted(&g.read, home.path()));
     assert!(!granted(&g.write, home.path()));
 }
@@ -158,4 +164,18 @@ fn a_server_without_a_working_directory_starts_in_its_state_directory() {
     let home = tempfile::tempdir().unwrap();
     let g = spec(home.path()).grants(launch(Path::new("/bin/true"), &[]));
     assert_eq!(g.cwd, Some(home.path().join("state")));
+}
+
+#[test]
+fn a_script_named_as_an_argument_gets_its_whole_node_modules() {
+    let home = tempfile::tempdir().unwrap();
+    let modules = home.path().join("app/node_modules");
+    let dist = modules.join("server/dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::create_dir_all(modules.join("@scope/sdk")).unwrap();
+    std::fs::write(dist.join("index.js"), "").unwrap();
+    let args = [dist.join("index.js").to_string_lossy().into_owned()];
+    let g = spec(home.path()).grants(launch(Path::new("/usr/bin/node"), &args));
+    let sdk = std::fs::canonicalize(modules.join("@scope/sdk")).unwrap();
+    assert!(granted(&g.read, &sdk), "{:?}", g.read);
 }

@@ -7,6 +7,7 @@ import type { RemoteTransport } from "../../bindings/RemoteTransport";
 import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
 import { ErrorBanner } from "../../components/error-banner";
+import { SandboxFields, sandboxFields, sandboxSetting } from "./sandbox-fields";
 
 function lines(text: string): string[] {
   return text
@@ -50,6 +51,7 @@ export function ServerForm(props: {
   const [enabled, setEnabled] = useState(o?.enabled ?? true);
   const [timeout, setTimeoutSecs] = useState(o?.requestTimeoutSecs ? String(o.requestTimeoutSecs) : "");
   const [maxBytes, setMaxBytes] = useState(o?.maxMessageBytes ? String(o.maxMessageBytes) : "");
+  const [sandbox, setSandbox] = useState(sandboxFields(o?.sandbox));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -60,6 +62,9 @@ export function ServerForm(props: {
       config.args = lines(args);
       config.env = pairs(env, "=");
       config.cwd = cwd.trim() || null;
+      const setting = sandboxSetting(sandbox, o?.sandbox);
+      if (setting === undefined || setting === null) delete config.sandbox;
+      else config.sandbox = setting;
       config.url = null;
       config.headers = {};
     } else {
@@ -132,6 +137,7 @@ export function ServerForm(props: {
             <span>Working directory</span>
             <input value={cwd} onChange={(e) => setCwd(e.currentTarget.value)} />
           </label>
+          <SandboxFields value={sandbox} onChange={setSandbox} />
         </>
       ) : (
         <>

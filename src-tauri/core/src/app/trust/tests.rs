@@ -315,3 +315,76 @@ async fn an_import_applies_only_the_file_previewed_and_runs_nothing_untrusted() 
     assert!(!marker.exists(), "an imported server waits for trust");
     app.shutdown().await;
 }
+
+/// A server trusted before sandboxing runs as it did, unsandboxed, until the person presses
+/// "Sandbox it": then it runs in the box without being asked to trust it again. The script writes
+/// its marker where only an unsandboxed process may, and otherwise into its working directory
+/// (in the box, its state directory).
+#[tokio::test]
+async fn a_server_trusted_before_sandboxing_runs_unboxed_until_sandboxed_in_one_click() {
+    let dir = tempfile::tempdir().unwrap();
+    let unboxed = dir.path().join("ran-unboxed");
+    let script = format!(
+        // Writing, not `touch`: Landlock refuses opening a file to write, not setting its times.
+        "(echo x > '{}') 2>/dev/null || echo x > ran-in-the-box; exit 1",
+        unboxed.display()
+    );
+    write_config(
+        dir.path(),
+        json!({"s": {"command": "sh", "args": ["-c", script]}}),
+    );
+    let secrets = Arc::new(MemoryStore::default());
+    let app1 = app(dir.path(), secrets.clone()).await;
+    assert!(app1.trust_server(name("s"), answer(true)).await.unwrap());
+    app1.shutdown().await;
+    drop(app1);
+    // What migration 0009 wrote for each name bound before it.
+    let store = crate::store::Store::open(&dir.path().join("data")).unwrap();
+    store
+        .with(|c| {
+            c.execute(
+                "INSERT INTO unsandboxed_launches (server, digest) SELECT server, digest FROM server_launches",
+                [],
+            )
+            .map(drop)
+        })
+        .unwrap();
+    drop(store);
+
+    let app2 = app(dir.path(), secrets).await;
+    let view = |app: &App| {
+        app.0
+            .host
+            .views(0)
+            .unwrap()
+            .into_iter()
+            .find(|v| v.name == "s")
+            .unwrap()
+    };
+    assert_eq!(
+        view(&app2).sandbox,
+        crate::trust::SandboxState::TrustedBefore
+    );
+    assert!(appears(&unboxed).await, "it runs as it did");
+
+    app2.sandbox_server(name("s")).await.unwrap();
+    assert_eq!(view(&app2).sandbox, crate::trust::SandboxState::Sandboxed);
+    assert_ne!(status(&app2, "s"), ServerStatus::NeedsTrust);
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["mcpServers"]["s"]["sandbox"], json!(true));
+    let state = switchboard_sandbox::BoxPlace {
+        dir: dir.path().join("data/boxes"),
+        home: None,
+        protected: vec![],
+    }
+    .state_dir("s");
+    assert!(
+        appears(&state.join("ran-in-the-box")).await,
+        "it runs in the box: {:?} {:?}",
+        view(&app2).status,
+        app2.0.host.servers().get("s").unwrap().stderr()
+    );
+    app2.shutdown().await;
+}
