@@ -48,7 +48,7 @@ impl Runtime {
     pub fn of(program: &Path, path: Option<&str>) -> Self {
         let canonical = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
         let named = interpreter_of(&canonical, path);
-        let interpreter = named.as_deref().map(|i| canonical_or_same(i));
+        let interpreter = named.as_deref().map(canonical_or_same);
         let venv = [Some(program), named.as_deref()]
             .into_iter()
             .flatten()

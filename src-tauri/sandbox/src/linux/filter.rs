@@ -53,19 +53,17 @@ const REFUSED: &[libc::c_long] = &[
 ];
 
 /// `ioctl` requests refused: pushing input into the terminal.
-const REFUSED_IOCTLS: &[u64] = &[libc::TIOCSTI as u64];
+const REFUSED_IOCTLS: &[u64] = &[libc::TIOCSTI];
 
 const SOCK_TYPE_MASK: u64 = 0xf;
 
 /// The compiled program for a server with `network`.
 pub fn program(network: Network) -> Result<BpfProgram, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = REFUSED
-        .iter()
-        .map(|s| (i64::from(*s), Vec::new()))
-        .collect();
-    rules.insert(i64::from(libc::SYS_ioctl), ioctl_rules()?);
-    rules.insert(i64::from(libc::SYS_socket), socket_rules(network)?);
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        REFUSED.iter().map(|s| (*s, Vec::new())).collect();
+    rules.insert(libc::SYS_ioctl, ioctl_rules()?);
+    rules.insert(libc::SYS_socket, socket_rules(network)?);
     SeccompFilter::new(
         rules,
         SeccompAction::Allow,
