@@ -28,11 +28,19 @@ pub fn refusal_hint(server: &str, text: &str) -> Option<String> {
     })
 }
 
-/// The first absolute path in `text`, quotes and trailing punctuation removed.
+/// The first absolute path in `text` that is one on this computer (it exists, or the folder it
+/// would be made in does), quotes and trailing punctuation removed: an API's "permission denied
+/// for /repos/x" names no file the sandbox refused.
 fn refused_path(text: &str) -> Option<String> {
+    let on_this_computer = |w: &str| {
+        let p = std::path::Path::new(w);
+        p.exists()
+            || p.parent()
+                .is_some_and(|d| d != std::path::Path::new("/") && d.is_dir())
+    };
     text.split(|c: char| c.is_whitespace() || "'\"`,()[]{}".contains(c))
         .map(|w| w.trim_end_matches([':', ';', '.']))
-        .find(|w| w.starts_with('/') && w.len() > 1)
+        .find(|w| w.starts_with('/') && w.len() > 1 && on_this_computer(w))
         .map(str::to_owned)
 }
 
@@ -42,26 +50,39 @@ mod tests {
 
     #[test]
     fn a_node_refusal_names_its_path() {
-        let hint = refusal_hint(
-            "files",
-            "Error: EACCES: permission denied, open '/home/u/.ssh/id_ed25519'",
-        )
-        .unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let key = home.path().join(".ssh/id_ed25519");
+        std::fs::create_dir_all(key.parent().unwrap()).unwrap();
+        std::fs::write(&key, "").unwrap();
+        let said = format!("Error: EACCES: permission denied, open '{}'", key.display());
+        let hint = refusal_hint("files", &said).unwrap();
         assert!(
-            hint.contains("access to /home/u/.ssh/id_ed25519."),
+            hint.contains(&format!("access to {}.", key.display())),
             "{hint}"
         );
         assert!(hint.contains("sandbox settings"), "{hint}");
     }
 
     #[test]
-    fn a_python_refusal_names_its_path() {
-        let hint = refusal_hint(
-            "py",
-            "PermissionError: [Errno 13] Permission denied: '/data/x.db'",
-        )
-        .unwrap();
-        assert!(hint.contains("access to /data/x.db."), "{hint}");
+    fn a_python_refusal_to_create_a_file_names_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        let said = format!(
+            "PermissionError: [Errno 13] Permission denied: '{}'",
+            db.display()
+        );
+        let hint = refusal_hint("py", &said).unwrap();
+        assert!(
+            hint.contains(&format!("access to {}.", db.display())),
+            "{hint}"
+        );
+    }
+
+    #[test]
+    fn an_apis_path_is_not_called_a_file() {
+        let hint = refusal_hint("gh", "403: permission denied for /repos/acme/secret").unwrap();
+        assert!(hint.contains("may have refused"), "{hint}");
+        assert!(!hint.contains("/repos"), "{hint}");
     }
 
     #[test]
