@@ -1,8 +1,8 @@
 //! The box on Linux. The parent builds everything that allocates or opens files: a Landlock
 //! ruleset (its file descriptor, with one rule per granted path and, for a proxied network, the
-//! proxy's port) and a seccomp program. The child, between fork and exec, only makes three system
-//! calls: no new privileges, enter the ruleset, install the filter. All three are inherited by
-//! every process the server starts.
+//! proxy's port) and a seccomp program. The child, between fork and exec, only makes system
+//! calls: no new privileges, no capabilities, enter the ruleset, install the filter. All of it is
+//! inherited by every process the server starts.
 
 mod filter;
 
@@ -77,6 +77,7 @@ impl Prepared {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(last());
             }
+            drop_capabilities()?;
             if libc::syscall(
                 libc::SYS_landlock_restrict_self,
                 self.ruleset.as_raw_fd(),
@@ -104,6 +105,61 @@ impl Prepared {
         }
         Ok(())
     }
+}
+
+/// The kernel's `struct __user_cap_header_struct` and `struct __user_cap_data_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// `_LINUX_CAPABILITY_VERSION_3`.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// Leaves the server no capabilities, now or after exec: a host running as root would otherwise
+/// hand them on, and with `CAP_SYS_PTRACE` Landlock lets a process read another's
+/// `/proc/<pid>/environ` (where the host's provider keys are). Without `CAP_SETPCAP` (anyone
+/// but root) the bounding set cannot shrink, and there is nothing in it to use either.
+///
+/// # Safety
+/// Only system calls on stack memory: for the child between fork and exec.
+unsafe fn drop_capabilities() -> std::io::Result<()> {
+    // SAFETY: prctl and capset on stack values.
+    unsafe {
+        for cap in 0..64 {
+            // EINVAL past the last capability, EPERM without CAP_SETPCAP: both leave nothing.
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        let header = CapHeader {
+            version: CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let none = [CapData {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        if libc::syscall(libc::SYS_capset, &header as *const CapHeader, none.as_ptr()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// The Landlock ruleset: every filesystem right handled, only the granted paths allowed; TCP

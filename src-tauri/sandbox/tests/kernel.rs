@@ -285,3 +285,11 @@ fn a_kernel_without_landlock_starts_nothing_and_says_how_to_opt_out() {
     assert!(e.message.contains("\"sandbox\": false"), "{}", e.message);
     assert!(e.message.contains("--sandbox off"), "{}", e.message);
 }
+
+#[test]
+fn the_hosts_environment_and_memory_are_out_of_reach() {
+    let w = World::new();
+    let host = std::process::id();
+    refused_only_in_the_box(&w, &format!("cat /proc/{host}/environ > /dev/null"));
+    refused_only_in_the_box(&w, &format!("head -c 1 /proc/{host}/maps > /dev/null"));
+}
