@@ -6,7 +6,7 @@ use switchboard_base::config::SandboxProfile;
 use switchboard_sandbox::grants::Launch;
 use switchboard_sandbox::{BoxPlace, Prepared, Support};
 
-fn main() {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join("box-cost");
     let place = BoxPlace {
         dir: dir.clone(),
@@ -20,9 +20,7 @@ fn main() {
     let (mut spec_us, mut grants_us, mut build_us) = (0u128, 0u128, 0u128);
     for _ in 0..n {
         let t = Instant::now();
-        let spec = place
-            .spec("bench", SandboxProfile::default(), vec![])
-            .unwrap();
+        let spec = place.spec("bench", SandboxProfile::default(), vec![])?;
         spec_us += t.elapsed().as_micros();
         let t = Instant::now();
         let grants = spec.grants(Launch {
@@ -33,7 +31,7 @@ fn main() {
         });
         grants_us += t.elapsed().as_micros();
         let t = Instant::now();
-        let prepared = Prepared::build("bench", &grants, Support::detect()).unwrap();
+        let prepared = Prepared::build("bench", &grants, Support::detect())?;
         build_us += t.elapsed().as_micros();
         drop(prepared);
     }
@@ -44,17 +42,14 @@ fn main() {
         grants_us / n,
         build_us / n
     );
-    let spec = place
-        .spec("bench", SandboxProfile::default(), vec![])
-        .unwrap();
+    let spec = place.spec("bench", SandboxProfile::default(), vec![])?;
     let grants = spec.grants(Launch {
         program: Path::new(&program),
         args: &[],
         cwd: None,
         path: Some("/usr/bin:/bin"),
     });
-    let prepared =
-        std::sync::Arc::new(Prepared::build("bench", &grants, Support::detect()).unwrap());
+    let prepared = std::sync::Arc::new(Prepared::build("bench", &grants, Support::detect())?);
     for boxed in [false, true, false, true] {
         let t = Instant::now();
         for _ in 0..n {
@@ -71,11 +66,12 @@ fn main() {
                     cmd.pre_exec(|| Ok(()));
                 }
             }
-            cmd.status().unwrap();
+            cmd.status()?;
         }
         println!(
             "spawn+exit boxed={boxed}: {} µs",
             t.elapsed().as_micros() / n
         );
     }
+    Ok(())
 }
