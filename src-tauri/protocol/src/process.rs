@@ -387,11 +387,15 @@ fn enter_box(
     if let (None, Some(dir)) = (spec.cwd, &grants.cwd) {
         cmd.current_dir(dir);
     }
-    // SAFETY: `enter` makes only async-signal-safe system calls (prctl, landlock_restrict_self,
-    // seccomp) on memory the closure owns.
+    // SAFETY: `enter` makes only async-signal-safe system calls (prctl, capset,
+    // landlock_restrict_self, seccomp) on memory the closure owns.
+    #[cfg(unix)]
     unsafe {
         cmd.pre_exec(move || prepared.enter());
     }
+    // Elsewhere `Prepared::build` has already refused: there is no box to enter yet.
+    #[cfg(not(unix))]
+    drop(prepared);
     Ok(())
 }
 

@@ -94,7 +94,12 @@ impl Prepared {
             })?,
         });
         #[cfg(not(target_os = "linux"))]
-        unreachable!("lacks() refuses every other system")
+        Err(Error::new(
+            ErrorCode::Sandbox,
+            format!(
+                "Server \"{server}\" was not started: the sandbox is only built for Linux so far."
+            ),
+        ))
     }
 
     /// Enters the box. Called in the child between fork and exec, so it only makes

@@ -72,6 +72,7 @@ fn a_script_in_a_project_gets_its_directory() {
     assert!(granted(&g.read, &std::fs::canonicalize(&project).unwrap()));
 }
 
+#[cfg(unix)]
 #[test]
 fn a_venv_grants_itself_and_the_python_it_was_made_from() {
     let home = tempfile::tempdir().unwrap();
@@ -94,6 +95,7 @@ fn a_venv_grants_itself_and_the_python_it_was_made_from() {
     assert!(granted(&g.read, &base.join("lib")), "{:?}", g.read);
 }
 
+#[cfg(unix)]
 #[test]
 fn a_node_script_gets_its_whole_node_modules_and_the_npm_cache() {
     let home = tempfile::tempdir().unwrap();
