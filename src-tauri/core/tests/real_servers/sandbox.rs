@@ -414,3 +414,54 @@ async fn uvx_fetches_and_runs_the_time_server_in_the_box() {
     assert!(said.contains("UTC"), "{said}");
     live.shutdown().await;
 }
+
+/// `uvx mcp-server-fetch==version` in the box fetches a page from a server on this machine (the
+/// network is on by default) and hands back its text.
+#[tokio::test]
+async fn uvx_runs_the_fetch_server_in_the_box() {
+    let uvx = crate::support::repo_root().join("tests/fixtures/.venv/bin/uvx");
+    assert!(
+        uvx.exists(),
+        "{} is missing: run scripts/setup-fixtures.sh",
+        uvx.display()
+    );
+    let page = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/page",
+        page.local_addr().unwrap().port()
+    );
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut s, _)) = page.accept().await {
+            let mut head = [0u8; 2048];
+            let n = s.read(&mut head).await.unwrap_or(0);
+            let asked = String::from_utf8_lossy(&head[..n]).into_owned();
+            let (status, body) = if asked.starts_with("GET /page") {
+                (
+                    "200 OK",
+                    "<html><body><p>Fetched from inside the box.</p></body></html>",
+                )
+            } else {
+                ("404 Not Found", "")
+            };
+            let answer = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = s.write_all(answer.as_bytes()).await;
+        }
+    });
+    let w = World::new();
+    // The page is on this machine, which the server refuses unless told.
+    let mut config = stdio(
+        &uvx.to_string_lossy(),
+        &["mcp-server-fetch==2026.10.24", "--allow-private-ips"],
+    );
+    // The system's certificates, as for the time server above.
+    config.env.insert("UV_NATIVE_TLS".into(), "1".into());
+    let live = w.connect(config, Some(SandboxProfile::default())).await;
+    // Raw: a page this small has nothing for its readability extraction to keep.
+    let said = call(&live, "fetch", json!({"url": url, "raw": true})).await;
+    assert!(said.contains("Fetched from inside the box."), "{said}");
+    live.shutdown().await;
+}
