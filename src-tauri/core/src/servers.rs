@@ -11,7 +11,6 @@
 #![allow(deprecated)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -189,8 +188,6 @@ pub struct ServerHandle {
     state: watch::Receiver<ServerState>,
     roots: Arc<watch::Sender<Vec<Root>>>,
     stderr: StderrRing,
-    /// Whether its current (or last) process runs in the OS sandbox.
-    sandboxed: Arc<AtomicBool>,
     /// Hosts its sandbox's proxy refused.
     refused_hosts: crate::egress::RefusedHosts,
 }
@@ -234,7 +231,6 @@ impl ServerHandle {
         let (roots_tx, roots_rx) = watch::channel(roots_from_paths(&roots));
         let roots_tx = Arc::new(roots_tx);
         let stderr = StderrRing::new(STDERR_LINES);
-        let sandboxed = Arc::new(AtomicBool::new(false));
         let refused_hosts = crate::egress::RefusedHosts::default();
         let opts = ConnectOptions {
             server: name.to_owned(),
@@ -261,7 +257,6 @@ impl ServerHandle {
             connector: ctx.connector.clone(),
             trust: ctx.trust.clone(),
             place: ctx.sandbox.clone(),
-            sandboxed: sandboxed.clone(),
             lost_remote: false,
         };
         tokio::spawn(supervisor.run());
@@ -271,7 +266,6 @@ impl ServerHandle {
             state,
             roots: roots_tx,
             stderr,
-            sandboxed,
             refused_hosts,
         }
     }
@@ -464,7 +458,8 @@ impl ServerHandle {
     /// is restarted instead: its box was made for the old roots, and a running process's box
     /// can only narrow. Its stderr tab says why.
     pub async fn notify_roots_changed(&self) -> Result<()> {
-        if self.sandboxed.load(Ordering::Acquire) && self.connection().is_ok() {
+        let connection = self.connection();
+        if connection.as_ref().is_ok_and(Connection::sandboxed) {
             self.stderr.push(
                 "[switchboard] Restarting it with its new roots: a sandboxed server's box is \
                  made when it starts and cannot be widened while it runs."
@@ -472,7 +467,7 @@ impl ServerHandle {
             );
             return self.restart().await;
         }
-        match self.connection() {
+        match connection {
             Ok(connection) => connection.notify_roots_changed().await,
             Err(_) => Ok(()),
         }
@@ -497,7 +492,6 @@ struct Supervisor {
     connector: Connector,
     trust: Trust,
     place: Option<switchboard_sandbox::BoxPlace>,
-    sandboxed: Arc<AtomicBool>,
     /// A remote server was lost while connected: it is tried again until it is back (a network
     /// that drops, a laptop that slept), however many attempts that takes.
     lost_remote: bool,
@@ -622,8 +616,6 @@ impl Supervisor {
         self.set(ServerState::Starting { attempt: *attempt });
         // Decided at each start: the definition, its trust or its roots may have changed.
         self.opts.sandbox = sandboxing(&self.trust, self.place.as_ref(), &self.opts);
-        self.sandboxed
-            .store(self.opts.sandbox.is_some(), Ordering::Release);
         let connecting = (self.connector)(self.opts.clone());
         tokio::select! {
             result = connecting => match result {

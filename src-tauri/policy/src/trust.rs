@@ -249,7 +249,7 @@ impl LaunchReview {
 impl SandboxReview {
     fn of(server: &str, config: &ServerConfig, trust: &Trust) -> Self {
         let state = trust.sandbox_state(server, config);
-        let profile = trust.sandbox(server, config).unwrap_or_default();
+        let profile = profile_of(config);
         let shown = |paths: &[std::path::PathBuf]| {
             paths
                 .iter()
@@ -301,6 +301,15 @@ impl SandboxReview {
         out.push_str(&format!("  Network: {}\n", self.network));
         out
     }
+}
+
+/// The profile `config` asks for when it is sandboxed (the default when it names none).
+fn profile_of(config: &ServerConfig) -> SandboxProfile {
+    config
+        .sandbox
+        .as_ref()
+        .and_then(SandboxSetting::profile)
+        .unwrap_or_default()
 }
 
 /// `s` in double quotes, with hidden characters shown and quotes and backslashes escaped.
@@ -415,16 +424,7 @@ impl Trust {
     /// The sandbox profile `server` runs with; `None` when it runs unsandboxed (turned off, or
     /// trusted before sandboxing and not sandboxed since). Remote servers have none.
     pub fn sandbox(&self, server: &str, config: &ServerConfig) -> Option<SandboxProfile> {
-        match self.sandbox_state(server, config) {
-            SandboxState::Sandboxed => Some(
-                config
-                    .sandbox
-                    .as_ref()
-                    .and_then(SandboxSetting::profile)
-                    .unwrap_or_default(),
-            ),
-            _ => None,
-        }
+        (self.sandbox_state(server, config) == SandboxState::Sandboxed).then(|| profile_of(config))
     }
 
     /// How `server`'s sandbox stands.

@@ -53,8 +53,7 @@ impl BoxPlace {
         profile: SandboxProfile,
         roots: Vec<PathBuf>,
     ) -> std::io::Result<BoxSpec> {
-        let own = self.dir.join(directory_name(server));
-        let (state_dir, temp_dir) = (own.join("state"), own.join("tmp"));
+        let (state_dir, temp_dir) = (self.state_dir(server), self.own_dir(server).join("tmp"));
         // Emptied only when something is in it: most starts find it empty.
         let left = std::fs::read_dir(&temp_dir).map(|mut d| d.next().is_some());
         if matches!(left, Ok(true)) {
@@ -77,7 +76,12 @@ impl BoxPlace {
 
     /// Server `server`'s state directory.
     pub fn state_dir(&self, server: &str) -> PathBuf {
-        self.dir.join(directory_name(server)).join("state")
+        self.own_dir(server).join("state")
+    }
+
+    /// The directory holding server `server`'s state and temp directories.
+    fn own_dir(&self, server: &str) -> PathBuf {
+        self.dir.join(directory_name(server))
     }
 }
 

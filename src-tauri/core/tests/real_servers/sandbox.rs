@@ -394,21 +394,21 @@ async fn a_plain_binary_runs_in_the_box() {
     live.shutdown().await;
 }
 
+/// `uvx ARGS…` with the fixtures' uv.
+fn uvx(args: &[&str]) -> ServerConfig {
+    let mut config = stdio(&crate::support::uvx_bin(), args);
+    // The system's certificates (in the box's grants), not uv's own: where a proxy re-signs
+    // TLS (as on the machines these tests run on), only the system trusts its authority.
+    config.env.insert("UV_NATIVE_TLS".into(), "1".into());
+    config
+}
+
 /// `uvx pkg==version` in the box: uv (installed with the fixtures) fetches the official time
 /// server into its cache and runs it on the Python it finds.
 #[tokio::test]
 async fn uvx_fetches_and_runs_the_time_server_in_the_box() {
-    let uvx = crate::support::repo_root().join("tests/fixtures/.venv/bin/uvx");
-    assert!(
-        uvx.exists(),
-        "{} is missing: run scripts/setup-fixtures.sh",
-        uvx.display()
-    );
     let w = World::new();
-    let mut config = stdio(&uvx.to_string_lossy(), &["mcp-server-time==2026.10.19"]);
-    // The system's certificates (in the box's grants), not uv's own: where a proxy re-signs
-    // TLS (as on the machines these tests run on), only the system trusts its authority.
-    config.env.insert("UV_NATIVE_TLS".into(), "1".into());
+    let config = uvx(&["mcp-server-time==2026.10.19"]);
     let live = w.connect(config, Some(SandboxProfile::default())).await;
     let said = call(&live, "get_current_time", json!({"timezone": "UTC"})).await;
     assert!(said.contains("UTC"), "{said}");
@@ -419,12 +419,6 @@ async fn uvx_fetches_and_runs_the_time_server_in_the_box() {
 /// network is on by default) and hands back its text.
 #[tokio::test]
 async fn uvx_runs_the_fetch_server_in_the_box() {
-    let uvx = crate::support::repo_root().join("tests/fixtures/.venv/bin/uvx");
-    assert!(
-        uvx.exists(),
-        "{} is missing: run scripts/setup-fixtures.sh",
-        uvx.display()
-    );
     let page = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!(
         "http://127.0.0.1:{}/page",
@@ -453,12 +447,7 @@ async fn uvx_runs_the_fetch_server_in_the_box() {
     });
     let w = World::new();
     // The page is on this machine, which the server refuses unless told.
-    let mut config = stdio(
-        &uvx.to_string_lossy(),
-        &["mcp-server-fetch==2026.10.24", "--allow-private-ips"],
-    );
-    // The system's certificates, as for the time server above.
-    config.env.insert("UV_NATIVE_TLS".into(), "1".into());
+    let config = uvx(&["mcp-server-fetch==2026.10.24", "--allow-private-ips"]);
     let live = w.connect(config, Some(SandboxProfile::default())).await;
     // Raw: a page this small has nothing for its readability extraction to keep.
     let said = call(&live, "fetch", json!({"url": url, "raw": true})).await;

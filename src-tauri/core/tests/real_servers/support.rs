@@ -56,6 +56,13 @@ pub fn python() -> String {
         .into_owned()
 }
 
+/// The fixtures' `uvx` (uv is in their requirements).
+pub fn uvx_bin() -> String {
+    must_exist(repo_root().join("tests/fixtures/.venv/bin/uvx"))
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// A Python fixture script.
 pub fn python_fixture(name: &str) -> String {
     must_exist(repo_root().join("tests/fixtures/python").join(name))

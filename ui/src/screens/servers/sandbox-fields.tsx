@@ -4,6 +4,7 @@
 // box does.
 import type { SandboxProfile } from "../../bindings/SandboxProfile";
 import type { SandboxSetting } from "../../bindings/SandboxSetting";
+import { lines } from "./text-lines";
 
 type Network = "on" | "off" | "hosts";
 
@@ -16,16 +17,14 @@ export interface SandboxFieldsState {
   readOnlyRoots: string;
 }
 
-function lines(text: string): string[] {
-  return text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "");
+/** The profile a `sandbox` setting names; empty for `true`, `false` or none. */
+export function profileOf(setting: SandboxSetting | null | undefined): SandboxProfile {
+  return typeof setting === "object" && setting !== null ? setting : {};
 }
 
 /** The fields for a config's `sandbox` setting. */
 export function sandboxFields(setting: SandboxSetting | null | undefined): SandboxFieldsState {
-  const profile: SandboxProfile = typeof setting === "object" && setting !== null ? setting : {};
+  const profile = profileOf(setting);
   const network = profile.network;
   return {
     on: setting !== false,

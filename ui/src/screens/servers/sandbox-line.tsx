@@ -3,25 +3,24 @@
 // which setting to change.
 import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
+import { profileOf } from "./sandbox-fields";
 
 /** The profile in a few words: what it may reach beyond the defaults. */
 export function profileSummary(server: ServerView): string {
-  const sandbox = server.config?.sandbox;
-  const profile = typeof sandbox === "object" && sandbox !== null ? sandbox : null;
-  const network = profile?.network;
+  const profile = profileOf(server.config?.sandbox);
+  const network = profile.network;
   const parts = [
     network === false ? "no network" : Array.isArray(network) ? `network: ${network.join(", ")}` : "network on",
   ];
-  if (profile?.read?.length) parts.push(`also reads ${profile.read.join(", ")}`);
-  if (profile?.write?.length) parts.push(`also writes ${profile.write.join(", ")}`);
-  if (profile?.readOnlyRoots?.length) parts.push(`read-only roots ${profile.readOnlyRoots.join(", ")}`);
+  if (profile.read?.length) parts.push(`also reads ${profile.read.join(", ")}`);
+  if (profile.write?.length) parts.push(`also writes ${profile.write.join(", ")}`);
+  if (profile.readOnlyRoots?.length) parts.push(`read-only roots ${profile.readOnlyRoots.join(", ")}`);
   return parts.join("; ");
 }
 
 /** `config` with `host` added to the hosts its sandbox may reach. */
 export function withHost(config: ServerConfig, host: string): ServerConfig {
-  const sandbox = config.sandbox;
-  const profile = typeof sandbox === "object" && sandbox !== null ? sandbox : {};
+  const profile = profileOf(config.sandbox);
   const hosts = Array.isArray(profile.network) ? profile.network : [];
   return { ...config, sandbox: { ...profile, network: [...hosts.filter((h) => h !== host), host] } };
 }

@@ -8,13 +8,7 @@ import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
 import { ErrorBanner } from "../../components/error-banner";
 import { SandboxFields, sandboxFields, sandboxSetting } from "./sandbox-fields";
-
-function lines(text: string): string[] {
-  return text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "");
-}
+import { lines } from "./text-lines";
 
 function pairs(text: string, sep: string): Record<string, string> {
   const out: Record<string, string> = {};
