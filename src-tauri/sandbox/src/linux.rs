@@ -12,7 +12,6 @@ use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr,
     RulesetCreatedAttr, Scope,
 };
-use seccompiler::{BpfProgram, sock_filter};
 
 use crate::{Grants, Network, Support};
 
@@ -42,7 +41,7 @@ pub fn support() -> Support {
 #[derive(Debug)]
 pub struct Prepared {
     ruleset: OwnedFd,
-    filter: BpfProgram,
+    filter: Vec<filter::Instruction>,
 }
 
 fn abi_of(version: i32) -> ABI {
@@ -88,7 +87,7 @@ impl Prepared {
             }
             let program = libc::sock_fprog {
                 len: u16::try_from(self.filter.len()).unwrap_or(u16::MAX),
-                filter: self.filter.as_ptr() as *mut sock_filter as *mut libc::sock_filter,
+                filter: self.filter.as_ptr().cast_mut(),
             };
             if libc::syscall(
                 libc::SYS_seccomp,

@@ -293,3 +293,20 @@ fn the_hosts_environment_and_memory_are_out_of_reach() {
     refused_only_in_the_box(&w, &format!("cat /proc/{host}/environ > /dev/null"));
     refused_only_in_the_box(&w, &format!("head -c 1 /proc/{host}/maps > /dev/null"));
 }
+
+#[test]
+fn a_unix_socket_is_refused_however_its_family_is_spelled() {
+    // The kernel reads the family as an int: a high bit in the register still means AF_UNIX.
+    let w = World::new();
+    let code = format!(
+        "import ctypes; libc=ctypes.CDLL(None,use_errno=True); \
+         r=libc.syscall({}, ctypes.c_long((1<<32)|1), 1, 0); print(r, ctypes.get_errno()); \
+         raise SystemExit(0 if r>=0 else 1)",
+        libc::SYS_socket
+    );
+    let python = Path::new("/usr/bin/python3");
+    let boxed = w.run(true, python, &["-c", &code]);
+    assert!(!ok(&boxed), "{}", said(&boxed));
+    let open = w.run(false, python, &["-c", &code]);
+    assert!(ok(&open), "{}", said(&open));
+}

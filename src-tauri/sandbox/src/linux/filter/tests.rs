@@ -1,0 +1,119 @@
+//! The program run on an interpreter of the instructions it uses, for every system call number
+//! and the arguments that matter.
+
+use super::*;
+
+/// What the kernel's `struct seccomp_data` holds that the program reads.
+struct Call {
+    arch: u32,
+    nr: u32,
+    args: [u64; 6],
+}
+
+fn call(nr: libc::c_long, args: &[u64]) -> Call {
+    let mut all = [0; 6];
+    all[..args.len()].copy_from_slice(args);
+    Call {
+        arch: ARCH,
+        nr: nr as u32,
+        args: all,
+    }
+}
+
+fn word(c: &Call, at: u32) -> u32 {
+    match at {
+        NR => c.nr,
+        ARCH_AT => c.arch,
+        _ => {
+            let i = ((at - 16) / 8) as usize;
+            let bytes = c.args[i].to_ne_bytes();
+            let o = ((at - 16) % 8) as usize;
+            u32::from_ne_bytes(bytes[o..o + 4].try_into().unwrap())
+        }
+    }
+}
+
+/// Runs the program the way the kernel does; every path must end in a return.
+fn run(program: &[Instruction], c: &Call) -> u32 {
+    let (mut pc, mut a) = (0usize, 0u32);
+    loop {
+        let i = program[pc];
+        pc += 1;
+        match i.code {
+            LD_ABS => a = word(c, i.k),
+            AND => a &= i.k,
+            RET => return i.k,
+            JEQ | JGE | JGT => {
+                let yes = match i.code {
+                    JEQ => a == i.k,
+                    JGE => a >= i.k,
+                    _ => a > i.k,
+                };
+                pc += usize::from(if yes { i.jt } else { i.jf });
+            }
+            other => panic!("unexpected instruction {other:#x}"),
+        }
+    }
+}
+
+const EPERM: u32 = RET_ERRNO | libc::EPERM as u32;
+
+#[test]
+fn every_listed_call_is_refused_and_every_other_allowed() {
+    let p = program(Network::On).unwrap();
+    for nr in 0..1024 {
+        let refused = REFUSED.contains(&(nr as libc::c_long));
+        let got = run(&p, &call(nr, &[]));
+        assert_eq!(got, if refused { EPERM } else { RET_ALLOW }, "call {nr}");
+    }
+}
+
+#[test]
+fn sockets_by_network() {
+    let unix = call(libc::SYS_socket, &[libc::AF_UNIX as u64, 1]);
+    let tcp = call(libc::SYS_socket, &[libc::AF_INET6 as u64, 1]);
+    let udp = call(libc::SYS_socket, &[libc::AF_INET as u64, 2 | 0o4000]);
+    let netlink = call(libc::SYS_socket, &[libc::AF_NETLINK as u64, 3]);
+    let proxy = Network::Proxy { port: 1 };
+    for (network, tcp_ok, udp_ok) in [
+        (Network::On, true, true),
+        (Network::Off, false, false),
+        (proxy, true, false),
+    ] {
+        let p = program(network).unwrap();
+        let verdict = |ok: bool| if ok { RET_ALLOW } else { EPERM };
+        assert_eq!(run(&p, &unix), EPERM);
+        assert_eq!(run(&p, &netlink), RET_ALLOW);
+        assert_eq!(run(&p, &tcp), verdict(tcp_ok), "{network:?}");
+        assert_eq!(run(&p, &udp), verdict(udp_ok), "{network:?}");
+    }
+}
+
+#[test]
+fn high_bits_do_not_hide_an_int_argument() {
+    let p = program(Network::Off).unwrap();
+    let high = 1u64 << 32;
+    let unix = call(libc::SYS_socket, &[high | libc::AF_UNIX as u64, 1]);
+    assert_eq!(run(&p, &unix), EPERM);
+    let tiocsti = call(libc::SYS_ioctl, &[0, high | u64::from(REFUSED_IOCTLS[0])]);
+    assert_eq!(run(&p, &tiocsti), EPERM);
+    let other = call(libc::SYS_ioctl, &[0, 0x541b]); // FIONREAD
+    assert_eq!(run(&p, &other), RET_ALLOW);
+}
+
+#[test]
+fn another_architecture_is_killed_and_x32_refused() {
+    let p = program(Network::On).unwrap();
+    let mut foreign = call(libc::SYS_getpid, &[]);
+    foreign.arch = 0x4000_0003; // AUDIT_ARCH_I386
+    assert_eq!(run(&p, &foreign), RET_KILL_PROCESS);
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(run(&p, &call(libc::SYS_getpid | 0x4000_0000, &[])), EPERM);
+}
+
+#[test]
+fn an_allowed_call_is_decided_in_a_few_steps() {
+    // The kernel runs the program once per system call number when it is installed.
+    let p = program(Network::On).unwrap();
+    assert!(p.len() < 120, "{} instructions", p.len());
+}
