@@ -123,10 +123,29 @@ pub struct ServerConfig {
     /// or a profile. When absent, new servers are sandboxed by default (see docs/sandbox.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxSetting>,
+    /// The registry listing this server was installed from (what the config file says: shown in
+    /// the trust dialog as a claim, and used to look for newer versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub installed_from: Option<InstalledFrom>,
     /// Keys Switchboard does not know, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
     pub extra: Map<String, Value>,
+}
+
+/// Where an installed server came from: a registry, the server's name and version there, and the
+/// repository its listing names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct InstalledFrom {
+    /// The registry's base URL.
+    pub registry: String,
+    /// The server's name in the registry (`namespace/name`).
+    pub name: String,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
 }
 
 /// A server's `sandbox` setting as written: on or off, or a profile (which is on).

@@ -89,9 +89,10 @@ fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Opt
 }
 
 /// The core's crates, bottom first, with the crates of the workspace each may depend on.
-const LAYERS: [(&str, &[&str]); 5] = [
+const LAYERS: [(&str, &[&str]); 6] = [
     ("base", &[]),
     ("sandbox", &["switchboard-base"]),
+    ("gallery", &["switchboard-base"]),
     ("protocol", &["switchboard-base", "switchboard-sandbox"]),
     ("policy", &["switchboard-base", "switchboard-protocol"]),
     (
@@ -99,6 +100,7 @@ const LAYERS: [(&str, &[&str]); 5] = [
         &[
             "switchboard-base",
             "switchboard-sandbox",
+            "switchboard-gallery",
             "switchboard-protocol",
             "switchboard-policy",
         ],
