@@ -35,6 +35,10 @@ pub struct Config {
     /// How many days audit rows are kept (default 0: for ever).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_retention_days: Option<u32>,
+    /// The registries the gallery lists servers from (base URLs), the first being the default;
+    /// when empty, the official MCP Registry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub registries: Vec<String>,
     /// Keys Switchboard does not know, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]

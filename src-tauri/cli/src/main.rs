@@ -3,6 +3,7 @@
 
 mod bench;
 mod conformance;
+mod gallery;
 mod login;
 mod reviewers;
 mod trust;
@@ -156,6 +157,23 @@ enum Switch {
 }
 
 #[derive(Subcommand)]
+enum RegistryAction {
+    /// One JSON line per server (its latest version): name, version, title, description,
+    /// status, package kinds, remote URLs, registry.
+    Search {
+        /// Part of the server's name.
+        term: Option<String>,
+        /// The registry's base URL (default: SWITCHBOARD_REGISTRY, the config's first
+        /// `registries` entry, or the official registry).
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// How many servers (at most 100).
+        #[arg(long, value_name = "N")]
+        limit: Option<u32>,
+    },
+}
+
+#[derive(Subcommand)]
 enum Command {
     /// Connect to every enabled server; one JSON line each.
     Servers,
@@ -276,6 +294,39 @@ enum Command {
     },
     /// Sign out of a remote server: deletes its tokens from the keychain.
     Logout {
+        /// A configured server's name.
+        server: String,
+    },
+    /// Find servers in an MCP Registry.
+    Registry {
+        #[command(subcommand)]
+        action: RegistryAction,
+    },
+    /// Install a server from a registry (`namespace/name[@version]`): prints exactly what it
+    /// would run and asks, like `trust`; secret values go to the keychain.
+    Install {
+        /// `namespace/name` or `namespace/name@version` (default: its latest version).
+        reference: String,
+        /// The registry's base URL (default: SWITCHBOARD_REGISTRY, the config's first
+        /// `registries` entry, or the official registry).
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// Which of what it ships to install (default: its first package, else its remote).
+        #[arg(long, value_name = "npm|pypi|oci|remote")]
+        package: Option<String>,
+        /// The local name (default: the last part of its registry name).
+        #[arg(long, value_name = "LOCAL")]
+        name: Option<String>,
+        /// A value it asks for: an environment variable, header, argument or URL variable
+        /// (repeatable). A required one not given is asked on a terminal.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Trust the printed definition without asking.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Remove an installed server, its rules, its trust and its keychain entries.
+    Uninstall {
         /// A configured server's name.
         server: String,
     },
@@ -764,6 +815,33 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         } => login::login(&session, server, *no_browser, scope.as_deref()).await,
         Command::Logout { server } => login::logout(&session, server).await,
         Command::Trust { server, yes } => trust::trust(&session, server, *yes).await,
+        Command::Registry {
+            action:
+                RegistryAction::Search {
+                    term,
+                    registry,
+                    limit,
+                },
+        } => gallery::search(&session, term.clone(), registry.clone(), *limit).await,
+        Command::Install {
+            reference,
+            registry,
+            package,
+            name,
+            set,
+            yes,
+        } => {
+            let args = gallery::Install {
+                reference: reference.clone(),
+                registry: registry.clone(),
+                package: package.clone(),
+                name: name.clone(),
+                set: set.clone(),
+                yes: *yes,
+            };
+            gallery::install(&session, args).await
+        }
+        Command::Uninstall { server } => gallery::uninstall(&session, server).await,
         Command::Conformance { url } => conformance::run(&session, url).await,
         Command::Bench(args) => bench::run(&session, args).await,
     }

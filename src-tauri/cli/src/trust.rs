@@ -46,7 +46,7 @@ pub async fn trust(session: &Session, server: &str, yes: bool) -> Result<ExitCod
 }
 
 /// Prints the review and, unless `yes`, asks on the terminal.
-async fn ask(review: LaunchReview, yes: bool) -> bool {
+pub async fn ask(review: LaunchReview, yes: bool) -> bool {
     eprint!("{}", review.text());
     if yes {
         return true;

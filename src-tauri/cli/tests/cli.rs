@@ -1,6 +1,8 @@
 //! The CLI as scripts use it: the real binary, real servers, JSON on stdout, one-line errors and
 //! documented exit codes; and the official conformance suite's client scenarios.
 
+#[path = "../../../tests/support/loopback_registry.rs"]
+mod loopback_registry;
 #[path = "../../../tests/support/replay_provider.rs"]
 mod replay_provider;
 
@@ -1422,4 +1424,145 @@ fn import_adds_a_claude_desktop_file_once() {
     assert_eq!(written["mcpServers"]["mine"]["command"], "/bin/true");
     let again = import(&[]);
     assert_eq!(again["unchanged"], json!(["found"]), "{again}");
+}
+
+/// A loopback registry serving the fixture `server.json` documents, on a runtime of its own.
+fn registry() -> (tokio::runtime::Runtime, loopback_registry::LoopbackRegistry) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let fixtures = loopback_registry::LoopbackRegistry::fixtures();
+    let r = rt.block_on(loopback_registry::LoopbackRegistry::start(fixtures));
+    (rt, r)
+}
+
+#[test]
+fn registry_search_prints_one_line_per_server() {
+    let (_rt, r) = registry();
+    let o = cli(&["registry", "search", "--registry", &r.url]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = stdout_lines(&o);
+    assert_eq!(lines.len(), 4);
+    let weather = &lines[0];
+    assert_eq!(weather["name"], "com.example.weather/forecast");
+    assert_eq!(weather["packages"], json!(["oci"]));
+    assert_eq!(
+        weather["remotes"],
+        json!(["https://{tenant}.weather.example.com/mcp"])
+    );
+    assert_eq!(weather["registry"], r.url);
+    let o = cli(&[
+        "registry",
+        "search",
+        "time",
+        "--registry",
+        &r.url,
+        "--limit",
+        "5",
+    ]);
+    let lines = stdout_lines(&o);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["version"], "2026.10.19");
+    assert_eq!(lines[0]["packages"], json!(["pypi"]));
+}
+
+#[test]
+fn install_from_the_registry_then_call_it_then_uninstall() {
+    let (_rt, r) = registry();
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.json");
+    let everything = "io.github.modelcontextprotocol/server-everything@2026.8.31";
+    let with_config = |args: &[&str]| {
+        let mut c = command(home.path(), args);
+        c.env("SWITCHBOARD_CONFIG", &config)
+            .env("SWITCHBOARD_REGISTRY", &r.url);
+        c
+    };
+    // Off a terminal, without --yes: the definition is shown and nothing is installed.
+    let o = cli_with_input(&mut with_config(&["install", everything]), "");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("Installed from: io.github.modelcontextprotocol/server-everything 2026.8.31"),
+        "{said}"
+    );
+    assert!(
+        said.contains("\"@modelcontextprotocol/server-everything@2026.8.31\""),
+        "{said}"
+    );
+    assert!(
+        !config.exists()
+            || !std::fs::read_to_string(&config)
+                .unwrap()
+                .contains("everything")
+    );
+
+    let o = with_config(&["install", everything, "--yes"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout_lines(&o)[0]["installed"], "server-everything");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let server = &saved["mcpServers"]["server-everything"];
+    assert_eq!(server["command"], "npx");
+    assert_eq!(
+        server["args"],
+        json!([
+            "-y",
+            "@modelcontextprotocol/server-everything@2026.8.31",
+            "stdio"
+        ])
+    );
+    assert_eq!(server["installedFrom"]["registry"], r.url);
+
+    let args = [
+        "--approve",
+        "deny",
+        "call",
+        "server-everything",
+        "echo",
+        "--args",
+        r#"{"message":"from the registry"}"#,
+    ];
+    let o = with_config(&args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout_lines(&o)[0]["content"][0]["text"],
+        "Echo: from the registry"
+    );
+
+    let o = with_config(&["uninstall", "server-everything"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert!(
+        saved["mcpServers"].get("server-everything").is_none(),
+        "{saved}"
+    );
+}
+
+#[test]
+fn a_required_value_not_given_off_a_terminal_is_named() {
+    let (_rt, r) = registry();
+    let home = tempfile::tempdir().unwrap();
+    let mut c = command(
+        home.path(),
+        &[
+            "install",
+            "io.github.modelcontextprotocol/server-filesystem",
+            "--registry",
+            &r.url,
+            "--yes",
+        ],
+    );
+    c.env("SWITCHBOARD_CONFIG", home.path().join("config.json"));
+    let o = cli_with_input(&mut c, "");
+    assert_eq!(o.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains("required: directory"), "{said}");
+    assert!(!home.path().join("config.json").exists());
 }

@@ -9,6 +9,10 @@ pub mod commands;
 pub mod requests;
 
 pub use auth::SignIn;
+pub use gallery::{
+    InstallForm, InstallOption, InstallRequest, Listing, Page, RegistryRef, RegistrySearch,
+    pick_choice,
+};
 pub use trust::Confirm;
 
 // Everything the shell and the CLI need besides `App`, in one place: they name nothing of the
@@ -44,6 +48,7 @@ pub use crate::visible::{reveal, reveal_json};
 mod auth;
 mod call_ids;
 mod chat;
+mod gallery;
 mod mcp_apps;
 mod reviews;
 mod servers;

@@ -85,8 +85,8 @@ pub struct Page {
 /// The text of a listing as it may be shown.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export, rename = "ListingText")]
-pub struct Shown {
+#[ts(export)]
+pub struct ListingText {
     pub name: String,
     pub title: String,
     pub description: String,
@@ -99,9 +99,9 @@ pub struct Shown {
 
 impl Listing {
     /// The listing's text, hidden characters revealed and lengths capped.
-    pub fn shown(&self) -> Shown {
+    pub fn shown(&self) -> ListingText {
         let s = &self.server;
-        Shown {
+        ListingText {
             name: text::shown(&s.name, text::SHORT),
             title: text::shown(s.title.as_deref().unwrap_or(&s.name), text::SHORT),
             description: text::shown(&s.description, text::LONG),

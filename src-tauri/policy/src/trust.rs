@@ -130,6 +130,9 @@ pub struct LaunchReview {
     pub changes: Vec<FieldChange>,
     /// What the local server's sandbox lets it reach.
     pub sandbox: SandboxReview,
+    /// Where the definition says it was installed from (registry, name, version, repository):
+    /// the config file's claim, shown so the person can weigh it.
+    pub installed_from: Option<String>,
 }
 
 impl LaunchReview {
@@ -172,6 +175,16 @@ impl LaunchReview {
                 .map(|before| pins::changes(&before, &launch_value(config)))
                 .unwrap_or_default(),
             sandbox: SandboxReview::of(server, config, trust),
+            installed_from: config.installed_from.as_ref().map(|from| {
+                let mut text = format!(
+                    "{} {} from the registry {}",
+                    from.name, from.version, from.registry
+                );
+                if let Some(repository) = &from.repository {
+                    text.push_str(&format!(" (source: {repository})"));
+                }
+                shown(&text)
+            }),
         }
     }
 
@@ -188,6 +201,9 @@ impl LaunchReview {
             out.push_str(&format!("{label}:{gap}{value}\n"))
         };
         line("Server", &self.server);
+        if let Some(from) = &self.installed_from {
+            line("Installed from", from);
+        }
         line("Transport", &self.transport);
         if let Some(command) = &self.command {
             line("Command", command);

@@ -25,4 +25,9 @@ changes: Array<FieldChange>,
 /**
  * What the local server's sandbox lets it reach.
  */
-sandbox: SandboxReview, };
+sandbox: SandboxReview, 
+/**
+ * Where the definition says it was installed from (registry, name, version, repository):
+ * the config file's claim, shown so the person can weigh it.
+ */
+installedFrom: string | null, };

@@ -1,0 +1,269 @@
+//! The app's side of the gallery: listing a registry's servers, the install form of one, and
+//! installing it (the definition goes through the trust dialog like any other, its secrets to
+//! the keychain only once it is trusted) or uninstalling it (its definition, rules, trust and
+//! keychain entries).
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use switchboard_gallery::definition::{self, Choice, Installable, Needed};
+use switchboard_gallery::registry::{self, ListingText, Query, Registry};
+use ts_rs::TS;
+
+use super::requests::{SaveServer, ServerName};
+use super::{App, Confirm};
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::SecretStore;
+use crate::store::off_thread;
+use crate::trust::LaunchReview;
+
+pub use switchboard_gallery::definition::pick as pick_choice;
+pub use switchboard_gallery::registry::{Listing, Page};
+
+/// What to list from a registry.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RegistrySearch {
+    /// The registry's base URL; the configured default when null.
+    pub registry: Option<String>,
+    pub search: Option<String>,
+    pub cursor: Option<String>,
+    pub limit: Option<u32>,
+}
+
+/// A server of a registry, at a version (the latest when null).
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RegistryRef {
+    pub registry: Option<String>,
+    pub name: String,
+    pub version: Option<String>,
+}
+
+/// The install form of a listing: its text, the ways it can be run, what each asks for.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct InstallForm {
+    pub listing: Listing,
+    pub text: ListingText,
+    pub choices: Vec<InstallOption>,
+    /// The local name it would be installed under.
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct InstallOption {
+    pub choice: Choice,
+    pub label: String,
+    pub needs: Vec<Needed>,
+}
+
+/// Install a registry server: which, how, under what name, with which values.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct InstallRequest {
+    pub server: RegistryRef,
+    /// Which package or remote; the first when null.
+    pub choice: Option<Choice>,
+    /// The kind to pick when `choice` is null (`npm`, `pypi`, `oci`, `remote`).
+    pub kind: Option<String>,
+    /// The local name; from the registry name when null.
+    pub name: Option<String>,
+    #[ts(type = "Record<string, string>")]
+    pub values: IndexMap<String, String>,
+}
+
+impl App {
+    /// The registry `url` names, else `SWITCHBOARD_REGISTRY`, else the config's first, else the
+    /// official one.
+    pub fn registry(&self, url: Option<&str>) -> Result<Registry> {
+        let configured = self
+            .0
+            .host
+            .config()
+            .ok()
+            .and_then(|c| c.registries.first().cloned());
+        let url = url
+            .map(str::to_owned)
+            .or_else(|| {
+                std::env::var("SWITCHBOARD_REGISTRY")
+                    .ok()
+                    .filter(|u| !u.is_empty())
+            })
+            .or(configured)
+            .unwrap_or_else(|| registry::OFFICIAL.to_owned());
+        Registry::new(&url)
+    }
+
+    /// One page of a registry's latest servers.
+    pub async fn registry_search(&self, args: RegistrySearch) -> Result<Page> {
+        let query = Query {
+            search: args.search,
+            cursor: args.cursor,
+            limit: args.limit,
+            updated_since: None,
+        };
+        self.registry(args.registry.as_deref())?
+            .search(&query)
+            .await
+    }
+
+    /// The listing `r` names.
+    pub async fn registry_listing(&self, r: &RegistryRef) -> Result<Listing> {
+        let version = r.version.as_deref().unwrap_or("latest");
+        self.registry(r.registry.as_deref())?
+            .version(&r.name, version)
+            .await
+    }
+
+    /// The install form of the server `args` names.
+    pub async fn install_form(&self, args: RegistryRef) -> Result<InstallForm> {
+        let listing = self.registry_listing(&args).await?;
+        let choices = definition::choices(&listing)
+            .into_iter()
+            .map(|(choice, label)| {
+                Ok(InstallOption {
+                    choice,
+                    label,
+                    needs: definition::needs(&listing, choice)?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(InstallForm {
+            text: listing.shown(),
+            name: self.free_name(&switchboard_gallery::text::local_name(&listing.server.name))?,
+            listing,
+            choices,
+        })
+    }
+
+    /// The definition `args` would install, without installing it (what `install` shows).
+    pub async fn install_plan(&self, args: &InstallRequest) -> Result<Installable> {
+        let listing = self.registry_listing(&args.server).await?;
+        let choice = match args.choice {
+            Some(choice) => choice,
+            None => definition::pick(&listing, args.kind.as_deref())?,
+        };
+        let name = match &args.name {
+            Some(name) => name.trim().to_owned(),
+            None => self.free_name(&switchboard_gallery::text::local_name(&listing.server.name))?,
+        };
+        if self.config()?.mcp_servers.contains_key(&name) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("A server named {name:?} is already configured: choose another name."),
+            ));
+        }
+        let installable = definition::installable(&listing, choice, &name, &args.values)?;
+        if let Some(runtime) = &installable.runtime {
+            runtime_present(runtime)?;
+        }
+        Ok(installable)
+    }
+
+    /// The trust review of the definition `args` would install.
+    pub async fn install_review(&self, args: &InstallRequest) -> Result<LaunchReview> {
+        let plan = self.install_plan(args).await?;
+        let trust = &self.0.host.context().trust;
+        Ok(LaunchReview::of(&plan.name, &plan.config, trust))
+    }
+
+    /// Installs the server `args` names: shows its definition through `confirm` (with where it
+    /// came from), and only if the person trusts it writes its secrets to the keychain and adds
+    /// it. The local name it was installed under.
+    pub async fn install_server(&self, args: InstallRequest, confirm: Confirm) -> Result<String> {
+        let Installable {
+            name,
+            config,
+            secrets,
+            ..
+        } = self.install_plan(&args).await?;
+        let store = self.0.host.context().secrets.clone();
+        // Written before the definition is saved (the server starts as soon as it is), and
+        // taken back if it is not.
+        let (s, kept) = (store.clone(), secrets.clone());
+        off_thread(move || kept.iter().try_for_each(|(k, v)| s.set(k, v))).await?;
+        let saved = self
+            .save_server(
+                SaveServer {
+                    name: name.clone(),
+                    config,
+                    previous_name: None,
+                },
+                confirm,
+            )
+            .await;
+        if let Err(e) = saved {
+            let entries: Vec<String> = secrets.into_iter().map(|(k, _)| k).collect();
+            off_thread(move || forget(store.as_ref(), &entries)).await?;
+            return Err(e);
+        }
+        Ok(name)
+    }
+
+    /// Removes a server and the keychain entries of its own its definition refers to.
+    pub async fn uninstall_server(&self, args: ServerName) -> Result<()> {
+        let config = self.configured_server(&args.server)?;
+        let prefix = format!("${{secret:server/{}/", args.server);
+        let entries: Vec<String> = config
+            .env
+            .values()
+            .chain(config.headers.values())
+            .filter_map(|v| own_entry(v, &prefix))
+            .collect();
+        self.remove_server(args).await?;
+        let store = self.0.host.context().secrets.clone();
+        off_thread(move || forget(store.as_ref(), &entries)).await
+    }
+
+    /// `base`, or `base-2`, `base-3`… whichever is not configured yet.
+    fn free_name(&self, base: &str) -> Result<String> {
+        let taken = self.config()?.mcp_servers;
+        let name = (1..)
+            .map(|i| {
+                if i == 1 {
+                    base.to_owned()
+                } else {
+                    format!("{base}-{i}")
+                }
+            })
+            .find(|n| !taken.contains_key(n))
+            .unwrap_or_else(|| base.to_owned());
+        Ok(name)
+    }
+}
+
+/// The keychain entry a `${secret:server/<name>/…}` value refers to, when it is nothing else.
+fn own_entry(value: &str, prefix: &str) -> Option<String> {
+    let rest = value.strip_prefix(prefix)?.strip_suffix('}')?;
+    (!rest.contains('}')).then(|| format!("{}{rest}", &prefix["${secret:".len()..]))
+}
+
+fn forget(store: &dyn SecretStore, entries: &[String]) -> Result<()> {
+    entries.iter().try_for_each(|e| store.delete(e))
+}
+
+/// An error saying how to get `runtime` when it is not on PATH.
+fn runtime_present(runtime: &str) -> Result<()> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|dir| dir.join(runtime).is_file()) {
+        return Ok(());
+    }
+    let how = match runtime {
+        "npx" => "install Node.js (https://nodejs.org), which comes with npx",
+        "uvx" => "install uv (https://docs.astral.sh/uv/), which comes with uvx",
+        "docker" => "install Docker (https://docs.docker.com/get-docker/)",
+        _ => "install it",
+    };
+    Err(Error::new(
+        ErrorCode::SpawnFailed,
+        format!(
+            "This server runs with {runtime}, which is not on this computer's PATH: {how}, then try again."
+        ),
+    ))
+}
