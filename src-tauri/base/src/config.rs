@@ -137,8 +137,8 @@ pub struct ServerConfig {
     pub extra: Map<String, Value>,
 }
 
-/// Where an installed server came from: a registry, the server's name and version there, and the
-/// repository its listing names.
+/// Where an installed server came from: a registry (or a bundle file), the server's name and
+/// version there, and the repository its listing names.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -150,6 +150,13 @@ pub struct InstalledFrom {
     pub version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
+    /// For an MCP Bundle: the folder it was unpacked into (removed when it is uninstalled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "string | null")]
+    pub bundle: Option<PathBuf>,
+    /// For an MCP Bundle: who signed it when it was installed, or that nobody did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// A server's `sandbox` setting as written: on or off, or a profile (which is on).

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use indexmap::IndexMap;
 use serde_json::json;
 use switchboard_core::app::requests::ServerName;
-use switchboard_core::app::{InstallRequest, RegistryRef, RegistrySearch};
+use switchboard_core::app::{
+    BundleInstall, InstallInput, InstallRequest, RegistryRef, RegistrySearch,
+};
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::{Session, print_line};
@@ -72,6 +74,10 @@ pub struct Install {
 }
 
 pub async fn install(session: &Session, args: Install) -> Result<ExitCode> {
+    let path = std::path::Path::new(&args.reference);
+    if args.reference.ends_with(".mcpb") || path.is_file() {
+        return install_bundle(session, args).await;
+    }
     let (name, version) = match args.reference.split_once('@') {
         Some((name, version)) => (name.to_owned(), Some(version.to_owned())),
         None => (args.reference.clone(), None),
@@ -109,6 +115,40 @@ pub async fn install(session: &Session, args: Install) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `install FILE.mcpb`: its settings from `--set` (asked on a terminal when required).
+async fn install_bundle(session: &Session, args: Install) -> Result<ExitCode> {
+    let path = std::path::PathBuf::from(&args.reference);
+    let form = session.app.bundle_form(path.clone()).await?;
+    eprintln!(
+        "{} {} by {}: {}",
+        form.display_name, form.version, form.author, form.signature_text
+    );
+    let mut request = BundleInstall {
+        path,
+        name: args.name,
+        values: values(&args.set)?,
+    };
+    if std::io::stdin().is_terminal() {
+        ask_each(&form.needs, &mut request.values).await?;
+    } else if !args.yes {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            "not on a terminal, so nobody can be asked: run this again with --yes to trust the              definition it prints",
+        ));
+    }
+    let yes = args.yes;
+    let installed = session
+        .app
+        .install_bundle(
+            request,
+            Box::new(move |review| Box::pin(crate::trust::ask(review, yes))),
+        )
+        .await?;
+    eprintln!("installed {installed}: trusted, and it runs until its definition changes");
+    print_line(&json!({"installed": installed}))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub async fn uninstall(session: &Session, server: &str) -> Result<ExitCode> {
     session
         .app
@@ -120,20 +160,28 @@ pub async fn uninstall(session: &Session, server: &str) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `KEY=VALUE` pairs.
+/// `KEY=VALUE` pairs; a key given more than once has its values one per line (a setting that
+/// takes several).
 fn values(set: &[String]) -> Result<IndexMap<String, String>> {
-    set.iter()
-        .map(|pair| {
-            pair.split_once('=')
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::InvalidInput,
-                        format!("--set {pair:?}: write it as KEY=VALUE"),
-                    )
-                })
-        })
-        .collect()
+    let mut out: IndexMap<String, String> = IndexMap::new();
+    for pair in set {
+        let (k, v) = pair.split_once('=').ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidInput,
+                format!("--set {pair:?}: write it as KEY=VALUE"),
+            )
+        })?;
+        match out.get_mut(k) {
+            Some(existing) => {
+                existing.push('\n');
+                existing.push_str(v);
+            }
+            None => {
+                out.insert(k.to_owned(), v.to_owned());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Asks on the terminal for each required value not given (a secret without echo); off a
@@ -151,8 +199,13 @@ async fn ask_missing(session: &Session, request: &mut InstallRequest) -> Result<
     let Some(option) = form.choices.iter().find(|o| o.choice == choice) else {
         return Ok(());
     };
-    for need in &option.needs {
-        if !need.required || need.default.is_some() || request.values.contains_key(&need.key) {
+    ask_each(&option.needs, &mut request.values).await
+}
+
+/// Asks for each required value in `needs` that has no default and was not given.
+async fn ask_each(needs: &[InstallInput], values: &mut IndexMap<String, String>) -> Result<()> {
+    for need in needs {
+        if !need.required || need.default.is_some() || values.contains_key(&need.key) {
             continue;
         }
         let prompt = format!("{} ({}): ", need.key, need.description);
@@ -160,7 +213,7 @@ async fn ask_missing(session: &Session, request: &mut InstallRequest) -> Result<
         let value = tokio::task::spawn_blocking(move || read_value(&prompt, secret))
             .await
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))??;
-        request.values.insert(need.key.clone(), value);
+        values.insert(need.key.clone(), value);
     }
     Ok(())
 }

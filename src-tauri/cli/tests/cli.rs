@@ -1,6 +1,8 @@
 //! The CLI as scripts use it: the real binary, real servers, JSON on stdout, one-line errors and
 //! documented exit codes; and the official conformance suite's client scenarios.
 
+#[path = "../../../tests/support/bundles.rs"]
+mod bundles;
 #[path = "../../../tests/support/loopback_registry.rs"]
 mod loopback_registry;
 #[path = "../../../tests/support/replay_provider.rs"]
@@ -1565,4 +1567,84 @@ fn a_required_value_not_given_off_a_terminal_is_named() {
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(said.contains("required: directory"), "{said}");
     assert!(!home.path().join("config.json").exists());
+}
+
+#[test]
+fn a_bundle_made_by_mcpb_installs_runs_and_uninstalls_without_a_trace() {
+    let (_, signed) = bundles::memory();
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.json");
+    let memory = home.path().join("memory.json");
+    let with_config = |args: &[&str]| {
+        let mut c = command(home.path(), args);
+        c.env("SWITCHBOARD_CONFIG", &config);
+        c
+    };
+    let file = signed.to_string_lossy().into_owned();
+    let setting = format!("memory_file={}", memory.display());
+    let o = with_config(&["install", &file, "--set", &setting, "--yes"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{said}");
+    assert!(said.contains("with a self-signed certificate"), "{said}");
+    assert!(
+        said.contains("Installed from: memory-bundle 2026.8.31 from the bundle"),
+        "{said}"
+    );
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let folder = PathBuf::from(
+        saved["mcpServers"]["memory-bundle"]["installedFrom"]["bundle"]
+            .as_str()
+            .unwrap(),
+    );
+    assert!(
+        folder.starts_with(home.path().join("bundles")),
+        "{folder:?}"
+    );
+    assert!(folder.join("manifest.json").is_file());
+
+    let args = ["--approve", "deny", "call", "memory-bundle", "read_graph"];
+    let o = with_config(&args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout_lines(&o)[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.contains("entities"), "{text}");
+
+    let o = with_config(&["uninstall", "memory-bundle"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!folder.exists(), "the bundle's folder is removed");
+}
+
+#[test]
+fn a_declined_bundle_leaves_nothing_behind() {
+    let (packed, _) = bundles::memory();
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.json");
+    let mut c = command(
+        home.path(),
+        &[
+            "install",
+            &packed.to_string_lossy(),
+            "--set",
+            "memory_file=/tmp/m.json",
+        ],
+    );
+    c.env("SWITCHBOARD_CONFIG", &config);
+    let o = cli_with_input(&mut c, "");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unsigned"));
+    let bundles = home.path().join("bundles");
+    let left = std::fs::read_dir(&bundles).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "nothing unpacked");
+    assert!(!config.exists());
 }

@@ -10,8 +10,8 @@ pub mod requests;
 
 pub use auth::SignIn;
 pub use gallery::{
-    InstallForm, InstallOption, InstallRequest, Listing, Page, RegistryRef, RegistrySearch,
-    pick_choice,
+    BundleForm, BundleInstall, InstallForm, InstallInput, InstallOption, InstallRequest, Listing,
+    Page, RegistryRef, RegistrySearch, pick_choice,
 };
 pub use trust::Confirm;
 
@@ -472,6 +472,7 @@ fn box_place(paths: &Paths) -> switchboard_sandbox::BoxPlace {
         dir: paths.data_dir.join("boxes"),
         home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
         protected: vec![paths.config_file.clone(), paths.data_dir.clone()],
+        bundles: Some(paths.data_dir.join("bundles")),
     }
 }
 

@@ -130,6 +130,7 @@ pub fn installable(
         name: listing.server.name.clone(),
         version: listing.server.version.clone(),
         repository: listing.server.repository.as_ref().map(|r| r.url.clone()),
+        ..InstalledFrom::default()
     });
     Ok(Installable {
         name: name.to_owned(),

@@ -4,6 +4,7 @@
 //! without a shell, with its secrets set apart for the keychain. Nothing here runs anything or
 //! writes the config: the core does that after the person has seen and trusted the definition.
 
+pub mod bundle;
 pub mod definition;
 pub mod registry;
 pub mod text;

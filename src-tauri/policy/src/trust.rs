@@ -105,6 +105,26 @@ pub struct LaunchSetting {
     pub value: String,
 }
 
+/// Where a definition says it came from, in one line.
+fn installed_from(from: &crate::config::InstalledFrom) -> String {
+    let place = if from.bundle.is_some() {
+        "bundle"
+    } else {
+        "registry"
+    };
+    let mut text = format!(
+        "{} {} from the {place} {}",
+        from.name, from.version, from.registry
+    );
+    if let Some(repository) = &from.repository {
+        text.push_str(&format!(" (source: {repository})"));
+    }
+    if let Some(signature) = &from.signature {
+        text.push_str(&format!("; {signature}"));
+    }
+    text
+}
+
 /// Exactly what trusting a server lets run: shown in the native dialog and by `switchboard-cli
 /// trust`, and bound by its digest, so only what was shown gets trusted.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -175,16 +195,10 @@ impl LaunchReview {
                 .map(|before| pins::changes(&before, &launch_value(config)))
                 .unwrap_or_default(),
             sandbox: SandboxReview::of(server, config, trust),
-            installed_from: config.installed_from.as_ref().map(|from| {
-                let mut text = format!(
-                    "{} {} from the registry {}",
-                    from.name, from.version, from.registry
-                );
-                if let Some(repository) = &from.repository {
-                    text.push_str(&format!(" (source: {repository})"));
-                }
-                shown(&text)
-            }),
+            installed_from: config
+                .installed_from
+                .as_ref()
+                .map(|f| shown(&installed_from(f))),
         }
     }
 

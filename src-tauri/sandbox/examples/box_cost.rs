@@ -12,6 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         dir: dir.clone(),
         home: std::env::var_os("HOME").map(PathBuf::from),
         protected: vec![],
+        bundles: None,
     };
     let program = std::env::args()
         .nth(1)

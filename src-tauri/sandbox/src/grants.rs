@@ -29,6 +29,9 @@ pub struct BoxSpec {
     pub home: Option<PathBuf>,
     /// Paths no automatic grant may contain: Switchboard's config file and data directory.
     pub protected: Vec<PathBuf>,
+    /// Where installed MCP Bundles are unpacked (inside the data directory): a grant inside one
+    /// bundle's folder (`<bundles>/<name>/<version>/…`) is allowed, none above it.
+    pub bundles: Option<PathBuf>,
     /// The loopback port of the proxy the server reaches listed hosts through.
     pub proxy_port: Option<u16>,
 }
@@ -42,6 +45,8 @@ pub struct BoxPlace {
     pub home: Option<PathBuf>,
     /// Switchboard's config file and data directory.
     pub protected: Vec<PathBuf>,
+    /// Where installed MCP Bundles are unpacked, inside the data directory.
+    pub bundles: Option<PathBuf>,
 }
 
 impl BoxPlace {
@@ -70,6 +75,7 @@ impl BoxPlace {
             temp_dir,
             home: self.home.clone(),
             protected: self.protected.clone(),
+            bundles: self.bundles.clone(),
             proxy_port: None,
         })
     }
@@ -258,19 +264,33 @@ impl BoxSpec {
 
     /// Of `paths` found automatically, those that exist, do not contain the home directory (a
     /// script in `~` must not open all of `~`), and neither contain nor lie in a protected path
-    /// (an argument naming the host's database does not open it).
+    /// (an argument naming the host's database does not open it), unless they lie inside one
+    /// installed bundle's folder.
     fn automatic(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
         paths
             .into_iter()
             .filter(|p| p.exists())
             .filter(|p| !self.home.as_ref().is_some_and(|h| h.starts_with(p)))
             .filter(|p| {
-                !self
-                    .protected
-                    .iter()
-                    .any(|g| g.starts_with(p) || p.starts_with(g))
+                self.in_one_bundle(p)
+                    || !self
+                        .protected
+                        .iter()
+                        .any(|g| g.starts_with(p) || p.starts_with(g))
             })
             .collect()
+    }
+
+    /// Whether `p` is a bundle's folder (`<bundles>/<name>/<version>`) or inside one.
+    fn in_one_bundle(&self, p: &Path) -> bool {
+        let Some(rest) = self.bundles.as_ref().and_then(|b| p.strip_prefix(b).ok()) else {
+            return false;
+        };
+        let parts: Vec<_> = rest.components().collect();
+        parts.len() >= 2
+            && parts
+                .iter()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
     }
 }
 

@@ -39,6 +39,7 @@ impl World {
             temp_dir: temp,
             home: Some(h.clone()),
             protected: vec![data],
+            bundles: None,
             proxy_port: None,
         };
         World { home, root, spec }

@@ -8,4 +8,12 @@ export type InstallInput = { key: string, kind: InstallInputKind, description: s
 /**
  * `string`, `number`, `boolean` or `filepath`.
  */
-format: string, placeholder: string | null, };
+format: string, placeholder: string | null, 
+/**
+ * For a number: its bounds.
+ */
+min: number | null, max: number | null, 
+/**
+ * Several values (one per line).
+ */
+multiple: boolean, };

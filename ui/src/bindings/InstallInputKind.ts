@@ -3,4 +3,4 @@
 /**
  * Where a value goes.
  */
-export type InstallInputKind = "environment" | "argument" | "header" | "urlVariable";
+export type InstallInputKind = "environment" | "argument" | "header" | "urlVariable" | "setting";

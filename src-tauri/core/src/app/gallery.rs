@@ -3,8 +3,11 @@
 //! the keychain only once it is trusted) or uninstalling it (its definition, rules, trust and
 //! keychain entries).
 
+use std::path::PathBuf;
+
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+use switchboard_gallery::bundle::{Opened, Signature as BundleSignature, settings};
 use switchboard_gallery::definition::{self, Choice, Installable, Needed};
 use switchboard_gallery::registry::{self, ListingText, Query, Registry};
 use ts_rs::TS;
@@ -16,7 +19,7 @@ use crate::secrets::SecretStore;
 use crate::store::off_thread;
 use crate::trust::LaunchReview;
 
-pub use switchboard_gallery::definition::pick as pick_choice;
+pub use switchboard_gallery::definition::{Needed as InstallInput, pick as pick_choice};
 pub use switchboard_gallery::registry::{Listing, Page};
 
 /// What to list from a registry.
@@ -60,6 +63,35 @@ pub struct InstallOption {
     pub choice: Choice,
     pub label: String,
     pub needs: Vec<Needed>,
+}
+
+/// A bundle file's install form: what it is, who signed it, what it asks for.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct BundleForm {
+    pub name: String,
+    pub display_name: String,
+    pub version: String,
+    pub description: String,
+    pub author: String,
+    pub signature: BundleSignature,
+    /// How the trust dialog words the signature.
+    pub signature_text: String,
+    pub needs: Vec<Needed>,
+    pub sha256: String,
+}
+
+/// Install a bundle file.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct BundleInstall {
+    #[ts(type = "string")]
+    pub path: PathBuf,
+    pub name: Option<String>,
+    #[ts(type = "Record<string, string>")]
+    pub values: IndexMap<String, String>,
 }
 
 /// Install a registry server: which, how, under what name, with which values.
@@ -177,12 +209,22 @@ impl App {
     /// came from), and only if the person trusts it writes its secrets to the keychain and adds
     /// it. The local name it was installed under.
     pub async fn install_server(&self, args: InstallRequest, confirm: Confirm) -> Result<String> {
+        let plan = self.install_plan(&args).await?;
+        self.install_planned(plan, confirm).await
+    }
+
+    /// Writes `plan`'s secrets and saves its definition through the trust dialog; takes the
+    /// secrets back if it is not saved.
+    async fn install_planned(&self, plan: Installable, confirm: Confirm) -> Result<String> {
+        if let Some(runtime) = &plan.runtime {
+            runtime_present(runtime)?;
+        }
         let Installable {
             name,
             config,
             secrets,
             ..
-        } = self.install_plan(&args).await?;
+        } = plan;
         let store = self.0.host.context().secrets.clone();
         // Written before the definition is saved (the server starts as soon as it is), and
         // taken back if it is not.
@@ -206,9 +248,79 @@ impl App {
         Ok(name)
     }
 
-    /// Removes a server and the keychain entries of its own its definition refers to.
+    /// The install form of the bundle file at `path` (read and checked; nothing written).
+    pub async fn bundle_form(&self, path: PathBuf) -> Result<BundleForm> {
+        let opened = off_thread(move || Opened::read(&path, None)).await?;
+        let m = &opened.manifest;
+        let shown = |s: &str| switchboard_gallery::text::shown(s, switchboard_gallery::text::LONG);
+        Ok(BundleForm {
+            name: self.free_name(&switchboard_gallery::text::local_name(&format!(
+                "x/{}",
+                m.name
+            )))?,
+            display_name: shown(m.display_name.as_deref().unwrap_or(&m.name)),
+            version: shown(&m.version),
+            description: shown(&m.description),
+            author: shown(&m.author.name),
+            signature_text: settings::signature_text(&opened.signature),
+            signature: opened.signature.clone(),
+            needs: settings::needs(m),
+            sha256: opened.sha256.clone(),
+        })
+    }
+
+    /// Installs the bundle file `args.path`: unpacks it into its own folder, and shows the
+    /// definition through `confirm` with who signed it; if the person does not trust it, the
+    /// folder and its secrets are removed again. The local name.
+    pub async fn install_bundle(&self, args: BundleInstall, confirm: Confirm) -> Result<String> {
+        let path = args.path.clone();
+        let opened = off_thread(move || Opened::read(&path, None)).await?;
+        let base = switchboard_gallery::text::local_name(&format!("x/{}", opened.manifest.name));
+        let name = match &args.name {
+            Some(name) => name.trim().to_owned(),
+            None => self.free_name(&base)?,
+        };
+        if self.config()?.mcp_servers.contains_key(&name) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("A server named {name:?} is already configured: choose another name."),
+            ));
+        }
+        let bundles = self.paths().data_dir.join("bundles");
+        let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+        let values = args.values.clone();
+        let (plan, folder) = off_thread(move || {
+            let folder = opened.unpack(&bundles)?;
+            let plan = settings::definition(&opened, &folder, &name, &values, home.as_deref());
+            if plan.is_err() {
+                let _ = std::fs::remove_dir_all(&folder);
+            }
+            Ok((plan?, folder))
+        })
+        .await?;
+        let mut plan = plan;
+        if let Some(from) = plan.config.installed_from.as_mut() {
+            from.registry = args.path.to_string_lossy().into_owned();
+        }
+        let installed = self.install_planned(plan, confirm).await;
+        if installed.is_err() {
+            let _ = std::fs::remove_dir_all(&folder);
+        }
+        installed
+    }
+
+    /// Removes a server and the keychain entries of its own its definition refers to (and an
+    /// installed bundle's folder).
     pub async fn uninstall_server(&self, args: ServerName) -> Result<()> {
         let config = self.configured_server(&args.server)?;
+        let bundle = config
+            .installed_from
+            .as_ref()
+            .and_then(|f| f.bundle.clone());
+        let bundles = self.paths().data_dir.join("bundles");
+        if let Some(folder) = bundle.filter(|f| f.starts_with(&bundles) && f != &bundles) {
+            let _ = std::fs::remove_dir_all(folder);
+        }
         let prefix = format!("${{secret:server/{}/", args.server);
         let entries: Vec<String> = config
             .env

@@ -44,6 +44,7 @@ impl World {
             dir: self.data.join("boxes"),
             home: Some(self.home.clone()),
             protected: vec![self.data.clone()],
+            bundles: Some(self.data.join("bundles")),
         }
     }
 

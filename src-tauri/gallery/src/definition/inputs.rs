@@ -21,6 +21,8 @@ pub enum NeededKind {
     Argument,
     Header,
     UrlVariable,
+    /// A bundle's `user_config` setting.
+    Setting,
 }
 
 /// One value the install form asks for; its text is safe to show.
@@ -38,6 +40,11 @@ pub struct Needed {
     /// `string`, `number`, `boolean` or `filepath`.
     pub format: String,
     pub placeholder: Option<String>,
+    /// For a number: its bounds.
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// Several values (one per line).
+    pub multiple: bool,
 }
 
 /// The values a package asks for.
@@ -102,6 +109,9 @@ fn asked(out: &mut Vec<Needed>, key: &str, kind: NeededKind, input: &Input) {
             .placeholder
             .as_deref()
             .map(|d| text::shown(d, text::SHORT)),
+        min: None,
+        max: None,
+        multiple: false,
     });
 }
 

@@ -9,6 +9,7 @@ fn spec(home: &Path) -> BoxSpec {
         temp_dir: home.join("tmp"),
         home: Some(home.to_path_buf()),
         protected: vec![home.join("switchboard-data")],
+        bundles: Some(home.join("switchboard-data/bundles")),
         proxy_port: None,
     }
 }
@@ -180,4 +181,29 @@ fn a_script_named_as_an_argument_gets_its_whole_node_modules() {
     let g = spec(home.path()).grants(launch(Path::new("/usr/bin/node"), &args));
     let sdk = std::fs::canonicalize(modules.join("@scope/sdk")).unwrap();
     assert!(granted(&g.read, &sdk), "{:?}", g.read);
+}
+
+#[test]
+fn an_installed_bundle_gets_its_own_folder_and_no_other() {
+    let home = tempfile::tempdir().unwrap();
+    let bundles = home.path().join("switchboard-data/bundles");
+    let mine = bundles.join("memory/1.0.0/node_modules/pkg/dist");
+    let other = bundles.join("other/2.0.0");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(mine.join("index.js"), "").unwrap();
+    let args = [mine.join("index.js").to_string_lossy().into_owned()];
+    let g = spec(home.path()).grants(launch(Path::new("/usr/bin/node"), &args));
+    assert!(granted(&g.read, &mine.join("index.js")), "{:?}", g.read);
+    assert!(!granted(&g.read, &other));
+    assert!(!granted(
+        &g.read,
+        &home.path().join("switchboard-data/switchboard.db")
+    ));
+    // An argument naming the bundles folder itself, or one bundle's name folder, opens nothing.
+    for above in [bundles.clone(), bundles.join("memory")] {
+        let args = [above.to_string_lossy().into_owned()];
+        let g = spec(home.path()).grants(launch(Path::new("/usr/bin/node"), &args));
+        assert!(!granted(&g.read, &above), "{above:?}: {:?}", g.read);
+    }
 }

@@ -378,6 +378,7 @@ async fn a_server_trusted_before_sandboxing_runs_unboxed_until_sandboxed_in_one_
         dir: dir.path().join("data/boxes"),
         home: None,
         protected: vec![],
+        bundles: None,
     }
     .state_dir("s");
     assert!(
