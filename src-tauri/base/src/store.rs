@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0007_launch_definitions.sql"),
     include_str!("store/migrations/0008_keychain_index.sql"),
     include_str!("store/migrations/0009_unsandboxed.sql"),
+    include_str!("store/migrations/0010_registry_cache.sql"),
 ];
 
 /// The file name of the database inside the data directory.

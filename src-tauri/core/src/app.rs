@@ -10,8 +10,8 @@ pub mod requests;
 
 pub use auth::SignIn;
 pub use gallery::{
-    BundleForm, BundleInstall, InstallForm, InstallInput, InstallOption, InstallRequest, Listing,
-    Page, RegistryRef, RegistrySearch, pick_choice,
+    BundleChoice, BundleForm, BundleInstall, InstallForm, InstallInput, InstallOption,
+    InstallRequest, Listing, Page, RegistryRef, RegistrySearch, UpdateView, pick_choice,
 };
 pub use trust::Confirm;
 
@@ -107,6 +107,8 @@ struct Inner {
     keychain: Option<Arc<IndexedKeychain>>,
     /// The ids of the window's tool calls, each made once.
     call_ids: call_ids::CallIds,
+    /// The gallery's last listing of each registry.
+    registry_cache: gallery::RegistryCache,
 }
 
 /// Builds an [`App`]: the desktop's defaults, or the CLI's choices.
@@ -268,6 +270,7 @@ impl AppBuilder {
             door,
             reviews,
             providers,
+            registry_cache: gallery::RegistryCache::new(store.clone()),
             chats: Chats::new(store),
             turns: Turns::default(),
             events,

@@ -239,6 +239,32 @@ fn remote(e: &Endpoint, listing: &Listing, i: usize, r: &mut Resolver) -> Result
     })
 }
 
+/// `args` with each package of `listing` pinned at `old` pinned at `new` instead
+/// (`pkg@old`, `pkg==old`, `image:old`): an update keeps everything else of the definition.
+pub fn repin(args: &[String], listing: &Listing, old: &str, new: &str) -> Vec<String> {
+    let ids: Vec<&str> = listing
+        .server
+        .packages
+        .iter()
+        .map(|p| match p.identifier.rsplit_once(':') {
+            Some((image, tag)) if p.registry_type == "oci" && !tag.contains('/') => image,
+            _ => p.identifier.as_str(),
+        })
+        .collect();
+    args.iter()
+        .map(|arg| {
+            for sep in ["@", "==", ":"] {
+                if let Some(id) = arg.strip_suffix(&format!("{sep}{old}"))
+                    && ids.contains(&id)
+                {
+                    return format!("{id}{sep}{new}");
+                }
+            }
+            arg.clone()
+        })
+        .collect()
+}
+
 /// A package name as its registry allows: nothing that reads as an option or a path.
 fn check_identifier(p: &Package) -> Result<()> {
     let id = &p.identifier;

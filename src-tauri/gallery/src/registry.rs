@@ -69,6 +69,9 @@ pub struct Listing {
     pub is_latest: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
+    /// Its text as it may be shown (what a window displays; `server` is what it says).
+    #[serde(default)]
+    pub text: ListingText,
 }
 
 /// A page of listings and the cursor of the next one.
@@ -80,10 +83,12 @@ pub struct Page {
     pub next_cursor: Option<String>,
     /// Entries left out because their name is not a registry server name.
     pub skipped: u32,
+    /// The registry could not be reached: this is the last listing kept on this computer.
+    pub offline: bool,
 }
 
 /// The text of a listing as it may be shown.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ListingText {
@@ -293,14 +298,17 @@ impl Registry {
             Some("deleted") => Status::Deleted,
             _ => Status::Active,
         };
-        Ok(Some(Listing {
+        let mut listing = Listing {
             registry: self.url().to_owned(),
             server: wire.server,
             status,
             status_message: official.status_message,
             is_latest: official.is_latest,
             updated_at: official.updated_at,
-        }))
+            text: ListingText::default(),
+        };
+        listing.text = listing.shown();
+        Ok(Some(listing))
     }
 
     /// The body of a GET, read up to the cap.

@@ -10,6 +10,8 @@ import type { ApprovePins } from "./ApprovePins";
 import type { AuditEntry } from "./AuditEntry";
 import type { AuditExport } from "./AuditExport";
 import type { AuditQuery } from "./AuditQuery";
+import type { BundleChoice } from "./BundleChoice";
+import type { BundleForm } from "./BundleForm";
 import type { CallId } from "./CallId";
 import type { CallTool } from "./CallTool";
 import type { Complete } from "./Complete";
@@ -24,6 +26,8 @@ import type { ImportCandidate } from "./ImportCandidate";
 import type { ImportFrom } from "./ImportFrom";
 import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
+import type { InstallForm } from "./InstallForm";
+import type { InstallRequest } from "./InstallRequest";
 import type { NewConversation } from "./NewConversation";
 import type { NoArgs } from "./NoArgs";
 import type { OpenAppView } from "./OpenAppView";
@@ -31,6 +35,9 @@ import type { PinItem } from "./PinItem";
 import type { PolicyEntry } from "./PolicyEntry";
 import type { ProviderId } from "./ProviderId";
 import type { ProviderSettings } from "./ProviderSettings";
+import type { RegistryPage } from "./RegistryPage";
+import type { RegistryRef } from "./RegistryRef";
+import type { RegistrySearch } from "./RegistrySearch";
 import type { ResourceUri } from "./ResourceUri";
 import type { ResourcesPage } from "./ResourcesPage";
 import type { Review } from "./Review";
@@ -47,6 +54,7 @@ import type { SetRoots } from "./SetRoots";
 import type { SignInInfo } from "./SignInInfo";
 import type { TaskRef } from "./TaskRef";
 import type { TaskView } from "./TaskView";
+import type { UpdateView } from "./UpdateView";
 import type { Url } from "./Url";
 import type { ViewId } from "./ViewId";
 import type { WithheldTool } from "./WithheldTool";
@@ -105,6 +113,12 @@ export type Commands = {
   app_read_resource: { args: AppReadResource; result: Mcp.ReadResourceResult };
   app_message: { args: AppMessage; result: null };
   app_update_context: { args: AppUpdateContext; result: null };
+  registry_search: { args: RegistrySearch; result: RegistryPage };
+  registry_cached: { args: RegistrySearch; result: RegistryPage };
+  registry_refresh: { args: RegistrySearch; result: number };
+  install_form: { args: RegistryRef; result: InstallForm };
+  uninstall_server: { args: ServerName; result: null };
+  check_updates: { args: NoArgs; result: UpdateView[] };
   sign_in_server: { args: ServerName; result: null };
   cancel_sign_in: { args: NoArgs; result: null };
   sign_out_server: { args: ServerName; result: null };
@@ -118,6 +132,10 @@ export type Commands = {
   save_bytes: { args: SaveBytes; result: string | null };
   export_audit: { args: AuditQuery; result: AuditExport | null };
   app_open_link: { args: AppOpenLink; result: null };
+  install_server: { args: InstallRequest; result: string };
+  update_server: { args: ServerName; result: boolean };
+  pick_bundle: { args: NoArgs; result: BundleForm | null };
+  install_bundle: { args: BundleChoice; result: string };
 };
 
 /** The names, for runtime checks. */
@@ -174,6 +192,12 @@ export const COMMAND_NAMES = [
   "app_read_resource",
   "app_message",
   "app_update_context",
+  "registry_search",
+  "registry_cached",
+  "registry_refresh",
+  "install_form",
+  "uninstall_server",
+  "check_updates",
   "sign_in_server",
   "cancel_sign_in",
   "sign_out_server",
@@ -187,4 +211,8 @@ export const COMMAND_NAMES = [
   "save_bytes",
   "export_audit",
   "app_open_link",
+  "install_server",
+  "update_server",
+  "pick_bundle",
+  "install_bundle",
 ] as const satisfies readonly (keyof Commands)[];

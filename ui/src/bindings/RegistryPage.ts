@@ -8,4 +8,8 @@ export type RegistryPage = { servers: Array<RegistryListing>, nextCursor: string
 /**
  * Entries left out because their name is not a registry server name.
  */
-skipped: number, };
+skipped: number, 
+/**
+ * The registry could not be reached: this is the last listing kept on this computer.
+ */
+offline: boolean, };

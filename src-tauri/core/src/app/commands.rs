@@ -6,6 +6,7 @@
 
 use ts_rs::TS;
 
+use super::gallery::{BundleChoice, InstallRequest, RegistryRef, RegistrySearch};
 use super::requests::*;
 use crate::approvals::policy::PolicyEntry;
 use crate::audit::AuditQuery;
@@ -117,6 +118,12 @@ command_table! { $
         app_read_resource(AppReadResource) -> ReadResourceResult as "Mcp.ReadResourceResult";
         app_message(AppMessage) -> () as "null";
         app_update_context(AppUpdateContext) -> () as "null";
+        registry_search(RegistrySearch) -> Page as "RegistryPage";
+        registry_cached(RegistrySearch) -> Page as "RegistryPage";
+        registry_refresh(RegistrySearch) -> usize as "number";
+        install_form(RegistryRef) -> InstallForm as "InstallForm";
+        uninstall_server(ServerName) -> () as "null";
+        check_updates(NoArgs) -> Vec<UpdateView> as "UpdateView[]";
     }
     // Adapted by hand in the shell: they need the window (a native dialog, the browser, a
     // progress channel, the file the person chose).
@@ -134,6 +141,10 @@ command_table! { $
         save_bytes(SaveBytes) -> "string | null";
         export_audit(AuditQuery) -> "AuditExport | null";
         app_open_link(AppOpenLink) -> "null";
+        install_server(InstallRequest) -> "string";
+        update_server(ServerName) -> "boolean";
+        pick_bundle(NoArgs) -> "BundleForm | null";
+        install_bundle(BundleChoice) -> "string";
     }
 }
 
@@ -157,6 +168,10 @@ const RESULT_TYPES: &[&str] = &[
     "TaskView",
     "WithheldTool",
     "Error",
+    "RegistryPage",
+    "InstallForm",
+    "BundleForm",
+    "UpdateView",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.

@@ -12,7 +12,11 @@ use switchboard_gallery::definition::{self, Choice, Installable, Needed};
 use switchboard_gallery::registry::{self, ListingText, Query, Registry};
 use ts_rs::TS;
 
-use super::requests::{SaveServer, ServerName};
+mod cache;
+
+pub use cache::RegistryCache;
+
+use super::requests::{NoArgs, SaveServer, ServerName};
 use super::{App, Confirm};
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::SecretStore;
@@ -94,6 +98,27 @@ pub struct BundleInstall {
     pub values: IndexMap<String, String>,
 }
 
+/// Install the bundle file the person chose in the native picker (the window never names it).
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct BundleChoice {
+    pub name: Option<String>,
+    #[ts(type = "Record<string, string>")]
+    pub values: IndexMap<String, String>,
+}
+
+/// A server installed from a registry whose registry lists a newer version.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct UpdateView {
+    pub server: String,
+    pub installed: String,
+    pub latest: String,
+    pub registry: String,
+}
+
 /// Install a registry server: which, how, under what name, with which values.
 #[derive(Debug, Clone, Default, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -132,17 +157,84 @@ impl App {
         Registry::new(&url)
     }
 
-    /// One page of a registry's latest servers.
+    /// One page of a registry's latest servers, kept for next time; when the registry cannot
+    /// be reached, the listing kept last time (marked offline).
     pub async fn registry_search(&self, args: RegistrySearch) -> Result<Page> {
+        let registry = self.registry(args.registry.as_deref())?;
         let query = Query {
-            search: args.search,
-            cursor: args.cursor,
+            search: args.search.clone(),
+            cursor: args.cursor.clone(),
             limit: args.limit,
             updated_since: None,
         };
-        self.registry(args.registry.as_deref())?
-            .search(&query)
-            .await
+        let cache = &self.0.registry_cache;
+        match registry.search(&query).await {
+            Ok(page) => {
+                cache.keep(registry.url(), &page.servers).await?;
+                Ok(page)
+            }
+            Err(e) if e.code == ErrorCode::ConnectFailed && args.cursor.is_none() => {
+                let servers = cache.search(registry.url(), args.search.as_deref()).await?;
+                if servers.is_empty() {
+                    return Err(e);
+                }
+                Ok(Page {
+                    servers,
+                    offline: true,
+                    ..Page::default()
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The listing kept from a registry's last answers, at once and without the network.
+    pub async fn registry_cached(&self, args: RegistrySearch) -> Result<Page> {
+        let registry = self.registry(args.registry.as_deref())?;
+        let servers = self
+            .0
+            .registry_cache
+            .search(registry.url(), args.search.as_deref())
+            .await?;
+        Ok(Page {
+            servers,
+            offline: true,
+            ..Page::default()
+        })
+    }
+
+    /// Brings the kept listing of a registry up to date: only what changed since the last
+    /// refresh (all of it the first time), deleted servers removed. How many listings changed.
+    pub async fn registry_refresh(&self, args: RegistrySearch) -> Result<usize> {
+        let registry = self.registry(args.registry.as_deref())?;
+        let cache = &self.0.registry_cache;
+        let since = cache.synced_at(registry.url()).await?;
+        let mut query = Query {
+            limit: Some(registry::MAX_LIMIT),
+            updated_since: since.clone(),
+            ..Query::default()
+        };
+        let (mut changed, mut newest) = (0, since);
+        // A registry that never stops paging is cut off: a refresh is not worth a hang.
+        for _ in 0..1_000 {
+            let page = registry.search(&query).await?;
+            changed += page.servers.len();
+            let latest = page
+                .servers
+                .iter()
+                .filter_map(|l| l.updated_at.clone())
+                .max();
+            newest = newest.max(latest);
+            cache.keep(registry.url(), &page.servers).await?;
+            match page.next_cursor {
+                Some(cursor) => query.cursor = Some(cursor),
+                None => break,
+            }
+        }
+        if let Some(at) = newest {
+            cache.mark_synced(registry.url(), &at).await?;
+        }
+        Ok(changed)
     }
 
     /// The listing `r` names.
@@ -331,6 +423,73 @@ impl App {
         self.remove_server(args).await?;
         let store = self.0.host.context().secrets.clone();
         off_thread(move || forget(store.as_ref(), &entries)).await
+    }
+
+    /// The servers installed from a registry that lists a newer version (a registry that cannot
+    /// be reached says nothing).
+    pub async fn check_updates(&self, _: NoArgs) -> Result<Vec<UpdateView>> {
+        let installed: Vec<(String, crate::config::InstalledFrom)> = self
+            .config()?
+            .mcp_servers
+            .into_iter()
+            .filter_map(|(name, c)| c.installed_from.map(|f| (name, f)))
+            .filter(|(_, f)| f.bundle.is_none())
+            .collect();
+        let checks = installed.into_iter().map(|(server, from)| async move {
+            let latest = Registry::new(&from.registry)
+                .ok()?
+                .version(&from.name, "latest")
+                .await
+                .ok()?;
+            (latest.server.version != from.version && latest.offered()).then(|| UpdateView {
+                server,
+                installed: from.version.clone(),
+                latest: latest.server.version,
+                registry: from.registry,
+            })
+        });
+        Ok(futures::future::join_all(checks)
+            .await
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
+    /// Moves server `args.server` to the latest version its registry lists: the same definition
+    /// with the new version pinned, shown through `confirm` with what changed, and trusted again
+    /// only if the person says so. Whether it was updated.
+    pub async fn update_server(&self, args: ServerName, confirm: Confirm) -> Result<bool> {
+        let name = args.server;
+        let mut config = self.configured_server(&name)?;
+        let Some(from) = config.installed_from.clone().filter(|f| f.bundle.is_none()) else {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("{name:?} was not installed from a registry."),
+            ));
+        };
+        let latest = Registry::new(&from.registry)?
+            .version(&from.name, "latest")
+            .await?;
+        let new = latest.server.version.clone();
+        if new == from.version || !latest.offered() {
+            return Ok(false);
+        }
+        if !switchboard_gallery::text::is_exact_version(&new) {
+            return Err(Error::new(
+                ErrorCode::ServerError,
+                "The registry's latest version is not an exact version.",
+            ));
+        }
+        config.args = definition::repin(&config.args, &latest, &from.version, &new);
+        if let Some(f) = config.installed_from.as_mut() {
+            f.version = new;
+        }
+        let save = SaveServer {
+            name: name.clone(),
+            config,
+            previous_name: Some(name),
+        };
+        self.save_server(save, confirm).await.map(|()| true)
     }
 
     /// `base`, or `base-2`, `base-3`… whichever is not configured yet.

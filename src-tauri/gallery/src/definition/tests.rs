@@ -18,6 +18,7 @@ fn fixture(file: &str) -> Listing {
         status_message: None,
         is_latest: true,
         updated_at: None,
+        text: Default::default(),
     }
 }
 
@@ -197,4 +198,42 @@ fn pick_by_kind() {
     assert_eq!(pick(&l, Some("oci")).unwrap(), Choice::Package(0));
     let e = pick(&l, Some("npm")).unwrap_err();
     assert!(e.message.contains("oci, remote"), "{}", e.message);
+}
+
+#[test]
+fn an_update_repins_the_package_and_keeps_the_rest() {
+    let l = fixture("everything.json");
+    let args: Vec<String> = [
+        "-y",
+        "@modelcontextprotocol/server-everything@2026.8.31",
+        "stdio",
+    ]
+    .map(String::from)
+    .into();
+    let moved = repin(&args, &l, "2026.8.31", "2026.9.1");
+    assert_eq!(
+        moved,
+        [
+            "-y",
+            "@modelcontextprotocol/server-everything@2026.9.1",
+            "stdio"
+        ]
+    );
+    let l = fixture("time.json");
+    let args: Vec<String> = ["mcp-server-time==2026.10.19", "--x", "other==2026.10.19"]
+        .map(String::from)
+        .into();
+    let moved = repin(&args, &l, "2026.10.19", "2026.11.1");
+    assert_eq!(
+        moved,
+        ["mcp-server-time==2026.11.1", "--x", "other==2026.10.19"]
+    );
+    let l = fixture("remote-weather.json");
+    let args: Vec<String> = ["run", "ghcr.io/example/weather-mcp:1.4.0"]
+        .map(String::from)
+        .into();
+    assert_eq!(
+        repin(&args, &l, "1.4.0", "1.5.0")[1],
+        "ghcr.io/example/weather-mcp:1.5.0"
+    );
 }
