@@ -19,6 +19,10 @@ use switchboard_core::app::{
     ImportPlan, ImportReport, PinItem, PolicyEntry, ProviderSettings, Review, RootsView,
     ServerView, SignInInfo, TaskView, WithheldTool, import_locations as locations,
 };
+use switchboard_core::app::{
+    BundleChoice, BundleForm, BundleInstall, InstallForm, InstallRequest, Page, RegistryRef,
+    RegistrySearch, UpdateView,
+};
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
@@ -154,6 +158,88 @@ async fn import_apply(
         )
     })?;
     app.import_apply(path, args).await
+}
+
+/// Installs a registry server after the native dialog showed exactly what it runs.
+#[tauri::command]
+async fn install_server<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: InstallRequest,
+) -> Result<String> {
+    app.install_server(args, confirm_in_dialog(window)).await
+}
+
+/// Moves an installed server to its registry's latest version after the native dialog showed
+/// what changes.
+#[tauri::command]
+async fn update_server<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: ServerName,
+) -> Result<bool> {
+    app.update_server(args, confirm_in_dialog(window)).await
+}
+
+/// The bundle file the person chose, which `install_bundle` installs (the window never names a
+/// path).
+#[derive(Default)]
+pub struct BundlePick(Mutex<Option<PathBuf>>);
+
+impl BundlePick {
+    pub fn set(&self, path: Option<PathBuf>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = path;
+    }
+
+    fn get(&self) -> Option<PathBuf> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Asks for a `.mcpb` in the native picker and reads it; `None` when the person cancels.
+#[tauri::command]
+async fn pick_bundle<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    pick: State<'_, BundlePick>,
+    _args: NoArgs,
+) -> Result<Option<BundleForm>> {
+    pick.set(None);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    window
+        .dialog()
+        .file()
+        .set_title("Install an MCP Bundle")
+        .add_filter("MCP Bundle", &["mcpb"])
+        .pick_file(move |picked| {
+            let _ = tx.send(picked);
+        });
+    let Some(path) = picked_path(rx.await.ok().flatten())?.map(PathBuf::from) else {
+        return Ok(None);
+    };
+    let form = app.bundle_form(path.clone()).await?;
+    pick.set(Some(path));
+    Ok(Some(form))
+}
+
+/// Installs the bundle chosen by [`pick_bundle`] (or opened with the app), after the native
+/// dialog showed what it runs and who signed it.
+#[tauri::command]
+async fn install_bundle<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    pick: State<'_, BundlePick>,
+    args: BundleChoice,
+) -> Result<String> {
+    let path = pick
+        .get()
+        .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "choose a bundle to install first"))?;
+    let install = BundleInstall {
+        path,
+        name: args.name,
+        values: args.values,
+    };
+    app.install_bundle(install, confirm_in_dialog(window)).await
 }
 
 /// Calls a tool, streaming its progress over the call's own channel (`onProgress`, beside `args`:

@@ -5,6 +5,7 @@ mod commands;
 #[cfg(test)]
 mod lint;
 mod navigation;
+mod opened;
 pub mod rendering;
 mod views;
 
@@ -30,11 +31,13 @@ pub fn run() {
     let result = tauri::Builder::default()
         // First: a second launch focuses the running window instead of starting another host
         // that would spawn every server twice.
-        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+        .plugin(tauri_plugin_single_instance::init(|app, args, _cwd| {
             if let Some(window) = app.get_webview_window("main") {
                 let _ = window.unminimize();
                 let _ = window.set_focus();
             }
+            // A bundle or an install link handed to a second launch goes to this one.
+            opened::open_all(app.clone(), args.into_iter().skip(1).collect());
         }))
         // The window never leaves the app, whatever its content or script asks.
         .plugin(navigation::guard())
@@ -51,7 +54,18 @@ pub fn run() {
             exit_on_signal(app.handle().clone());
             app.manage(core);
             app.manage(commands::ImportChoice::default());
+            app.manage(commands::BundlePick::default());
+            opened::open_all(app.handle().clone(), std::env::args().skip(1).collect());
             Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                let paths = paths
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect();
+                opened::open_all(window.app_handle().clone(), paths);
+            }
         })
         .invoke_handler(commands::handler())
         .build(tauri::generate_context!());

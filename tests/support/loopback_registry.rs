@@ -21,6 +21,7 @@ pub struct LoopbackRegistry {
     pub url: String,
     pub requests: Arc<Mutex<Vec<String>>>,
     docs: Arc<Mutex<Vec<Value>>>,
+    server: tokio::task::JoinHandle<()>,
 }
 
 impl LoopbackRegistry {
@@ -40,11 +41,14 @@ impl LoopbackRegistry {
             .with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
         Self {
             url,
             requests,
             docs,
+            server,
         }
     }
 
@@ -67,9 +71,21 @@ impl LoopbackRegistry {
         docs.into_iter().map(|(_, d)| d).collect()
     }
 
-    /// Adds a document (a new version, a new server) while it runs.
+    /// Adds a document (a new version, a new server) while it runs; a latest version makes
+    /// the others of its server no longer latest.
     pub fn publish(&self, doc: Value) {
-        self.docs.lock().unwrap().push(doc);
+        let mut docs = self.docs.lock().unwrap();
+        if official(&doc, "isLatest") == json!(true) {
+            for d in docs.iter_mut().filter(|d| name_of(d) == name_of(&doc)) {
+                d["_meta"]["io.modelcontextprotocol.registry/official"]["isLatest"] = json!(false);
+            }
+        }
+        docs.push(doc);
+    }
+
+    /// Stops answering: the registry is out of reach from now on.
+    pub fn stop(&self) {
+        self.server.abort();
     }
 }
 

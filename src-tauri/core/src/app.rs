@@ -10,8 +10,9 @@ pub mod requests;
 
 pub use auth::SignIn;
 pub use gallery::{
-    BundleChoice, BundleForm, BundleInstall, InstallForm, InstallInput, InstallOption,
-    InstallRequest, Listing, Page, RegistryRef, RegistrySearch, UpdateView, pick_choice,
+    BundleChoice, BundleForm, BundleInstall, INSTALL_SCHEME, InstallForm, InstallInput,
+    InstallLink, InstallOption, InstallRequest, Listing, Opened, Page, RegistryRef, RegistrySearch,
+    UpdateView, pick_choice,
 };
 pub use trust::Confirm;
 

@@ -6,6 +6,7 @@
 
 pub mod bundle;
 pub mod definition;
+pub mod link;
 pub mod registry;
 pub mod text;
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use switchboard_gallery::bundle::{Opened, Signature as BundleSignature, settings};
+use switchboard_gallery::bundle::{Opened as OpenedBundle, Signature as BundleSignature, settings};
 use switchboard_gallery::definition::{self, Choice, Installable, Needed};
 use switchboard_gallery::registry::{self, ListingText, Query, Registry};
 use ts_rs::TS;
@@ -24,6 +24,7 @@ use crate::store::off_thread;
 use crate::trust::LaunchReview;
 
 pub use switchboard_gallery::definition::{Needed as InstallInput, pick as pick_choice};
+pub use switchboard_gallery::link::{InstallLink, SCHEME as INSTALL_SCHEME};
 pub use switchboard_gallery::registry::{Listing, Page};
 
 /// What to list from a registry.
@@ -106,6 +107,17 @@ pub struct BundleChoice {
     pub name: Option<String>,
     #[ts(type = "Record<string, string>")]
     pub values: IndexMap<String, String>,
+}
+
+/// Something the app was asked to open (a `.mcpb` given to it, dropped on its window, or an
+/// install link), as the window shows it: nothing has been installed.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+#[ts(export)]
+pub enum Opened {
+    Bundle { form: BundleForm },
+    Link { link: InstallLink },
+    Failed { error: Error },
 }
 
 /// A server installed from a registry whose registry lists a newer version.
@@ -342,7 +354,7 @@ impl App {
 
     /// The install form of the bundle file at `path` (read and checked; nothing written).
     pub async fn bundle_form(&self, path: PathBuf) -> Result<BundleForm> {
-        let opened = off_thread(move || Opened::read(&path, None)).await?;
+        let opened = off_thread(move || OpenedBundle::read(&path, None)).await?;
         let m = &opened.manifest;
         let shown = |s: &str| switchboard_gallery::text::shown(s, switchboard_gallery::text::LONG);
         Ok(BundleForm {
@@ -366,7 +378,7 @@ impl App {
     /// folder and its secrets are removed again. The local name.
     pub async fn install_bundle(&self, args: BundleInstall, confirm: Confirm) -> Result<String> {
         let path = args.path.clone();
-        let opened = off_thread(move || Opened::read(&path, None)).await?;
+        let opened = off_thread(move || OpenedBundle::read(&path, None)).await?;
         let base = switchboard_gallery::text::local_name(&format!("x/{}", opened.manifest.name));
         let name = match &args.name {
             Some(name) => name.trim().to_owned(),
@@ -399,6 +411,25 @@ impl App {
             let _ = std::fs::remove_dir_all(&folder);
         }
         installed
+    }
+
+    /// What an argument the app was started with (or a dropped file) asks to open: a bundle's
+    /// form, or an install link's request; `None` when it is neither.
+    pub async fn open_argument(&self, arg: &str) -> Option<Opened> {
+        let failed = |error| Some(Opened::Failed { error });
+        if arg.starts_with(&format!("{INSTALL_SCHEME}:")) {
+            return match switchboard_gallery::link::parse(arg) {
+                Ok(link) => Some(Opened::Link { link }),
+                Err(error) => failed(error),
+            };
+        }
+        if !arg.ends_with(".mcpb") {
+            return None;
+        }
+        match self.bundle_form(PathBuf::from(arg)).await {
+            Ok(form) => Some(Opened::Bundle { form }),
+            Err(error) => failed(error),
+        }
     }
 
     /// Removes a server and the keychain entries of its own its definition refers to (and an
@@ -538,3 +569,6 @@ fn runtime_present(runtime: &str) -> Result<()> {
         ),
     ))
 }
+
+#[cfg(test)]
+mod tests;

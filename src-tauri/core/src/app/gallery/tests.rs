@@ -1,0 +1,176 @@
+//! The gallery through the app, against a loopback registry: the kept listing when the registry
+//! is out of reach, refreshes that ask only for what changed, and updates.
+
+#[path = "../../../../../tests/support/loopback_registry.rs"]
+mod loopback_registry;
+
+use std::sync::{Arc, Mutex};
+
+use loopback_registry::LoopbackRegistry;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::app::{AppBuilder, BaseEnv, MemoryStore, Paths};
+
+async fn app(dir: &std::path::Path) -> App {
+    let paths = Paths {
+        config_file: dir.join("config.json"),
+        data_dir: dir.join("data"),
+    };
+    AppBuilder::new(paths)
+        .secrets(Arc::new(MemoryStore::default()))
+        .base_env(BaseEnv::from_current())
+        .supervise(false)
+        .build()
+        .await
+        .unwrap()
+}
+
+fn search(registry: &str, term: Option<&str>) -> RegistrySearch {
+    RegistrySearch {
+        registry: Some(registry.to_owned()),
+        search: term.map(str::to_owned),
+        ..RegistrySearch::default()
+    }
+}
+
+fn everything_at(version: &str, updated: &str) -> Value {
+    let mut doc = LoopbackRegistry::fixtures()
+        .into_iter()
+        .find(|d| d["server"]["name"] == "io.github.modelcontextprotocol/server-everything")
+        .unwrap();
+    doc["server"]["version"] = json!(version);
+    doc["server"]["packages"][0]["version"] = json!(version);
+    let meta = &mut doc["_meta"]["io.modelcontextprotocol.registry/official"];
+    meta["updatedAt"] = json!(updated);
+    meta["publishedAt"] = json!(updated);
+    meta["isLatest"] = json!(true);
+    doc
+}
+
+#[tokio::test]
+async fn out_of_reach_the_gallery_shows_what_it_kept_marked_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let r = LoopbackRegistry::start(LoopbackRegistry::fixtures()).await;
+    let live = app.registry_search(search(&r.url, None)).await.unwrap();
+    assert_eq!(live.servers.len(), 4);
+    assert!(!live.offline);
+    r.stop();
+    let kept = app
+        .registry_search(search(&r.url, Some("TIME")))
+        .await
+        .unwrap();
+    assert!(kept.offline);
+    assert_eq!(kept.servers.len(), 1);
+    assert_eq!(kept.servers[0].text.title, "Time");
+    let cached = app.registry_cached(search(&r.url, None)).await.unwrap();
+    assert_eq!(cached.servers.len(), 4);
+}
+
+#[tokio::test]
+async fn a_refresh_asks_only_for_what_changed_and_forgets_the_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let r = LoopbackRegistry::start(LoopbackRegistry::fixtures()).await;
+    assert_eq!(app.registry_refresh(search(&r.url, None)).await.unwrap(), 4);
+    r.publish(everything_at("2026.9.1", "2026-12-01T00:00:00Z"));
+    let mut gone = LoopbackRegistry::fixtures().remove(3);
+    gone["_meta"]["io.modelcontextprotocol.registry/official"]["status"] = json!("deleted");
+    gone["_meta"]["io.modelcontextprotocol.registry/official"]["updatedAt"] =
+        json!("2026-12-02T00:00:00Z");
+    r.publish(gone);
+    // The two changes, and the one updated at the last refresh's instant (`updated_since` is
+    // inclusive): not the other two.
+    assert_eq!(app.registry_refresh(search(&r.url, None)).await.unwrap(), 3);
+    let asked = r.requests.lock().unwrap().last().cloned().unwrap();
+    assert!(
+        asked.contains("updated_since=2026-11-01T10%3A00%3A00Z"),
+        "{asked}"
+    );
+    let cached = app.registry_cached(search(&r.url, None)).await.unwrap();
+    let names: Vec<_> = cached
+        .servers
+        .iter()
+        .map(|l| l.server.version.as_str())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names.contains(&"2026.9.1"), "{names:?}");
+}
+
+#[tokio::test]
+async fn a_newer_version_is_found_and_installing_it_asks_for_trust_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let r = LoopbackRegistry::start(LoopbackRegistry::fixtures()).await;
+    let request = InstallRequest {
+        server: RegistryRef {
+            registry: Some(r.url.clone()),
+            name: "io.github.modelcontextprotocol/server-everything".into(),
+            version: None,
+        },
+        ..InstallRequest::default()
+    };
+    let yes: Confirm = Box::new(|_| Box::pin(async { true }));
+    let name = app.install_server(request, yes).await.unwrap();
+    assert!(app.check_updates(NoArgs {}).await.unwrap().is_empty());
+
+    r.publish(everything_at("2026.9.1", "2026-12-01T00:00:00Z"));
+    let updates = app.check_updates(NoArgs {}).await.unwrap();
+    assert_eq!(updates.len(), 1);
+    assert_eq!(
+        (updates[0].installed.as_str(), updates[0].latest.as_str()),
+        ("2026.8.31", "2026.9.1")
+    );
+
+    let shown = Arc::new(Mutex::new(None));
+    let seen = shown.clone();
+    let no: Confirm = Box::new(move |review| {
+        *seen.lock().unwrap() = Some(review);
+        Box::pin(async { false })
+    });
+    let declined = app
+        .update_server(
+            ServerName {
+                server: name.clone(),
+            },
+            no,
+        )
+        .await;
+    assert!(declined.is_err());
+    let review = shown.lock().unwrap().take().unwrap();
+    assert!(
+        review
+            .args
+            .iter()
+            .any(|a| a.ends_with("@2026.9.1\"") || a.ends_with("@2026.9.1")),
+        "{:?}",
+        review.args
+    );
+    assert_eq!(
+        app.configured_server(&name)
+            .unwrap()
+            .installed_from
+            .unwrap()
+            .version,
+        "2026.8.31"
+    );
+
+    let yes: Confirm = Box::new(|_| Box::pin(async { true }));
+    assert!(
+        app.update_server(
+            ServerName {
+                server: name.clone()
+            },
+            yes
+        )
+        .await
+        .unwrap()
+    );
+    let config = app.configured_server(&name).unwrap();
+    assert_eq!(
+        config.args[1],
+        "@modelcontextprotocol/server-everything@2026.9.1"
+    );
+    assert!(app.check_updates(NoArgs {}).await.unwrap().is_empty());
+}
