@@ -38,6 +38,21 @@ fn desktop_entry_starts(app: &Path) {
         exec.split_whitespace().next() == Some(&*name),
         "the desktop entry starts {exec:?}, not {name}"
     );
+    // It opens MCP Bundles and install links: the file and the link reach the app.
+    assert!(
+        exec.ends_with(" %U"),
+        "the desktop entry passes no file or link: {exec:?}"
+    );
+    let mime = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MimeType="))
+        .expect("a MimeType= line");
+    for handled in ["application/x-mcpb", "x-scheme-handler/switchboard"] {
+        assert!(
+            mime.split(';').any(|m| m == handled),
+            "{handled} not in {mime:?}"
+        );
+    }
     let icon = text
         .lines()
         .find_map(|l| l.strip_prefix("Icon="))

@@ -21,16 +21,33 @@ pub struct LoopbackRegistry {
     pub url: String,
     pub requests: Arc<Mutex<Vec<String>>>,
     docs: Arc<Mutex<Vec<Value>>>,
+    files: Files,
     server: tokio::task::JoinHandle<()>,
 }
+
+type Files = Arc<Mutex<std::collections::HashMap<String, Vec<u8>>>>;
 
 impl LoopbackRegistry {
     /// Serves `docs` (each a `ServerResponse`) on a free port.
     pub async fn start(docs: Vec<Value>) -> Self {
         let docs = Arc::new(Mutex::new(docs));
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let files: Files = Arc::default();
         let state = (docs.clone(), requests.clone());
+        let served = files.clone();
         let app = Router::new()
+            .route(
+                "/files/{name}",
+                get(move |Path(name): Path<String>| {
+                    let file = served.lock().unwrap().get(&name).cloned();
+                    async move {
+                        match file {
+                            Some(bytes) => bytes.into_response(),
+                            None => StatusCode::NOT_FOUND.into_response(),
+                        }
+                    }
+                }),
+            )
             .route("/v0.1/servers", get(list))
             .route("/v0.1/servers/{name}/versions", get(versions))
             .route("/v0.1/servers/{name}/versions/{version}", get(one))
@@ -48,6 +65,7 @@ impl LoopbackRegistry {
             url,
             requests,
             docs,
+            files,
             server,
         }
     }
@@ -81,6 +99,12 @@ impl LoopbackRegistry {
             }
         }
         docs.push(doc);
+    }
+
+    /// Serves `bytes` at `<url>/files/<name>` (a bundle a `server.json` points to); its URL.
+    pub fn serve_file(&self, name: &str, bytes: Vec<u8>) -> String {
+        self.files.lock().unwrap().insert(name.to_owned(), bytes);
+        format!("{}/files/{name}", self.url)
     }
 
     /// Stops answering: the registry is out of reach from now on.

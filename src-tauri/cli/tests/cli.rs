@@ -1648,3 +1648,110 @@ fn a_declined_bundle_leaves_nothing_behind() {
     assert_eq!(left, 0, "nothing unpacked");
     assert!(!config.exists());
 }
+
+/// A `server.json` whose package is an MCP Bundle at `url` with SHA-256 `sha`.
+fn bundle_listing(url: &str, sha: &str) -> Value {
+    json!({
+        "server": {
+            "name": "io.example/memory-bundle",
+            "description": "The memory server as a bundle",
+            "version": "2026.8.31",
+            "packages": [{"registryType": "mcpb", "identifier": url, "fileSha256": sha,
+                          "transport": {"type": "stdio"}}]
+        },
+        "_meta": {"io.modelcontextprotocol.registry/official": {
+            "status": "active", "isLatest": true,
+            "publishedAt": "2026-09-01T00:00:00Z", "updatedAt": "2026-09-01T00:00:00Z"}}
+    })
+}
+
+#[test]
+fn a_registry_bundle_is_downloaded_checked_installed_and_called() {
+    let (packed, _) = bundles::memory();
+    let bytes = std::fs::read(packed).unwrap();
+    let sha: String = {
+        let out = Command::new("sha256sum").arg(packed).output().unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let r = rt.block_on(loopback_registry::LoopbackRegistry::start(vec![]));
+    let good = r.serve_file("memory.mcpb", bytes.clone());
+    r.publish(bundle_listing(&good, &sha));
+    let home = tempfile::tempdir().unwrap();
+    let with_config = |args: &[&str]| {
+        let mut c = command(home.path(), args);
+        c.env("SWITCHBOARD_CONFIG", home.path().join("config.json"))
+            .env("SWITCHBOARD_REGISTRY", &r.url);
+        c
+    };
+    let memory = format!("memory_file={}", home.path().join("m.json").display());
+    let o = with_config(&[
+        "install",
+        "io.example/memory-bundle",
+        "--set",
+        &memory,
+        "--yes",
+    ])
+    .output()
+    .unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{said}");
+    assert!(
+        said.contains("Installed from: io.example/memory-bundle 2026.8.31 from the bundle"),
+        "{said}"
+    );
+    let o = with_config(&["--approve", "deny", "call", "memory-bundle", "read_graph"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(home.path().join(format!("downloads/{sha}.mcpb")).is_file());
+}
+
+#[test]
+fn a_registry_bundle_whose_hash_differs_is_not_kept() {
+    let (packed, _) = bundles::memory();
+    let mut bytes = std::fs::read(packed).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let r = rt.block_on(loopback_registry::LoopbackRegistry::start(vec![]));
+    let sha = "0".repeat(64);
+    bytes.push(0);
+    let url = r.serve_file("memory.mcpb", bytes);
+    r.publish(bundle_listing(&url, &sha));
+    let home = tempfile::tempdir().unwrap();
+    let mut c = command(
+        home.path(),
+        &[
+            "install",
+            "io.example/memory-bundle",
+            "--registry",
+            &r.url,
+            "--set",
+            "memory_file=/tmp/m.json",
+            "--yes",
+        ],
+    );
+    c.env("SWITCHBOARD_CONFIG", home.path().join("config.json"));
+    let o = c.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("SHA-256"));
+    let kept = std::fs::read_dir(home.path().join("downloads"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(kept, 0);
+    assert!(
+        !home.path().join("bundles").exists()
+            || std::fs::read_dir(home.path().join("bundles"))
+                .unwrap()
+                .count()
+                == 0
+    );
+}

@@ -32,7 +32,10 @@ pub enum InstallLink {
     },
     /// A definition: the server form, filled in.
     #[serde(rename_all = "camelCase")]
-    Definition { name: String, config: ServerConfig },
+    Definition {
+        name: String,
+        config: Box<ServerConfig>,
+    },
 }
 
 /// Parses `link`; an error says why it is not one.
@@ -102,7 +105,7 @@ fn definition(json: &str) -> Result<InstallLink> {
     }
     Ok(InstallLink::Definition {
         name: text::local_name(&format!("x/{name}")),
-        config,
+        config: Box::new(config),
     })
 }
 

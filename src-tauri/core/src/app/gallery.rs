@@ -9,9 +9,11 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use switchboard_gallery::bundle::{Opened as OpenedBundle, Signature as BundleSignature, settings};
 use switchboard_gallery::definition::{self, Choice, Installable, Needed};
+use switchboard_gallery::registry::server_json::Package;
 use switchboard_gallery::registry::{self, ListingText, Query, Registry};
 use ts_rs::TS;
 
+mod bundles;
 mod cache;
 
 pub use cache::RegistryCache;
@@ -260,16 +262,23 @@ impl App {
     /// The install form of the server `args` names.
     pub async fn install_form(&self, args: RegistryRef) -> Result<InstallForm> {
         let listing = self.registry_listing(&args).await?;
-        let choices = definition::choices(&listing)
-            .into_iter()
-            .map(|(choice, label)| {
-                Ok(InstallOption {
-                    choice,
-                    label,
-                    needs: definition::needs(&listing, choice)?,
-                })
-            })
-            .collect::<Result<_>>()?;
+        let mut choices = Vec::new();
+        for (choice, label) in definition::choices(&listing) {
+            let needs = match bundle_package(&listing, choice) {
+                // A bundle's settings are in its manifest: it is fetched (and checked) first.
+                Some(p) => {
+                    let (path, sha) = self.fetch_bundle(p).await?;
+                    let opened = off_thread(move || OpenedBundle::read(&path, Some(&sha))).await?;
+                    settings::needs(&opened.manifest)
+                }
+                None => definition::needs(&listing, choice)?,
+            };
+            choices.push(InstallOption {
+                choice,
+                label,
+                needs,
+            });
+        }
         Ok(InstallForm {
             text: listing.shown(),
             name: self.free_name(&switchboard_gallery::text::local_name(&listing.server.name))?,
@@ -289,12 +298,7 @@ impl App {
             Some(name) => name.trim().to_owned(),
             None => self.free_name(&switchboard_gallery::text::local_name(&listing.server.name))?,
         };
-        if self.config()?.mcp_servers.contains_key(&name) {
-            return Err(Error::new(
-                ErrorCode::InvalidInput,
-                format!("A server named {name:?} is already configured: choose another name."),
-            ));
-        }
+        self.name_is_free(&name)?;
         let installable = definition::installable(&listing, choice, &name, &args.values)?;
         if let Some(runtime) = &installable.runtime {
             runtime_present(runtime)?;
@@ -313,6 +317,34 @@ impl App {
     /// came from), and only if the person trusts it writes its secrets to the keychain and adds
     /// it. The local name it was installed under.
     pub async fn install_server(&self, args: InstallRequest, confirm: Confirm) -> Result<String> {
+        let listing = self.registry_listing(&args.server).await?;
+        let choice = match args.choice {
+            Some(choice) => choice,
+            None => definition::pick(&listing, args.kind.as_deref())?,
+        };
+        if let Some(p) = bundle_package(&listing, choice) {
+            if !listing.offered() {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    "It is no longer offered by its registry.",
+                ));
+            }
+            let (path, sha) = self.fetch_bundle(p).await?;
+            let source = bundles::BundleSource {
+                path,
+                sha256: Some(sha),
+                listed: Some(crate::config::InstalledFrom {
+                    registry: listing.registry.clone(),
+                    name: listing.server.name.clone(),
+                    version: listing.server.version.clone(),
+                    repository: listing.server.repository.as_ref().map(|r| r.url.clone()),
+                    ..Default::default()
+                }),
+            };
+            return self
+                .install_bundle_from(source, args.name, args.values, confirm)
+                .await;
+        }
         let plan = self.install_plan(&args).await?;
         self.install_planned(plan, confirm).await
     }
@@ -350,67 +382,6 @@ impl App {
             return Err(e);
         }
         Ok(name)
-    }
-
-    /// The install form of the bundle file at `path` (read and checked; nothing written).
-    pub async fn bundle_form(&self, path: PathBuf) -> Result<BundleForm> {
-        let opened = off_thread(move || OpenedBundle::read(&path, None)).await?;
-        let m = &opened.manifest;
-        let shown = |s: &str| switchboard_gallery::text::shown(s, switchboard_gallery::text::LONG);
-        Ok(BundleForm {
-            name: self.free_name(&switchboard_gallery::text::local_name(&format!(
-                "x/{}",
-                m.name
-            )))?,
-            display_name: shown(m.display_name.as_deref().unwrap_or(&m.name)),
-            version: shown(&m.version),
-            description: shown(&m.description),
-            author: shown(&m.author.name),
-            signature_text: settings::signature_text(&opened.signature),
-            signature: opened.signature.clone(),
-            needs: settings::needs(m),
-            sha256: opened.sha256.clone(),
-        })
-    }
-
-    /// Installs the bundle file `args.path`: unpacks it into its own folder, and shows the
-    /// definition through `confirm` with who signed it; if the person does not trust it, the
-    /// folder and its secrets are removed again. The local name.
-    pub async fn install_bundle(&self, args: BundleInstall, confirm: Confirm) -> Result<String> {
-        let path = args.path.clone();
-        let opened = off_thread(move || OpenedBundle::read(&path, None)).await?;
-        let base = switchboard_gallery::text::local_name(&format!("x/{}", opened.manifest.name));
-        let name = match &args.name {
-            Some(name) => name.trim().to_owned(),
-            None => self.free_name(&base)?,
-        };
-        if self.config()?.mcp_servers.contains_key(&name) {
-            return Err(Error::new(
-                ErrorCode::InvalidInput,
-                format!("A server named {name:?} is already configured: choose another name."),
-            ));
-        }
-        let bundles = self.paths().data_dir.join("bundles");
-        let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
-        let values = args.values.clone();
-        let (plan, folder) = off_thread(move || {
-            let folder = opened.unpack(&bundles)?;
-            let plan = settings::definition(&opened, &folder, &name, &values, home.as_deref());
-            if plan.is_err() {
-                let _ = std::fs::remove_dir_all(&folder);
-            }
-            Ok((plan?, folder))
-        })
-        .await?;
-        let mut plan = plan;
-        if let Some(from) = plan.config.installed_from.as_mut() {
-            from.registry = args.path.to_string_lossy().into_owned();
-        }
-        let installed = self.install_planned(plan, confirm).await;
-        if installed.is_err() {
-            let _ = std::fs::remove_dir_all(&folder);
-        }
-        installed
     }
 
     /// What an argument the app was started with (or a dropped file) asks to open: a bundle's
@@ -523,6 +494,17 @@ impl App {
         self.save_server(save, confirm).await.map(|()| true)
     }
 
+    /// An error when a server named `name` is configured already.
+    fn name_is_free(&self, name: &str) -> Result<()> {
+        if self.config()?.mcp_servers.contains_key(name) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("A server named {name:?} is already configured: choose another name."),
+            ));
+        }
+        Ok(())
+    }
+
     /// `base`, or `base-2`, `base-3`… whichever is not configured yet.
     fn free_name(&self, base: &str) -> Result<String> {
         let taken = self.config()?.mcp_servers;
@@ -537,6 +519,18 @@ impl App {
             .find(|n| !taken.contains_key(n))
             .unwrap_or_else(|| base.to_owned());
         Ok(name)
+    }
+}
+
+/// The `mcpb` package `choice` names, if it names one.
+fn bundle_package(listing: &Listing, choice: Choice) -> Option<&Package> {
+    match choice {
+        Choice::Package(i) => listing
+            .server
+            .packages
+            .get(i)
+            .filter(|p| p.registry_type == "mcpb"),
+        Choice::Remote(_) => None,
     }
 }
 
