@@ -7,6 +7,7 @@
 
 pub mod archive;
 pub mod manifest;
+pub mod runtime;
 pub mod settings;
 pub mod signature;
 

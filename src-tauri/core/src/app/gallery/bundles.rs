@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use sha2::{Digest, Sha256};
-use switchboard_gallery::bundle::{Opened as OpenedBundle, archive, settings};
+use switchboard_gallery::bundle::{Opened as OpenedBundle, archive, runtime, settings};
 use switchboard_gallery::registry::server_json::Package;
 use switchboard_gallery::text;
 
@@ -67,6 +67,7 @@ impl App {
     ) -> Result<String> {
         let (path, sha) = (source.path.clone(), source.sha256.clone());
         let opened = off_thread(move || OpenedBundle::read(&path, sha.as_deref())).await?;
+        runtime_suits(&opened).await?;
         let name = match name {
             Some(name) => name.trim().to_owned(),
             None => self.free_name(&text::local_name(&format!("x/{}", opened.manifest.name)))?,
@@ -138,6 +139,46 @@ impl App {
         off_thread(move || keep(&downloads, &target, &bytes)).await?;
         Ok((path, sha))
     }
+}
+
+/// Whether the runtime here is one the bundle accepts (`compatibility.runtimes`): its
+/// `--version`, asked of the program itself, against the range.
+async fn runtime_suits(opened: &OpenedBundle) -> Result<()> {
+    let Some((program, range)) = runtime::requirement(&opened.manifest) else {
+        return Ok(());
+    };
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        tokio::process::Command::new(program)
+            .arg("--version")
+            .output(),
+    )
+    .await;
+    let Ok(Ok(out)) = answer else {
+        return Err(Error::new(
+            ErrorCode::SpawnFailed,
+            format!(
+                "This bundle runs on {program}, which did not answer on this computer: install it, then try again."
+            ),
+        ));
+    };
+    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    let Some(version) = runtime::version_in(&said) else {
+        return Ok(());
+    };
+    if runtime::satisfies(range, version) == Some(false) {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "This bundle needs {program} {}, and this computer has {}.{}.{}.",
+                text::shown(range, 64),
+                version[0],
+                version[1],
+                version[2]
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Downloads an https URL, up to the bundle size cap.

@@ -1,6 +1,8 @@
 //! The gallery through the app, against a loopback registry: the kept listing when the registry
 //! is out of reach, refreshes that ask only for what changed, and updates.
 
+#[path = "../../../../../tests/support/bundles.rs"]
+mod bundles;
 #[path = "../../../../../tests/support/loopback_registry.rs"]
 mod loopback_registry;
 
@@ -173,4 +175,22 @@ async fn a_newer_version_is_found_and_installing_it_asks_for_trust_again() {
         "@modelcontextprotocol/server-everything@2026.9.1"
     );
     assert!(app.check_updates(NoArgs {}).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_bundle_for_another_node_is_refused_before_anything_is_unpacked() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let mut m: Value = serde_json::from_slice(&bundles::manifest("0.3")).unwrap();
+    m["compatibility"] = json!({"runtimes": {"node": ">=999"}});
+    let m = serde_json::to_vec(&m).unwrap();
+    let file = bundles::zip(dir.path(), "future.mcpb", &[("manifest.json", &m, 0o644)]);
+    let install = BundleInstall {
+        path: file,
+        ..BundleInstall::default()
+    };
+    let yes: Confirm = Box::new(|_| Box::pin(async { true }));
+    let e = app.install_bundle(install, yes).await.unwrap_err();
+    assert!(e.message.contains("needs node >=999"), "{}", e.message);
+    assert!(!dir.path().join("data/bundles").exists());
 }
