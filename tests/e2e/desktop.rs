@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
+use crate::loopback_registry::LoopbackRegistry;
 use crate::webdriver::Session;
 
 pub struct Desktop {
@@ -37,6 +38,8 @@ pub struct Desktop {
     xvfb: Child,
     /// The OAuth-protected fixture server (`tracker` in the config).
     _protected: Child,
+    /// The gallery's loopback registry.
+    _registry: LoopbackRegistry,
 }
 
 /// The package's directory as `cargo test` gives it at run time: a test binary built in another
@@ -198,11 +201,14 @@ impl Desktop {
             );
         }
 
+        // The gallery's registry: on loopback, speaking the MCP Registry's API.
+        let registry = LoopbackRegistry::start(LoopbackRegistry::fixtures()).await;
         let (xvfb, display) = start_xvfb().await;
         let (driver, port) = start_driver(display, |driver| {
             driver
                 .env("SWITCHBOARD_CONFIG", &config_file)
                 .env("SWITCHBOARD_DATA_DIR", &data_dir)
+                .env("SWITCHBOARD_REGISTRY", &registry.url)
                 // Window state and WebKit caches stay in this run's directory.
                 .env("XDG_CONFIG_HOME", home.path().join("xdg-config"))
                 .env("XDG_CACHE_HOME", home.path().join("xdg-cache"))
@@ -231,6 +237,7 @@ impl Desktop {
             driver,
             xvfb,
             _protected: protected,
+            _registry: registry,
         }
     }
 

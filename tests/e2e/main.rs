@@ -10,7 +10,10 @@
 mod chat_scenarios;
 mod desktop;
 mod forms_scenarios;
+mod gallery_scenarios;
 mod installed;
+#[path = "../support/loopback_registry.rs"]
+mod loopback_registry;
 #[path = "../support/replay_provider.rs"]
 mod replay_provider;
 mod scenarios;
@@ -100,7 +103,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 26] = scenarios![
+    let all: [Scenario; 27] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -128,6 +131,7 @@ async fn a_person_uses_every_screen() {
         the_official_example_apps_render,
         a_view_cannot_reach_the_app,
         an_open_request_survives_a_reload,
+        install_from_the_gallery_and_call,
     ];
     // `E2E_ONLY=a,b` runs only those scenarios (while working on them; CI runs every one).
     let only = std::env::var("E2E_ONLY").ok();
