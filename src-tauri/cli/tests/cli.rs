@@ -1755,3 +1755,26 @@ fn a_registry_bundle_whose_hash_differs_is_not_kept() {
                 == 0
     );
 }
+
+#[test]
+fn a_missing_runtime_is_found_before_anything_runs_and_says_how_to_get_it() {
+    let (_rt, r) = registry();
+    let home = tempfile::tempdir().unwrap();
+    let empty = home.path().join("bin");
+    std::fs::create_dir(&empty).unwrap();
+    let everything = "io.github.modelcontextprotocol/server-everything";
+    let mut c = command(
+        home.path(),
+        &["install", everything, "--registry", &r.url, "--yes"],
+    );
+    c.env("SWITCHBOARD_CONFIG", home.path().join("config.json"))
+        .env("PATH", &empty);
+    let o = c.output().unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{said}");
+    assert!(
+        said.contains("npx, which is not on this computer's PATH: install Node.js"),
+        "{said}"
+    );
+    assert!(!home.path().join("config.json").exists());
+}
