@@ -107,13 +107,18 @@ fn confirm_in_dialog<R: Runtime>(window: AppHandle<R>) -> Confirm {
     })
 }
 
-/// The file the person last chose to import in the native picker. `import_apply` imports only
-/// it, so the window can never name a file to read.
-#[derive(Default)]
-pub struct ImportChoice(Mutex<Option<PathBuf>>);
+/// A file the person chose in a native picker, remembered for the command that uses it (the
+/// window never names a path); one kind of file per `K`.
+pub struct Chosen<K>(Mutex<Option<PathBuf>>, std::marker::PhantomData<K>);
 
-impl ImportChoice {
-    fn set(&self, path: Option<PathBuf>) {
+impl<K> Default for Chosen<K> {
+    fn default() -> Self {
+        Self(Mutex::default(), std::marker::PhantomData)
+    }
+}
+
+impl<K> Chosen<K> {
+    pub fn set(&self, path: Option<PathBuf>) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = path;
     }
 
@@ -121,6 +126,14 @@ impl ImportChoice {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
+
+/// The file to import, chosen by the person and previewed.
+pub enum ImportFile {}
+/// The bundle `install_bundle` installs: picked, or opened with the app.
+pub enum BundleFile {}
+
+pub type ImportChoice = Chosen<ImportFile>;
+pub type BundlePick = Chosen<BundleFile>;
 
 /// Previews one of the files found in the usual places, or asks for a Claude Desktop or VS Code
 /// file in the native picker; `None` when the person cancels.
@@ -179,21 +192,6 @@ async fn update_server<R: Runtime>(
     args: ServerName,
 ) -> Result<bool> {
     app.update_server(args, confirm_in_dialog(window)).await
-}
-
-/// The bundle file the person chose, which `install_bundle` installs (the window never names a
-/// path).
-#[derive(Default)]
-pub struct BundlePick(Mutex<Option<PathBuf>>);
-
-impl BundlePick {
-    pub fn set(&self, path: Option<PathBuf>) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = path;
-    }
-
-    fn get(&self) -> Option<PathBuf> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
 }
 
 /// Asks for a `.mcpb` in the native picker and reads it; `None` when the person cancels.

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use indexmap::IndexMap;
 use serde_json::json;
+use switchboard_core::app::Confirm;
 use switchboard_core::app::requests::ServerName;
 use switchboard_core::app::{
     BundleInstall, InstallInput, InstallRequest, RegistryRef, RegistrySearch,
@@ -103,16 +104,8 @@ pub async fn install(session: &Session, args: Install) -> Result<ExitCode> {
              again with --yes to trust it",
         ));
     }
-    let installed = session
-        .app
-        .install_server(
-            request,
-            Box::new(move |review| Box::pin(crate::trust::ask(review, yes))),
-        )
-        .await?;
-    eprintln!("installed {installed}: trusted, and it runs until its definition changes");
-    print_line(&json!({"installed": installed}))?;
-    Ok(ExitCode::SUCCESS)
+    let installed = session.app.install_server(request, asker(yes)).await?;
+    installed_line(&installed)
 }
 
 /// `install FILE.mcpb`: its settings from `--set` (asked on a terminal when required).
@@ -133,17 +126,22 @@ async fn install_bundle(session: &Session, args: Install) -> Result<ExitCode> {
     } else if !args.yes {
         return Err(Error::new(
             ErrorCode::InvalidInput,
-            "not on a terminal, so nobody can be asked: run this again with --yes to trust the              definition it prints",
+            "not on a terminal, so nobody can be asked: run this again with --yes to trust the \
+             definition it prints",
         ));
     }
     let yes = args.yes;
-    let installed = session
-        .app
-        .install_bundle(
-            request,
-            Box::new(move |review| Box::pin(crate::trust::ask(review, yes))),
-        )
-        .await?;
+    let installed = session.app.install_bundle(request, asker(yes)).await?;
+    installed_line(&installed)
+}
+
+/// Shows the definition and asks on the terminal, or trusts it with `--yes`.
+fn asker(yes: bool) -> Confirm {
+    Box::new(move |review| Box::pin(crate::trust::ask(review, yes)))
+}
+
+/// Says what was installed: a sentence on stderr, its name as JSON on stdout.
+fn installed_line(installed: &str) -> Result<ExitCode> {
     eprintln!("installed {installed}: trusted, and it runs until its definition changes");
     print_line(&json!({"installed": installed}))?;
     Ok(ExitCode::SUCCESS)
