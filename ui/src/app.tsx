@@ -1,11 +1,12 @@
 // The window: a sidebar of screens with a live server summary, and the chosen screen.
 import type { ReactNode } from "react";
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import type { Backend } from "./backend";
 import { errorMessage } from "./backend";
 import { OpenLink } from "./components/content";
 import { ErrorDetails } from "./components/error-details";
 import type { Error as BackendError } from "./bindings/Error";
+import type { Opened } from "./bindings/Opened";
 import { ReviewDialog } from "./components/review-dialog";
 import { SignInWaiting, useSignIn } from "./components/sign-in";
 import { needsSignIn, useHost } from "./host";
@@ -17,6 +18,7 @@ import type { ToolSelection } from "./screens/tools";
 // Only the first screen is in the window's first script. The others load when first opened, and
 // with them what only they use (the MCP Apps bridge brings the MCP SDK and zod): the window
 // paints sooner and an idle window holds less (scripts/bench-app.sh measures both).
+const GalleryScreen = lazy(() => import("./screens/gallery").then((m) => ({ default: m.GalleryScreen })));
 const ChatScreen = lazy(() => import("./screens/chat").then((m) => ({ default: m.ChatScreen })));
 const ToolsScreen = lazy(() => import("./screens/tools").then((m) => ({ default: m.ToolsScreen })));
 const TasksScreen = lazy(() => import("./screens/tasks").then((m) => ({ default: m.TasksScreen })));
@@ -30,6 +32,27 @@ export function App(props: { backend: Backend }) {
   const host = useHost(props.backend);
   const [screen, setScreen] = useState<ScreenId>("servers");
   const [tools, setTools] = useState<ToolSelection>({ server: null, tools: {} });
+  // What the app was asked to open from outside, until the Gallery has taken it: whichever screen
+  // was showing, the Gallery comes forward with it.
+  const [opened, setOpened] = useState<Opened | null>(null);
+  const openedTaken = useCallback(() => setOpened(null), []);
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let gone = false;
+    void props.backend
+      .onOpened((o) => {
+        setOpened(o);
+        setScreen("gallery");
+      })
+      .then((unlisten) => {
+        if (gone) unlisten();
+        else stop = unlisten;
+      });
+    return () => {
+      gone = true;
+      stop?.();
+    };
+  }, [props.backend]);
   // scripts/bench_app.py reports when the live window was first drawn, beside the first paint.
   useEffect(() => void performance.mark("app-rendered"), []);
   const up = host.servers.filter((s) => s.status.state === "running").length;
@@ -91,6 +114,9 @@ export function App(props: { backend: Backend }) {
               <SignInEnded key={s.name} backend={props.backend} server={s.name} onDone={() => void host.reload()} />
             ))}
           {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
+          {screen === "gallery" ? (
+            <Loaded element={<GalleryScreen backend={props.backend} opened={opened} onOpenedTaken={openedTaken} />} />
+          ) : null}
           {screen === "chat" ? <Loaded element={<ChatScreen backend={props.backend} host={host} />} /> : null}
           {screen === "tools" ? (
             <Loaded element={<ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} />} />

@@ -6,7 +6,15 @@ import type { AuditExport } from "./bindings/AuditExport";
 import type { Conversation } from "./bindings/Conversation";
 import type { ConversationView } from "./bindings/ConversationView";
 import type { NewMessage } from "./bindings/NewMessage";
+import type { Opened } from "./bindings/Opened";
 import type { AuditQuery } from "./bindings/AuditQuery";
+import type { BundleForm } from "./bindings/BundleForm";
+import type { InstallForm } from "./bindings/InstallForm";
+import type { InstallRequest } from "./bindings/InstallRequest";
+import type { RegistryPage } from "./bindings/RegistryPage";
+import type { RegistryRef } from "./bindings/RegistryRef";
+import type { RegistrySearch } from "./bindings/RegistrySearch";
+import type { UpdateView } from "./bindings/UpdateView";
 import type { Error as BackendError } from "./bindings/Error";
 import type { PinChoice } from "./bindings/PinChoice";
 import type { PinItem } from "./bindings/PinItem";
@@ -179,6 +187,33 @@ export interface Backend {
   /** Audits a view's `ui/update-model-context`; the window shows it and attaches it to the next message. */
   appUpdateContext(viewId: string, context: AppContextParams): Promise<void>;
 
+  // Gallery: servers from an MCP Registry, and .mcpb bundle files. A listing's text is shown from
+  // its `text` (hidden characters revealed, lengths capped), never from its `server`.
+  /** One page of a registry's listing; when the registry cannot be reached, the page kept on
+   *  this computer with `offline` set. */
+  registrySearch(query: RegistrySearch): Promise<RegistryPage>;
+  /** The page kept on this computer, at once (`offline` set). */
+  registryCached(query: RegistrySearch): Promise<RegistryPage>;
+  /** Brings the kept listing up to date; how many entries changed. */
+  registryRefresh(query: RegistrySearch): Promise<number>;
+  /** A listing's install form: the ways it can be run and what each asks for. */
+  installForm(server: RegistryRef): Promise<InstallForm>;
+  /** Installs a registry server through the native trust dialog (declined: `denied`); the local
+   *  name it was installed under. */
+  installServer(request: InstallRequest): Promise<string>;
+  /** Removes a server with its own keychain entries (and an installed bundle's folder). */
+  uninstallServer(name: string): Promise<void>;
+  /** The servers installed from a registry that now lists a newer version. */
+  checkUpdates(): Promise<UpdateView[]>;
+  /** Moves a server to its registry's latest version through the native trust dialog; whether it
+   *  was updated. */
+  updateServer(name: string): Promise<boolean>;
+  /** The native file picker for a .mcpb, and the chosen bundle's form; null when cancelled. */
+  pickBundle(): Promise<BundleForm | null>;
+  /** Installs the bundle `pickBundle` read (the window never names its path) through the native
+   *  trust dialog; the local name it was installed under. `name` null: the bundle's own. */
+  installBundle(name: string | null, values: Record<string, string>): Promise<string>;
+
   // The desktop
   /** Opens an https URL in the system browser (anything else is refused). */
   openExternal(url: string): Promise<void>;
@@ -188,6 +223,9 @@ export interface Backend {
   onCoreEvent(listener: (event: CoreEvent) => void): Promise<() => void>;
   /** The shell kept the window on the app when something sent it to `host`. */
   onNavigationRefused(listener: (host: string) => void): Promise<() => void>;
+  /** The app was asked to open something from outside (a .mcpb file, an install link): shown in
+   *  the Gallery, where nothing is installed until the person fills in the form and trusts it. */
+  onOpened(listener: (opened: Opened) => void): Promise<() => void>;
 
   /**
    * Any command of the core's table, by name, typed by the generated `Commands`: a new command

@@ -6,6 +6,7 @@
 /** The screens in the sidebar, in order; the first is the one the window opens on. */
 export const SCREENS = [
   { id: "servers", label: "Servers" },
+  { id: "gallery", label: "Gallery" },
   { id: "chat", label: "Chat" },
   { id: "tools", label: "Tools" },
   { id: "tasks", label: "Tasks" },

@@ -9,6 +9,7 @@ import type { AuditEntry } from "../bindings/AuditEntry";
 import type { ChatMessage } from "../bindings/ChatMessage";
 import type { Conversation } from "../bindings/Conversation";
 import type { NewMessage } from "../bindings/NewMessage";
+import type { Opened } from "../bindings/Opened";
 import type { AuditQuery } from "../bindings/AuditQuery";
 import type { PinChoice } from "../bindings/PinChoice";
 import type { PinItem } from "../bindings/PinItem";
@@ -20,6 +21,13 @@ import type { CallProgress } from "../bindings/CallProgress";
 import type { CoreEvent } from "../bindings/CoreEvent";
 import type { ImportCandidate } from "../bindings/ImportCandidate";
 import { withheldOf } from "./fake-withheld";
+import type { FakeEntry } from "./fake-gallery";
+import { FAKE_BUNDLE, fakeRegistry, fakeUpdates, formOf, searchPage } from "./fake-gallery";
+import type { BundleForm } from "../bindings/BundleForm";
+import type { InstallRequest } from "../bindings/InstallRequest";
+import type { RegistryRef } from "../bindings/RegistryRef";
+import type { RegistrySearch } from "../bindings/RegistrySearch";
+import type { UpdateView } from "../bindings/UpdateView";
 import type { ImportPlan } from "../bindings/ImportPlan";
 import type { RootsView } from "../bindings/RootsView";
 import type { ServerConfig } from "../bindings/ServerConfig";
@@ -650,6 +658,85 @@ export class FakeBackend implements Backend {
     this.view(viewId);
   }
 
+  /** The registry's listings (fake-gallery.ts). */
+  registry: FakeEntry[] = fakeRegistry();
+  /** Listings per page when a search names no limit. */
+  registryPageSize = 30;
+  /** False: the registry cannot be reached, and searches answer the kept listing, offline. */
+  registryReachable = true;
+  /** What `checkUpdates` finds. */
+  updates: UpdateView[] = fakeUpdates();
+  /** What the native picker answers `pickBundle` (null: the person cancels). */
+  bundleFile: BundleForm | null = FAKE_BUNDLE;
+  private pickedBundle: BundleForm | null = null;
+
+  private listed(ref: RegistryRef): FakeEntry {
+    const e = this.registry.find((x) => x.listing.server.name === ref.name);
+    if (!e) throw { code: "invalid_input", message: `the registry lists no server named "${ref.name}"` };
+    return e;
+  }
+  /** Adds an installed server as the core does once it is trusted (the file changed). */
+  private installed(name: string, config: ServerConfig) {
+    if (!this.trustAnswer) throw { code: "denied", message: `You did not trust "${name}": nothing was installed.` };
+    if (this.servers.some((s) => s.name === name)) throw { code: "invalid_input", message: `a server named "${name}" already exists` };
+    this.addServer(name, { state: "starting", attempt: 0 }, config);
+    this.emit({ type: "configChanged", error: null });
+    return name;
+  }
+  async registrySearch(query: RegistrySearch) {
+    this.log("registrySearch", query);
+    return searchPage(this.registry, query, this.registryPageSize, !this.registryReachable);
+  }
+  async registryCached(query: RegistrySearch) {
+    this.log("registryCached", query);
+    return searchPage(this.registry, query, this.registryPageSize, true);
+  }
+  async registryRefresh(query: RegistrySearch) {
+    this.log("registryRefresh", query);
+    if (!this.registryReachable) throw { code: "connect_failed", message: "the registry could not be reached" };
+    return 0;
+  }
+  async installForm(server: RegistryRef) {
+    this.log("installForm", server);
+    return formOf(this.listed(server));
+  }
+  async installServer(request: InstallRequest) {
+    this.log("installServer", request);
+    const form = formOf(this.listed(request.server));
+    if (form.listing.status !== "active") throw { code: "invalid_input", message: "It is no longer offered by its registry." };
+    return this.installed(request.name ?? form.name, { command: "npx", args: ["-y", form.listing.server.name] });
+  }
+  async uninstallServer(name: string) {
+    this.log("uninstallServer", name);
+    this.find(name);
+    this.servers = this.servers.filter((s) => s.name !== name);
+    this.updates = this.updates.filter((u) => u.server !== name);
+  }
+  async checkUpdates() {
+    this.log("checkUpdates");
+    return structuredClone(this.updates);
+  }
+  async updateServer(name: string) {
+    this.log("updateServer", name);
+    if (!this.updates.some((u) => u.server === name)) return false;
+    if (!this.trustAnswer) return false;
+    this.updates = this.updates.filter((u) => u.server !== name);
+    return true;
+  }
+  async pickBundle() {
+    this.log("pickBundle");
+    this.pickedBundle = this.bundleFile ? structuredClone(this.bundleFile) : null;
+    return this.pickedBundle;
+  }
+  async installBundle(name: string | null, values: Record<string, string>) {
+    this.log("installBundle", name, values);
+    const picked = this.pickedBundle;
+    if (!picked) throw { code: "invalid_input", message: "no bundle was chosen" };
+    const missing = picked.needs.filter((n) => n.required && !values[n.key]);
+    if (missing.length) throw { code: "invalid_input", message: `${missing.map((n) => n.key).join(", ")}: a value is required` };
+    return this.installed(name ?? picked.name, { command: "node", args: [`bundles/${picked.name}/server.js`] });
+  }
+
   async openExternal(url: string) {
     this.log("openExternal", url);
   }
@@ -676,6 +763,19 @@ export class FakeBackend implements Backend {
     this.refusals.add(listener);
     return () => {
       this.refusals.delete(listener);
+    };
+  }
+  private openedListeners = new Set<(opened: Opened) => void>();
+  /** As the shell does when the app is asked to open a .mcpb file or an install link. A bundle is
+   *  then the one `installBundle` installs, as after `pickBundle`. */
+  emitOpened(opened: Opened) {
+    if (opened.kind === "bundle") this.pickedBundle = structuredClone(opened.form);
+    for (const l of this.openedListeners) l(structuredClone(opened));
+  }
+  async onOpened(listener: (opened: Opened) => void) {
+    this.openedListeners.add(listener);
+    return () => {
+      this.openedListeners.delete(listener);
     };
   }
 

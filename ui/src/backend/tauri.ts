@@ -7,6 +7,7 @@ import type { Backend } from "../backend";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { Commands } from "../bindings/Commands";
 import type { CoreEvent } from "../bindings/CoreEvent";
+import type { Opened } from "../bindings/Opened";
 
 // `channels` are the command's channel arguments (a channel travels beside `args`, not in it).
 function call<K extends keyof Commands>(
@@ -96,6 +97,17 @@ export const tauriBackend: Backend = {
   appMessage: async (viewId, message) => void (await call("app_message", { viewId, message: { ...message } })),
   appUpdateContext: async (viewId, context) => void (await call("app_update_context", { viewId, context: { ...context } })),
 
+  registrySearch: (query) => call("registry_search", query),
+  registryCached: (query) => call("registry_cached", query),
+  registryRefresh: (query) => call("registry_refresh", query),
+  installForm: (server) => call("install_form", server),
+  installServer: (request) => call("install_server", request),
+  uninstallServer: async (server) => void (await call("uninstall_server", { server })),
+  checkUpdates: () => call("check_updates", none),
+  updateServer: (server) => call("update_server", { server }),
+  pickBundle: () => call("pick_bundle", none),
+  installBundle: (name, values) => call("install_bundle", { name, values }),
+
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 
@@ -108,5 +120,6 @@ export const tauriBackend: Backend = {
     return () => stops.forEach((stop) => stop());
   },
   onNavigationRefused: (listener) => listen<string>("navigation-refused", (e) => listener(e.payload)),
+  onOpened: (listener) => listen<Opened>("opened", (e) => listener(e.payload)),
   invoke: (name, args) => call(name, args),
 };
