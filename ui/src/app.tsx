@@ -115,7 +115,12 @@ export function App(props: { backend: Backend }) {
             ))}
           {screen === "servers" ? <ServersScreen backend={props.backend} host={host} /> : null}
           {screen === "gallery" ? (
-            <Loaded element={<GalleryScreen backend={props.backend} opened={opened} onOpenedTaken={openedTaken} />} />
+            <Loaded element={<GalleryScreen
+                  backend={props.backend}
+                  opened={opened}
+                  onOpenedTaken={openedTaken}
+                  onInstalled={() => void host.reload()}
+                />} />
           ) : null}
           {screen === "chat" ? <Loaded element={<ChatScreen backend={props.backend} host={host} />} /> : null}
           {screen === "tools" ? (

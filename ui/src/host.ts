@@ -116,6 +116,9 @@ export function useHost(backend: Backend): HostState {
     const onEvent = (event: CoreEvent) => {
       switch (event.type) {
         case "status":
+          // A server this window has not listed yet (installed from the gallery, added by the
+          // CLI): list them all again.
+          if (!shown.current.some((s) => s.name === event.server)) void reload();
           setServers((list) => {
             const i = list.findIndex((s) => s.name === event.server);
             if (i < 0) return list;

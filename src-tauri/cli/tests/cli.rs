@@ -1519,6 +1519,10 @@ fn install_from_the_registry_then_call_it_then_uninstall() {
         ])
     );
     assert_eq!(server["installedFrom"]["registry"], r.url);
+    assert!(
+        server.get("enabled").is_none(),
+        "enabled, as the default: {server}"
+    );
 
     let args = [
         "--approve",

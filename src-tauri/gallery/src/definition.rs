@@ -207,6 +207,7 @@ fn local(p: &Package, r: &mut Resolver) -> Result<(ServerConfig, String)> {
         command: Some(runtime.to_owned()),
         args,
         env,
+        enabled: true,
         ..ServerConfig::default()
     };
     Ok((config, runtime.to_owned()))
@@ -235,6 +236,7 @@ fn remote(e: &Endpoint, listing: &Listing, i: usize, r: &mut Resolver) -> Result
         url: Some(url),
         headers: r.headers(&e.headers)?,
         transport,
+        enabled: true,
         ..ServerConfig::default()
     })
 }

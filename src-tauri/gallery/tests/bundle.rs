@@ -85,6 +85,7 @@ fn unpacking_expands_the_manifest_into_a_definition() {
     assert_eq!(i.config.args, [entry.to_string_lossy()]);
     assert_eq!(i.config.env["MEMORY_FILE_PATH"], "/tmp/m.json");
     assert_eq!(i.runtime.as_deref(), Some("node"));
+    assert!(i.config.enabled, "an installed server starts");
     let e = settings::definition(&b, &folder, "memory", &IndexMap::new(), None).unwrap_err();
     assert!(e.message.contains("memory_file"), "{}", e.message);
 }

@@ -46,8 +46,10 @@ export function GalleryScreen(props: {
   opened?: Opened | null;
   /** Called once `opened` is shown, so it is not shown again. */
   onOpenedTaken?: () => void;
+  /** Called with the local name of each server installed here (the host lists it again). */
+  onInstalled?: (name: string) => void;
 }) {
-  const { backend, opened, onOpenedTaken } = props;
+  const { backend, opened, onOpenedTaken, onInstalled } = props;
   const [search, setSearch] = useState("");
   const term = useSettled(search.trim(), SEARCH_DELAY_MS);
   const { listing, error, busy, loadMore } = useListing(backend, term);
@@ -77,6 +79,7 @@ export function GalleryScreen(props: {
   }, [opened, onOpenedTaken, show]);
   const installed = (name: string) => {
     setInstalling(null);
+    onInstalled?.(name);
     setNotice({ tone: "ok", text: `Installed ${name}. It is on the Servers screen.` });
   };
   const openBundle = () => {

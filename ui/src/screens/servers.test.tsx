@@ -201,3 +201,15 @@ describe("a server limited to listed hosts", () => {
     expect(saved.args[2]).toBe("gh");
   });
 });
+
+describe("a server added elsewhere", () => {
+  it("appears in the list when its first status arrives (installed from the gallery, added by the CLI)", async () => {
+    const b = new FakeBackend().addServer("first");
+    render(<WithHost backend={b} />);
+    await screen.findByTestId("server-transport");
+    expect(document.querySelector('[data-testid=server-row][data-name="installed"]')).toBeNull();
+    b.addServer("installed", { state: "starting", attempt: 0 });
+    act(() => b.emit({ type: "status", server: "installed", status: { state: "starting", attempt: 0 } }));
+    await waitFor(() => expect(document.querySelector('[data-testid=server-row][data-name="installed"]')).not.toBeNull());
+  });
+});

@@ -83,6 +83,7 @@ pub fn definition(
             bundle: Some(folder.to_path_buf()),
             signature: Some(signature_text(&opened.signature)),
         }),
+        enabled: true,
         ..ServerConfig::default()
     };
     Ok(Installable {

@@ -43,6 +43,7 @@ fn npm_is_pinned_and_passed_as_argv() {
         ]
     );
     assert_eq!(i.runtime.as_deref(), Some("npx"));
+    assert!(i.config.enabled, "an installed server starts");
     let from = i.config.installed_from.unwrap();
     assert_eq!(
         from.name,
