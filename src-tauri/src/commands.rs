@@ -20,8 +20,8 @@ use switchboard_core::app::{
     ServerView, SignInInfo, TaskView, WithheldTool, import_locations as locations,
 };
 use switchboard_core::app::{
-    BundleChoice, BundleForm, BundleInstall, InstallForm, InstallRequest, Page, RegistryRef,
-    RegistrySearch, UpdateView,
+    BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Page,
+    RegistryRef, RegistrySearch, UpdateView,
 };
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;

@@ -205,6 +205,8 @@ export interface Backend {
   uninstallServer(name: string): Promise<void>;
   /** The servers installed from a registry that now lists a newer version. */
   checkUpdates(): Promise<UpdateView[]>;
+  /** A listing's icon as a `data:` URL, fetched by the core under its rules; null when not shown. */
+  registryIcon(url: string): Promise<string | null>;
   /** Moves a server to its registry's latest version through the native trust dialog; whether it
    *  was updated. */
   updateServer(name: string): Promise<boolean>;

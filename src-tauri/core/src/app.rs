@@ -10,7 +10,7 @@ pub mod requests;
 
 pub use auth::SignIn;
 pub use gallery::{
-    BundleChoice, BundleForm, BundleInstall, INSTALL_SCHEME, InstallForm, InstallInput,
+    BundleChoice, BundleForm, BundleInstall, INSTALL_SCHEME, IconUrl, InstallForm, InstallInput,
     InstallLink, InstallOption, InstallRequest, Listing, Opened, Page, RegistryRef, RegistrySearch,
     UpdateView, pick_choice,
 };
@@ -110,6 +110,8 @@ struct Inner {
     call_ids: call_ids::CallIds,
     /// The gallery's last listing of each registry.
     registry_cache: gallery::RegistryCache,
+    /// The registry icons fetched this run.
+    icons: gallery::Icons,
 }
 
 /// Builds an [`App`]: the desktop's defaults, or the CLI's choices.
@@ -272,6 +274,7 @@ impl AppBuilder {
             reviews,
             providers,
             registry_cache: gallery::RegistryCache::new(store.clone()),
+            icons: gallery::Icons::default(),
             chats: Chats::new(store),
             turns: Turns::default(),
             events,

@@ -712,6 +712,14 @@ export class FakeBackend implements Backend {
     this.servers = this.servers.filter((s) => s.name !== name);
     this.updates = this.updates.filter((u) => u.server !== name);
   }
+  /** What `registryIcon` answers, by address. */
+  icons: Record<string, string> = {};
+
+  async registryIcon(url: string) {
+    this.log("registryIcon", url);
+    return this.icons[url] ?? null;
+  }
+
   async checkUpdates() {
     this.log("checkUpdates");
     return structuredClone(this.updates);

@@ -104,6 +104,7 @@ export const tauriBackend: Backend = {
   installServer: (request) => call("install_server", request),
   uninstallServer: async (server) => void (await call("uninstall_server", { server })),
   checkUpdates: () => call("check_updates", none),
+  registryIcon: (url) => call("registry_icon", { url }),
   updateServer: (server) => call("update_server", { server }),
   pickBundle: () => call("pick_bundle", none),
   installBundle: (name, values) => call("install_bundle", { name, values }),

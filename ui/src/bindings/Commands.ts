@@ -21,6 +21,7 @@ import type { ConversationView } from "./ConversationView";
 import type { DecideReview } from "./DecideReview";
 import type { Error } from "./Error";
 import type { GetPrompt } from "./GetPrompt";
+import type { IconUrl } from "./IconUrl";
 import type { ImportApply } from "./ImportApply";
 import type { ImportCandidate } from "./ImportCandidate";
 import type { ImportFrom } from "./ImportFrom";
@@ -119,6 +120,7 @@ export type Commands = {
   install_form: { args: RegistryRef; result: InstallForm };
   uninstall_server: { args: ServerName; result: null };
   check_updates: { args: NoArgs; result: UpdateView[] };
+  registry_icon: { args: IconUrl; result: string | null };
   sign_in_server: { args: ServerName; result: null };
   cancel_sign_in: { args: NoArgs; result: null };
   sign_out_server: { args: ServerName; result: null };
@@ -198,6 +200,7 @@ export const COMMAND_NAMES = [
   "install_form",
   "uninstall_server",
   "check_updates",
+  "registry_icon",
   "sign_in_server",
   "cancel_sign_in",
   "sign_out_server",

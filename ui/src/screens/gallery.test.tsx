@@ -273,3 +273,21 @@ describe("Gallery in the window", () => {
     expect(await card("Weather")).toBeTruthy();
   });
 });
+
+describe("a card's icon", () => {
+  it("is the picture the core fetched, else the initial, and never the listing's own address", async () => {
+    const b = new FakeBackend();
+    const listing = b.registry[0]!.listing;
+    listing.server.icons = [
+      { src: "https://icons.example/dark.png", theme: "dark" },
+      { src: "https://icons.example/logo.svg", mimeType: "image/svg+xml" },
+      { src: "https://icons.example/light.png" },
+    ];
+    b.icons["https://icons.example/light.png"] = "data:image/png;base64,iVBORw0KGgo=";
+    render(<GalleryScreen backend={b} />);
+    const img = await screen.findByTestId("listing-icon");
+    expect(img.getAttribute("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
+    expect(b.calls.filter((c) => c.method === "registryIcon").map((c) => c.args[0])).toContain("https://icons.example/light.png");
+    expect(document.querySelector('img[src^="https://"]')).toBeNull();
+  });
+});

@@ -89,6 +89,7 @@ export function GalleryScreen(props: {
       (e: unknown) => setActionError(errorMessage(e)),
     );
   };
+  const loadIcon = useCallback((url: string) => backend.registryIcon(url), [backend]);
   const open = (url: string) => void backend.openExternal(url).catch((e: unknown) => setActionError(errorMessage(e)));
   return (
     <div className="page gallery" aria-label="Gallery" data-testid="gallery-screen">
@@ -133,6 +134,7 @@ export function GalleryScreen(props: {
             key={listingKey(l)}
             listing={l}
             onOpen={open}
+            loadIcon={loadIcon}
             onInstall={() => show({ kind: "registry", server: refOf(l), title: l.text.title || l.text.name })}
           />
         ))}

@@ -6,7 +6,7 @@
 
 use ts_rs::TS;
 
-use super::gallery::{BundleChoice, InstallRequest, RegistryRef, RegistrySearch};
+use super::gallery::{BundleChoice, IconUrl, InstallRequest, RegistryRef, RegistrySearch};
 use super::requests::*;
 use crate::approvals::policy::PolicyEntry;
 use crate::audit::AuditQuery;
@@ -124,6 +124,7 @@ command_table! { $
         install_form(RegistryRef) -> InstallForm as "InstallForm";
         uninstall_server(ServerName) -> () as "null";
         check_updates(NoArgs) -> Vec<UpdateView> as "UpdateView[]";
+        registry_icon(IconUrl) -> Option<String> as "string | null";
     }
     // Adapted by hand in the shell: they need the window (a native dialog, the browser, a
     // progress channel, the file the person chose).

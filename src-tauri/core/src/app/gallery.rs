@@ -15,8 +15,10 @@ use ts_rs::TS;
 
 mod bundles;
 mod cache;
+mod icons;
 
 pub use cache::RegistryCache;
+pub use icons::Icons;
 
 use super::requests::{NoArgs, SaveServer, ServerName};
 use super::{App, Confirm};
@@ -99,6 +101,13 @@ pub struct BundleInstall {
     pub name: Option<String>,
     #[ts(type = "Record<string, string>")]
     pub values: IndexMap<String, String>,
+}
+
+/// A listing's icon, by its address.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[ts(export)]
+pub struct IconUrl {
+    pub url: String,
 }
 
 /// Install the bundle file the person chose in the native picker (the window never names it).
@@ -200,6 +209,11 @@ impl App {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// A listing's icon as a `data:` URL, or `None` when it may not or could not be fetched.
+    pub async fn registry_icon(&self, args: IconUrl) -> Result<Option<String>> {
+        Ok(self.0.icons.get(&args.url).await)
     }
 
     /// The listing kept from a registry's last answers, at once and without the network.

@@ -1,6 +1,6 @@
 // One registry listing as a card. Everything it says comes from the listing's `text` (hidden
 // characters revealed, lengths capped by the core), never from the server's own document.
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { RegistryListing } from "../../bindings/RegistryListing";
 import type { RegistryStatus } from "../../bindings/RegistryStatus";
 
@@ -17,7 +17,40 @@ export function registryHost(registry: string): string {
   }
 }
 
-export function ListingCard(props: { listing: RegistryListing; onInstall: () => void; onOpen: (url: string) => void }) {
+/** The address of the icon to show: a picture (not SVG), for a light theme or any. */
+function iconSource(listing: RegistryListing): string | null {
+  const icons = (listing.server.icons ?? []).filter((i) => i.mimeType !== "image/svg+xml" && !i.src.endsWith(".svg"));
+  const light = icons.find((i) => i.theme !== "dark");
+  return (light ?? icons[0])?.src ?? null;
+}
+
+/** The listing's icon, fetched by the core (the window loads no remote image), else its initial. */
+function ListingIcon(props: { listing: RegistryListing; title: string; loadIcon: (url: string) => Promise<string | null> }) {
+  const { listing, loadIcon } = props;
+  const [data, setData] = useState<string | null>(null);
+  const source = iconSource(listing);
+  useEffect(() => {
+    let gone = false;
+    setData(null);
+    if (source) void loadIcon(source).then((d) => !gone && setData(d), () => undefined);
+    return () => {
+      gone = true;
+    };
+  }, [source, loadIcon]);
+  if (data?.startsWith("data:image/")) return <img className="listing-icon" src={data} alt="" data-testid="listing-icon" />;
+  return (
+    <span className="listing-icon letter" aria-hidden="true">
+      {(props.title.trim()[0] ?? "?").toUpperCase()}
+    </span>
+  );
+}
+
+export function ListingCard(props: {
+  listing: RegistryListing;
+  onInstall: () => void;
+  onOpen: (url: string) => void;
+  loadIcon: (url: string) => Promise<string | null>;
+}) {
   const { listing } = props;
   const t = listing.text;
   const title = t.title || t.name;
@@ -33,6 +66,7 @@ export function ListingCard(props: { listing: RegistryListing; onInstall: () => 
       data-status={listing.status}
     >
       <header className="listing-head">
+        <ListingIcon listing={listing} title={title} loadIcon={props.loadIcon} />
         <div className="grow">
           <h3>{title}</h3>
           <code className="muted listing-name">{t.name}</code>
