@@ -72,7 +72,13 @@ impl LoopbackRegistry {
 
     /// The fixture documents in `tests/fixtures/registry`.
     pub fn fixtures() -> Vec<Value> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/registry");
+        // From the root package (the end-to-end tests) or a crate under src-tauri/.
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = [manifest.to_path_buf(), manifest.join("../..")]
+            .into_iter()
+            .map(|root| root.join("tests/fixtures/registry"))
+            .find(|d| d.is_dir())
+            .expect("tests/fixtures/registry");
         let mut docs: Vec<(String, Value)> = std::fs::read_dir(dir)
             .unwrap()
             .filter_map(|e| e.ok().map(|e| e.path()))
