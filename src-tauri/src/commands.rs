@@ -20,7 +20,7 @@ use switchboard_core::app::{
     ServerView, SignInInfo, TaskView, WithheldTool, import_locations as locations,
 };
 use switchboard_core::app::{
-    BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Page,
+    BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Listing, Page,
     RegistryRef, RegistrySearch, UpdateView,
 };
 use switchboard_core::{Error, ErrorCode};
@@ -250,6 +250,16 @@ async fn call_tool(
 ) -> Result<CallToolResult> {
     app.call_tool(args, move |p| on_progress.send(p).is_ok())
         .await
+}
+
+/// A file the person chooses for a setting (a bundle's `file` setting); `None` when cancelled.
+#[tauri::command]
+async fn pick_file<R: Runtime>(window: AppHandle<R>, _args: NoArgs) -> Result<Option<String>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    window.dialog().file().pick_file(move |picked| {
+        let _ = tx.send(picked);
+    });
+    picked_path(rx.await.ok().flatten())
 }
 
 #[tauri::command]

@@ -390,11 +390,13 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
                 .any(|t| t["function"]["name"] == "everything__echo")
         })
     };
+    // The note comes before the request reaches the provider; Send is back once the turn (and so
+    // the request) is done.
+    s.wait_for("[data-testid=chat-send]", SHORT).await;
     assert!(
         !offered(&chat_model.requests()[0].1),
         "an unapproved tool was offered"
     );
-    s.wait_for("[data-testid=chat-send]", SHORT).await;
     s.click_css("[data-testid=chat-review-tools]").await;
     s.select(
         "[data-testid=chat-pins] [data-testid=server-picker]",

@@ -11,6 +11,7 @@ import type { AuditQuery } from "./bindings/AuditQuery";
 import type { BundleForm } from "./bindings/BundleForm";
 import type { InstallForm } from "./bindings/InstallForm";
 import type { InstallRequest } from "./bindings/InstallRequest";
+import type { RegistryListing } from "./bindings/RegistryListing";
 import type { RegistryPage } from "./bindings/RegistryPage";
 import type { RegistryRef } from "./bindings/RegistryRef";
 import type { RegistrySearch } from "./bindings/RegistrySearch";
@@ -130,6 +131,8 @@ export interface Backend {
   setRoots(server: string | null, paths: string[] | null): Promise<void>;
   /** The native folder picker; null when the user cancels. */
   pickFolder(): Promise<string | null>;
+  /** The native file picker (for a setting that names a file); null when the user cancels. */
+  pickFile(): Promise<string | null>;
 
   // Approvals: sampling, elicitation and the model's tool calls wait here for the user.
   /** The reviews waiting for a decision, oldest first. */
@@ -189,6 +192,9 @@ export interface Backend {
 
   // Gallery: servers from an MCP Registry, and .mcpb bundle files. A listing's text is shown from
   // its `text` (hidden characters revealed, lengths capped), never from its `server`.
+  /** The registries the gallery may list, the default first: `SWITCHBOARD_REGISTRY`, then the
+   *  config's `registries`, else the official one. */
+  registries(): Promise<string[]>;
   /** One page of a registry's listing; when the registry cannot be reached, the page kept on
    *  this computer with `offline` set. */
   registrySearch(query: RegistrySearch): Promise<RegistryPage>;
@@ -198,6 +204,9 @@ export interface Backend {
   registryRefresh(query: RegistrySearch): Promise<number>;
   /** A listing's install form: the ways it can be run and what each asks for. */
   installForm(server: RegistryRef): Promise<InstallForm>;
+  /** Every version of a registry server (`server.version` aside), newest first; a deprecated or
+   *  deleted one is listed but cannot be installed. */
+  registryVersions(server: RegistryRef): Promise<RegistryListing[]>;
   /** Installs a registry server through the native trust dialog (declined: `denied`); the local
    *  name it was installed under. */
   installServer(request: InstallRequest): Promise<string>;

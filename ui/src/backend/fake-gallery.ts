@@ -1,5 +1,6 @@
 // The fake backend's registry: a few listings as the core shows them (one deprecated, one whose
-// text hid a character the core revealed), their install forms, a bundle file and an update.
+// text hid a character the core revealed), their older versions, their install forms, a bundle
+// file and an update. A second registry lists the same servers.
 import type { BundleForm } from "../bindings/BundleForm";
 import type { InstallForm } from "../bindings/InstallForm";
 import type { InstallInput } from "../bindings/InstallInput";
@@ -12,7 +13,10 @@ import type { RegistryStatus } from "../bindings/RegistryStatus";
 import type { UpdateView } from "../bindings/UpdateView";
 import { reveal } from "../components/visible";
 
-export const FAKE_REGISTRY = "https://registry.example.com";
+/** The default registry: the listings are its own. */
+export const FAKE_REGISTRY = "https://registry.modelcontextprotocol.io";
+/** Another registry the gallery may list: it lists the same servers. */
+export const FAKE_OTHER_REGISTRY = "https://mcp.example.com/registry";
 
 /** A listing and the ways it can be run. */
 export interface FakeEntry {
@@ -118,11 +122,16 @@ export function fakeRegistry(): FakeEntry[] {
   ];
 }
 
+/** The listing as `registry` lists it (the default registry's own when null). */
+function from(listing: RegistryListing, registry: string | null): RegistryListing {
+  return registry ? { ...listing, registry } : listing;
+}
+
 /** A page of `entries` matching the query, from its cursor (an index). */
 export function searchPage(entries: FakeEntry[], query: RegistrySearch, pageSize: number, offline: boolean): RegistryPage {
   const term = query.search?.toLowerCase() ?? "";
   const found = entries
-    .map((e) => e.listing)
+    .map((e) => from(e.listing, query.registry))
     .filter((l) => !term || [l.text.name, l.text.title, l.text.description].some((t) => t.toLowerCase().includes(term)));
   const start = query.cursor ? Number(query.cursor) : 0;
   const end = start + (query.limit ?? pageSize);
@@ -132,6 +141,25 @@ export function searchPage(entries: FakeEntry[], query: RegistrySearch, pageSize
     skipped: 0,
     offline,
   };
+}
+
+/** Every version of an entry in `registry`, newest first: its own, an active 1.0.0-beta and a
+ *  deprecated 0.9.0. */
+export function versionsOf(e: FakeEntry, registry: string | null): FakeEntry[] {
+  const at = (version: string, status: RegistryStatus, statusMessage: string | null): FakeEntry => ({
+    listing: {
+      ...e.listing,
+      server: { ...e.listing.server, version },
+      status,
+      statusMessage,
+      isLatest: false,
+      updatedAt: "2025-06-01T12:00:00Z",
+      text: { ...e.listing.text, version, statusMessage },
+    },
+    choices: e.choices,
+  });
+  const all = [e, at("1.0.0-beta", "active", null), at("0.9.0", "deprecated", "Use 1.0.0 or later")];
+  return structuredClone(all.map((v) => ({ ...v, listing: from(v.listing, registry) })));
 }
 
 /** The install form of an entry, suggesting the last part of its name as the local name. */

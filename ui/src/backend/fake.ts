@@ -22,7 +22,7 @@ import type { CoreEvent } from "../bindings/CoreEvent";
 import type { ImportCandidate } from "../bindings/ImportCandidate";
 import { withheldOf } from "./fake-withheld";
 import type { FakeEntry } from "./fake-gallery";
-import { FAKE_BUNDLE, fakeRegistry, fakeUpdates, formOf, searchPage } from "./fake-gallery";
+import { FAKE_BUNDLE, FAKE_OTHER_REGISTRY, FAKE_REGISTRY, fakeRegistry, fakeUpdates, formOf, searchPage, versionsOf } from "./fake-gallery";
 import type { BundleForm } from "../bindings/BundleForm";
 import type { InstallRequest } from "../bindings/InstallRequest";
 import type { RegistryRef } from "../bindings/RegistryRef";
@@ -418,6 +418,12 @@ export class FakeBackend implements Backend {
   async pickFolder() {
     return "/home/you/picked";
   }
+  /** What the native file picker answers `pickFile` (null: the person cancels). */
+  pickedFile: string | null = "/home/me/notes.txt";
+  async pickFile() {
+    this.log("pickFile");
+    return this.pickedFile;
+  }
   reviews: Review[] = [];
   decisions: { id: string; verdict: Verdict }[] = [];
   policies: PolicyEntry[] = [];
@@ -658,6 +664,8 @@ export class FakeBackend implements Backend {
     this.view(viewId);
   }
 
+  /** The registries `registries` answers, the default first (each lists `registry`). */
+  registryUrls: string[] = [FAKE_REGISTRY, FAKE_OTHER_REGISTRY];
   /** The registry's listings (fake-gallery.ts). */
   registry: FakeEntry[] = fakeRegistry();
   /** Listings per page when a search names no limit. */
@@ -670,10 +678,12 @@ export class FakeBackend implements Backend {
   bundleFile: BundleForm | null = FAKE_BUNDLE;
   private pickedBundle: BundleForm | null = null;
 
+  /** The entry `ref` names, at its version when the registry lists that one (else the latest). */
   private listed(ref: RegistryRef): FakeEntry {
     const e = this.registry.find((x) => x.listing.server.name === ref.name);
     if (!e) throw { code: "invalid_input", message: `the registry lists no server named "${ref.name}"` };
-    return e;
+    const versions = versionsOf(e, ref.registry);
+    return versions.find((v) => v.listing.server.version === ref.version) ?? versions[0] ?? e;
   }
   /** Adds an installed server as the core does once it is trusted (the file changed). */
   private installed(name: string, config: ServerConfig) {
@@ -682,6 +692,10 @@ export class FakeBackend implements Backend {
     this.addServer(name, { state: "starting", attempt: 0 }, config);
     this.emit({ type: "configChanged", error: null });
     return name;
+  }
+  async registries() {
+    this.log("registries");
+    return [...this.registryUrls];
   }
   async registrySearch(query: RegistrySearch) {
     this.log("registrySearch", query);
@@ -699,6 +713,12 @@ export class FakeBackend implements Backend {
   async installForm(server: RegistryRef) {
     this.log("installForm", server);
     return formOf(this.listed(server));
+  }
+  async registryVersions(server: RegistryRef) {
+    this.log("registryVersions", server);
+    const e = this.registry.find((x) => x.listing.server.name === server.name);
+    if (!e) throw { code: "invalid_input", message: `the registry lists no server named "${server.name}"` };
+    return versionsOf(e, server.registry).map((v) => v.listing);
   }
   async installServer(request: InstallRequest) {
     this.log("installServer", request);

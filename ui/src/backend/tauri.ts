@@ -64,6 +64,7 @@ export const tauriBackend: Backend = {
   getRoots: () => call("get_roots", none),
   setRoots: async (server, paths) => void (await call("set_roots", { server, paths })),
   pickFolder: () => call("pick_folder", none),
+  pickFile: () => call("pick_file", none),
 
   pendingReviews: () => call("pending_reviews", none),
   decideReview: async (id, digest, verdict) => void (await call("decide_review", { id, digest, verdict })),
@@ -97,10 +98,12 @@ export const tauriBackend: Backend = {
   appMessage: async (viewId, message) => void (await call("app_message", { viewId, message: { ...message } })),
   appUpdateContext: async (viewId, context) => void (await call("app_update_context", { viewId, context: { ...context } })),
 
+  registries: () => call("registries", none),
   registrySearch: (query) => call("registry_search", query),
   registryCached: (query) => call("registry_cached", query),
   registryRefresh: (query) => call("registry_refresh", query),
   installForm: (server) => call("install_form", server),
+  registryVersions: (server) => call("registry_versions", server),
   installServer: (request) => call("install_server", request),
   uninstallServer: async (server) => void (await call("uninstall_server", { server })),
   checkUpdates: () => call("check_updates", none),

@@ -36,6 +36,7 @@ import type { PinItem } from "./PinItem";
 import type { PolicyEntry } from "./PolicyEntry";
 import type { ProviderId } from "./ProviderId";
 import type { ProviderSettings } from "./ProviderSettings";
+import type { RegistryListing } from "./RegistryListing";
 import type { RegistryPage } from "./RegistryPage";
 import type { RegistryRef } from "./RegistryRef";
 import type { RegistrySearch } from "./RegistrySearch";
@@ -121,6 +122,8 @@ export type Commands = {
   uninstall_server: { args: ServerName; result: null };
   check_updates: { args: NoArgs; result: UpdateView[] };
   registry_icon: { args: IconUrl; result: string | null };
+  registries: { args: NoArgs; result: string[] };
+  registry_versions: { args: RegistryRef; result: RegistryListing[] };
   sign_in_server: { args: ServerName; result: null };
   cancel_sign_in: { args: NoArgs; result: null };
   sign_out_server: { args: ServerName; result: null };
@@ -138,6 +141,7 @@ export type Commands = {
   update_server: { args: ServerName; result: boolean };
   pick_bundle: { args: NoArgs; result: BundleForm | null };
   install_bundle: { args: BundleChoice; result: string };
+  pick_file: { args: NoArgs; result: string | null };
 };
 
 /** The names, for runtime checks. */
@@ -201,6 +205,8 @@ export const COMMAND_NAMES = [
   "uninstall_server",
   "check_updates",
   "registry_icon",
+  "registries",
+  "registry_versions",
   "sign_in_server",
   "cancel_sign_in",
   "sign_out_server",
@@ -218,4 +224,5 @@ export const COMMAND_NAMES = [
   "update_server",
   "pick_bundle",
   "install_bundle",
+  "pick_file",
 ] as const satisfies readonly (keyof Commands)[];

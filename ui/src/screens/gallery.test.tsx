@@ -1,14 +1,17 @@
-// The Gallery against the fake registry: searching as one types, cards from the shown text only,
-// the install form (secrets hidden, values by key, required values first), a declined trust
-// dialog, the offline listing, a bundle and an update.
+// The Gallery against the fake registry: searching as one types, in the registry chosen, cards
+// from the shown text only, the install form (a version, secrets hidden, values by key, required
+// values first, a file from the picker), a declined trust dialog, the offline listing, a bundle
+// and an update.
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "../app";
-import { FAKE_REGISTRY } from "../backend/fake-gallery";
+import { FAKE_BUNDLE, FAKE_OTHER_REGISTRY, FAKE_REGISTRY } from "../backend/fake-gallery";
 import { FakeBackend } from "../backend/fake";
+import type { InstallRequest } from "../bindings/InstallRequest";
 import type { RegistryPage } from "../bindings/RegistryPage";
 import type { RegistrySearch } from "../bindings/RegistrySearch";
 import { GalleryScreen } from "./gallery";
+import { SEARCH_DELAY_MS } from "./gallery/use-listing";
 
 function calls(b: FakeBackend, method: string): unknown[][] {
   return b.calls.filter((c) => c.method === method).map((c) => c.args);
@@ -37,7 +40,10 @@ function field(dialog: HTMLElement, key: string): HTMLInputElement {
   return found as HTMLInputElement;
 }
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
 
 describe("Gallery: searching", () => {
   it("searches once typing pauses, with the term typed, not at each keystroke", async () => {
@@ -101,6 +107,60 @@ describe("Gallery: searching", () => {
     act(() => seen?.([{ isIntersecting: true }]));
     await card("Legacy");
     expect(calls(b, "registrySearch").map((a) => (a[0] as RegistrySearch).cursor)).toEqual([null, "1", "2"]);
+  });
+});
+
+describe("Gallery: registries", () => {
+  it("offers the registries when there are several, and searches the one chosen", async () => {
+    const b = new FakeBackend();
+    render(<GalleryScreen backend={b} />);
+    await card("Weather");
+    const select = (await screen.findByRole("combobox", { name: "Registry" })) as HTMLSelectElement;
+    expect(select.dataset.testid).toBe("gallery-registry");
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      [FAKE_REGISTRY, "registry.modelcontextprotocol.io"],
+      [FAKE_OTHER_REGISTRY, "mcp.example.com/registry"],
+    ]);
+    expect(select.value).toBe(FAKE_REGISTRY);
+    // The default registry is asked for as the default.
+    expect(calls(b, "registrySearch").map((a) => (a[0] as RegistrySearch).registry)).toEqual([null]);
+
+    fireEvent.change(select, { target: { value: FAKE_OTHER_REGISTRY } });
+    expect(calls(b, "registrySearch").map((a) => a[0])).toEqual([
+      { registry: null, search: null, cursor: null, limit: null },
+      { registry: FAKE_OTHER_REGISTRY, search: null, cursor: null, limit: null },
+    ]);
+    expect(calls(b, "registryCached").map((a) => (a[0] as RegistrySearch).registry)).toEqual([null, FAKE_OTHER_REGISTRY]);
+    expect(calls(b, "registryRefresh").map((a) => (a[0] as RegistrySearch).registry)).toEqual([null, FAKE_OTHER_REGISTRY]);
+    // Each card says which registry it came from.
+    const other = new URL(FAKE_OTHER_REGISTRY).host;
+    await waitFor(() => expect(screen.getByRole("article", { name: "Weather" }).textContent).toContain(other));
+
+    // A term typed is searched in the registry chosen, once typing pauses.
+    vi.useFakeTimers();
+    fireEvent.change(screen.getByRole("searchbox", { name: "Search the registry" }), { target: { value: "files" } });
+    expect(calls(b, "registrySearch")).toHaveLength(2);
+    await act(() => vi.advanceTimersByTimeAsync(SEARCH_DELAY_MS));
+    vi.useRealTimers();
+    expect(calls(b, "registrySearch").at(-1)).toEqual([{ registry: FAKE_OTHER_REGISTRY, search: "files", cursor: null, limit: null }]);
+    expect(screen.getAllByRole("article").map((a) => a.getAttribute("aria-label"))).toEqual(["Files"]);
+
+    // Back to the default one.
+    fireEvent.change(select, { target: { value: FAKE_REGISTRY } });
+    expect(calls(b, "registrySearch").at(-1)).toEqual([{ registry: null, search: "files", cursor: null, limit: null }]);
+    await waitFor(() =>
+      expect(screen.getByRole("article", { name: "Files" }).textContent).toContain(new URL(FAKE_REGISTRY).host),
+    );
+  });
+
+  it("offers no choice when there is one registry", async () => {
+    const b = new FakeBackend();
+    b.registryUrls = [FAKE_REGISTRY];
+    render(<GalleryScreen backend={b} />);
+    await card("Weather");
+    await waitFor(() => expect(calls(b, "registries")).toHaveLength(1));
+    expect(screen.queryByTestId("gallery-registry")).toBeNull();
+    expect(screen.queryByRole("combobox", { name: "Registry" })).toBeNull();
   });
 });
 
@@ -205,6 +265,32 @@ describe("Gallery: installing from the registry", () => {
     });
   });
 
+  it("offers every version, a deprecated one shown but not choosable, and installs the one chosen", async () => {
+    const b = new FakeBackend();
+    render(<GalleryScreen backend={b} />);
+    const dialog = await openInstall("Notes");
+    const notes = { registry: FAKE_REGISTRY, name: "io.github.sneaky/notes" };
+    const select = (await within(dialog).findByTestId("install-version")) as HTMLSelectElement;
+    expect(within(dialog).getByRole("combobox", { name: "Version" })).toBe(select);
+    expect(select.value).toBe("1.2.0");
+    expect([...select.options].map((o) => [o.value, o.disabled])).toEqual([
+      ["1.2.0", false],
+      ["1.0.0-beta", false],
+      ["0.9.0", true],
+    ]);
+    expect(select.options[2]?.textContent).toContain("deprecated");
+    expect(calls(b, "registryVersions")).toEqual([[{ ...notes, version: "1.2.0" }]]);
+
+    fireEvent.change(select, { target: { value: "1.0.0-beta" } });
+    expect(await within(dialog).findByText("v1.0.0-beta")).toBeTruthy();
+    expect(calls(b, "installForm")).toEqual([[{ ...notes, version: "1.2.0" }], [{ ...notes, version: "1.0.0-beta" }]]);
+    expect((within(dialog).getByTestId("install-version") as HTMLSelectElement).value).toBe("1.0.0-beta");
+    fireEvent.click(within(dialog).getByTestId("install-submit"));
+    expect((await screen.findByTestId("gallery-notice")).textContent).toContain("Installed notes");
+    const request = calls(b, "installServer")[0]?.[0] as InstallRequest;
+    expect(request.server).toEqual({ ...notes, version: "1.0.0-beta" });
+  });
+
   it("says calmly that nothing was installed when the person does not trust it", async () => {
     const b = new FakeBackend();
     b.trustAnswer = false;
@@ -231,6 +317,38 @@ describe("Gallery: a bundle file", () => {
     fireEvent.click(within(dialog).getByTestId("install-submit"));
     expect((await screen.findByTestId("gallery-notice")).textContent).toContain("Installed dice");
     expect(calls(b, "installBundle")).toEqual([["dice", { sides: "6" }]]);
+  });
+
+  it("fills a file setting's path from the native file picker", async () => {
+    const b = new FakeBackend();
+    const sides = FAKE_BUNDLE.needs[0]!;
+    b.bundleFile = {
+      ...FAKE_BUNDLE,
+      needs: [sides, { ...sides, key: "notes", description: "Your notes", required: false, format: "file", min: null, max: null }],
+    };
+    render(<GalleryScreen backend={b} />);
+    fireEvent.click(screen.getByTestId("open-bundle"));
+    const dialog = await screen.findByTestId("bundle-dialog");
+    const buttons = within(dialog).getAllByTestId("install-pick-file");
+    expect(buttons.map((e) => e.textContent)).toEqual(["Choose a file…"]);
+    expect(within(dialog).queryByTestId("install-pick-folder")).toBeNull();
+    fireEvent.click(buttons[0]!);
+    await waitFor(() => expect(field(dialog, "notes").value).toBe("/home/me/notes.txt"));
+    expect(field(dialog, "sides").value).toBe("");
+
+    // Cancelled: the path stays as it was.
+    b.pickedFile = null;
+    fireEvent.click(buttons[0]!);
+    await waitFor(() => expect(calls(b, "pickFile")).toHaveLength(2));
+    expect(field(dialog, "notes").value).toBe("/home/me/notes.txt");
+
+    b.pickedFile = "/home/me/other.txt";
+    fireEvent.click(buttons[0]!);
+    await waitFor(() => expect(field(dialog, "notes").value).toBe("/home/me/other.txt"));
+    fireEvent.change(field(dialog, "sides"), { target: { value: "6" } });
+    fireEvent.click(within(dialog).getByTestId("install-submit"));
+    await screen.findByTestId("gallery-notice");
+    expect(calls(b, "installBundle")).toEqual([["dice", { sides: "6", notes: "/home/me/other.txt" }]]);
   });
 
   it("shows nothing when the picker is cancelled", async () => {

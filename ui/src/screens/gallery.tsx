@@ -1,4 +1,5 @@
-// The Gallery: servers from an MCP Registry to install, a .mcpb bundle file to install, and
+// The Gallery: servers from an MCP Registry to install (from the registry chosen, when the config
+// names several), a .mcpb bundle file to install, and
 // updates of servers installed from a registry. Installing always goes through the shell's native
 // trust dialog; the window only gathers the values. What the app is asked to open from outside (a
 // .mcpb file, an install link) arrives as `opened` and opens the dialog it asks for. The listing,
@@ -40,6 +41,32 @@ function refOf(l: RegistryListing): RegistryRef {
   return { registry: l.registry, name: l.server.name, version: l.server.version };
 }
 
+/** A registry as the person reads it: its host and path (two may share a host). */
+function registryLabel(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return url;
+  }
+}
+
+/** The registries the gallery may list, the default first (none until known, or when unknown). */
+function useRegistries(backend: Backend): string[] {
+  const [registries, setRegistries] = useState<string[]>([]);
+  useEffect(() => {
+    let live = true;
+    backend.registries().then(
+      (all) => live && setRegistries(all),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend]);
+  return registries;
+}
+
 export function GalleryScreen(props: {
   backend: Backend;
   /** Something the app was asked to open from outside, not yet shown. */
@@ -52,7 +79,10 @@ export function GalleryScreen(props: {
   const { backend, opened, onOpenedTaken, onInstalled } = props;
   const [search, setSearch] = useState("");
   const term = useSettled(search.trim(), SEARCH_DELAY_MS);
-  const { listing, error, busy, loadMore } = useListing(backend, term);
+  const registries = useRegistries(backend);
+  // The registry listed: null is the default one (the first).
+  const [registry, setRegistry] = useState<string | null>(null);
+  const { listing, error, busy, loadMore } = useListing(backend, registry, term);
   const [installing, setInstalling] = useState<Installing | null>(null);
   // Each dialog opened anew starts from its own form, even in place of one of the same kind.
   const [shown, setShown] = useState(0);
@@ -95,6 +125,24 @@ export function GalleryScreen(props: {
     <div className="page gallery" aria-label="Gallery" data-testid="gallery-screen">
       <header className="pane-header">
         <h2>Gallery</h2>
+        {registries.length > 1 ? (
+          <select
+            aria-label="Registry"
+            data-testid="gallery-registry"
+            title={registry ?? registries[0]}
+            value={registry ?? registries[0]}
+            onChange={(e) => {
+              const chosen = e.currentTarget.value;
+              setRegistry(chosen === registries[0] ? null : chosen);
+            }}
+          >
+            {registries.map((r) => (
+              <option key={r} value={r}>
+                {registryLabel(r)}
+              </option>
+            ))}
+          </select>
+        ) : null}
         <input
           type="search"
           aria-label="Search the registry"

@@ -125,6 +125,8 @@ command_table! { $
         uninstall_server(ServerName) -> () as "null";
         check_updates(NoArgs) -> Vec<UpdateView> as "UpdateView[]";
         registry_icon(IconUrl) -> Option<String> as "string | null";
+        registries(NoArgs) -> Vec<String> as "string[]";
+        registry_versions(RegistryRef) -> Vec<Listing> as "RegistryListing[]";
     }
     // Adapted by hand in the shell: they need the window (a native dialog, the browser, a
     // progress channel, the file the person chose).
@@ -146,6 +148,7 @@ command_table! { $
         update_server(ServerName) -> "boolean";
         pick_bundle(NoArgs) -> "BundleForm | null";
         install_bundle(BundleChoice) -> "string";
+        pick_file(NoArgs) -> "string | null";
     }
 }
 
@@ -170,6 +173,7 @@ const RESULT_TYPES: &[&str] = &[
     "WithheldTool",
     "Error",
     "RegistryPage",
+    "RegistryListing",
     "InstallForm",
     "BundleForm",
     "UpdateView",

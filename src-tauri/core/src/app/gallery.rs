@@ -159,6 +159,29 @@ pub struct InstallRequest {
 }
 
 impl App {
+    /// The registries the gallery offers: `SWITCHBOARD_REGISTRY` when set, then the config's
+    /// `registries`, else the official one; the first is the default.
+    pub async fn registries(&self, _: NoArgs) -> Result<Vec<String>> {
+        let mut all: Vec<String> = std::env::var("SWITCHBOARD_REGISTRY")
+            .ok()
+            .filter(|u| !u.is_empty())
+            .into_iter()
+            .chain(self.config()?.registries)
+            .collect();
+        if all.is_empty() {
+            all.push(registry::OFFICIAL.to_owned());
+        }
+        all.dedup();
+        Ok(all)
+    }
+
+    /// Every version of a registry server, newest first.
+    pub async fn registry_versions(&self, args: RegistryRef) -> Result<Vec<Listing>> {
+        self.registry(args.registry.as_deref())?
+            .versions(&args.name)
+            .await
+    }
+
     /// The registry `url` names, else `SWITCHBOARD_REGISTRY`, else the config's first, else the
     /// official one.
     pub fn registry(&self, url: Option<&str>) -> Result<Registry> {

@@ -1,11 +1,14 @@
-// Installing a registry listing: its install form, the way to run it when there are several, the
-// values that way asks for and the local name; the shell then shows the native trust dialog.
+// Installing a registry listing: the version (the listing's unless another is chosen), its install
+// form, the way to run it when there are several, the values that way asks for and the local
+// name; the shell then shows the native trust dialog.
 import type { FormEvent } from "react";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { InstallForm } from "../../bindings/InstallForm";
+import type { RegistryListing } from "../../bindings/RegistryListing";
 import type { RegistryRef } from "../../bindings/RegistryRef";
+import type { RegistryStatus } from "../../bindings/RegistryStatus";
 import { ErrorBanner } from "../../components/error-banner";
 import { GalleryDialog, InstallFooter, useInstall } from "./dialog";
 import type { Values } from "./install-fields";
@@ -20,22 +23,40 @@ export function InstallDialog(props: {
   onClose: () => void;
 }) {
   const { backend, server } = props;
-  const [form, setForm] = useState<InstallForm | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // The version chosen in the dialog (null: the one `server` names, the latest when it names none).
+  const [chosen, setChosen] = useState<string | null>(null);
+  const version = chosen ?? server.version;
+  const ref = useMemo(() => ({ ...server, version }), [server, version]);
+  // The form loaded, or why it could not be, with the version it is of.
+  const [loaded, setLoaded] = useState<{ version: string | null; form: InstallForm | null; error: string | null } | null>(null);
   useEffect(() => {
     let live = true;
-    backend.installForm(server).then(
-      (f) => live && setForm(f),
-      (e: unknown) => live && setError(errorMessage(e)),
+    backend.installForm(ref).then(
+      (form) => live && setLoaded({ version: ref.version, form, error: null }),
+      (e: unknown) => live && setLoaded({ version: ref.version, form: null, error: errorMessage(e) }),
     );
     return () => {
       live = false;
     };
-  }, [backend, server]);
+  }, [backend, ref]);
+  const current = loaded?.version === version ? loaded : null;
+  const form = current?.form ?? null;
+  const error = current?.error ?? null;
+  const versions = useVersions(backend, server);
+  // Until a version is chosen, the listing's: the form's once known (a link may name none).
+  const shown = version ?? form?.text.version ?? null;
   return (
     <GalleryDialog title={`Install ${form?.text.title || props.title}`} testId="install-dialog" onClose={props.onClose}>
+      {versions.length > 0 && shown ? <VersionField versions={versions} value={shown} onChange={setChosen} /> : null}
       {form ? (
-        <RegistryInstall backend={backend} server={server} form={form} onInstalled={props.onInstalled} onClose={props.onClose} />
+        <RegistryInstall
+          key={version ?? ""}
+          backend={backend}
+          server={ref}
+          form={form}
+          onInstalled={props.onInstalled}
+          onClose={props.onClose}
+        />
       ) : error ? (
         <>
           <ErrorBanner error={error} testId="install-error" role="alert" />
@@ -47,6 +68,52 @@ export function InstallDialog(props: {
         <p className="muted">Reading its install form…</p>
       )}
     </GalleryDialog>
+  );
+}
+
+const STATUS: Record<RegistryStatus, string> = { active: "", deprecated: "deprecated", deleted: "deleted" };
+
+/** Every version of the server its registry lists, newest first (none when that cannot be had:
+ *  the listing's own version is then the one installed). */
+function useVersions(backend: Backend, server: RegistryRef): RegistryListing[] {
+  const [versions, setVersions] = useState<RegistryListing[]>([]);
+  useEffect(() => {
+    let live = true;
+    backend.registryVersions(server).then(
+      (all) => live && setVersions(all),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, server]);
+  return versions;
+}
+
+/** The versions to choose from: a deprecated or deleted one is shown, and cannot be chosen. */
+function VersionField(props: { versions: RegistryListing[]; value: string; onChange: (version: string) => void }) {
+  const listed = props.versions.some((l) => l.text.version === props.value);
+  return (
+    <div className="field">
+      <label htmlFor="install-version">Version</label>
+      <select
+        id="install-version"
+        data-testid="install-version"
+        value={props.value}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+      >
+        {listed ? null : <option value={props.value}>{props.value}</option>}
+        {props.versions.map((l) => {
+          const v = l.text.version;
+          const notes = [l.isLatest ? "latest" : "", STATUS[l.status]].filter(Boolean);
+          return (
+            <option key={v} value={v} disabled={l.status !== "active"} data-status={l.status}>
+              {notes.length ? `${v} (${notes.join(", ")})` : v}
+            </option>
+          );
+        })}
+      </select>
+    </div>
   );
 }
 

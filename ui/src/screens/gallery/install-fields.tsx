@@ -1,5 +1,6 @@
 // The values an install asks for (a registry listing's or a bundle's), as form fields: a secret
-// in a password field, choices in a list, a boolean as a checkbox, several values one per line.
+// in a password field, choices in a list, a boolean as a checkbox, several values one per line, a
+// folder or a file also chosen in the native picker.
 // Values are strings keyed by the input's key; a boolean is "true" or "false".
 import { useId } from "react";
 import type { Backend } from "../../backend";
@@ -122,9 +123,10 @@ function InputField(props: {
       </div>
     );
   }
-  const folder = n.format === "directory" && !n.secret;
+  // A folder or a file can also be chosen in the native picker.
+  const picker = n.secret ? null : n.format === "directory" ? "folder" : n.format === "file" || n.format === "filepath" ? "file" : null;
   const choose = () =>
-    props.backend.pickFolder().then(
+    (picker === "file" ? props.backend.pickFile() : props.backend.pickFolder()).then(
       (path) => {
         if (path) onChange(n.multiple && value.trim() ? `${value.trimEnd()}\n${path}` : path);
       },
@@ -165,10 +167,10 @@ function InputField(props: {
           onChange={(e) => onChange(e.currentTarget.value)}
         />
       )}
-      {folder ? (
+      {picker ? (
         <div>
-          <button type="button" className="small" data-testid="install-pick-folder" onClick={() => void choose()}>
-            {n.multiple ? "Add a folder…" : "Choose a folder…"}
+          <button type="button" className="small" data-testid={`install-pick-${picker}`} onClick={() => void choose()}>
+            {n.multiple ? `Add a ${picker}…` : `Choose a ${picker}…`}
           </button>
         </div>
       ) : null}

@@ -1,6 +1,6 @@
-// The gallery's listing: the search term settles for a moment before it is searched; on open the
-// page kept on this computer shows at once, then the registry's answer replaces it; further
-// pages are appended.
+// The gallery's listing of one registry: the search term settles for a moment before it is
+// searched; on open (and on choosing another registry) the page kept on this computer shows at
+// once, then the registry's answer replaces it; further pages are appended.
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
@@ -11,9 +11,9 @@ import type { RegistrySearch } from "../../bindings/RegistrySearch";
 /** How long typing must pause before the term is searched. */
 export const SEARCH_DELAY_MS = 250;
 
-/** The arguments of a search of the default registry. */
-export function searchArgs(search: string, cursor: string | null): RegistrySearch {
-  return { registry: null, search: search || null, cursor, limit: null };
+/** The arguments of a search of `registry` (null: the default one). */
+export function searchArgs(registry: string | null, search: string, cursor: string | null): RegistrySearch {
+  return { registry, search: search || null, cursor, limit: null };
 }
 
 /** `value`, once it has stayed the same for `ms`. */
@@ -46,27 +46,31 @@ export function listingKey(l: RegistryListing): string {
   return `${l.registry} ${l.server.name} ${l.server.version}`;
 }
 
-export function useListing(backend: Backend, term: string) {
+/** The listing of `registry` (null: the default one) for `term`. */
+export function useListing(backend: Backend, registry: string | null, term: string) {
   const [listing, setListing] = useState<Listing>(NONE);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  // The term the listing is of: a page that answers an older one is dropped.
-  const current = useRef(term);
-  const opened = useRef(false);
+  // The registry and term the listing is of: a page that answers older ones is dropped.
+  const current = useRef({ registry, term });
+  // The registry whose kept listing was shown (undefined: none yet).
+  const opened = useRef<string | null | undefined>(undefined);
   const loadingMore = useRef(false);
 
   useEffect(() => {
     // The kept listing is brought up to date in the background; a failure changes nothing here.
-    backend.registryRefresh(searchArgs("", null)).catch(() => undefined);
-  }, [backend]);
+    backend.registryRefresh(searchArgs(registry, "", null)).catch(() => undefined);
+  }, [backend, registry]);
 
   useEffect(() => {
     let live = true;
     let answered = false;
-    current.current = term;
-    const args = searchArgs(term, null);
-    if (!opened.current) {
-      opened.current = true;
+    current.current = { registry, term };
+    const args = searchArgs(registry, term, null);
+    if (opened.current !== registry) {
+      // Another registry's listing is not this one's: what this computer kept of it shows instead.
+      if (opened.current !== undefined) setListing(NONE);
+      opened.current = registry;
       backend.registryCached(args).then(
         (page) => {
           if (live && !answered && page.servers.length) setListing(shown(page, true));
@@ -97,7 +101,7 @@ export function useListing(backend: Backend, term: string) {
     return () => {
       live = false;
     };
-  }, [backend, term]);
+  }, [backend, registry, term]);
 
   const cursor = listing.nextCursor;
   const loadMore = useCallback(() => {
@@ -106,7 +110,7 @@ export function useListing(backend: Backend, term: string) {
     const asked = current.current;
     setBusy(true);
     backend
-      .registrySearch(searchArgs(asked, cursor))
+      .registrySearch(searchArgs(asked.registry, asked.term, cursor))
       .then(
         (page) => {
           if (current.current !== asked) return;
