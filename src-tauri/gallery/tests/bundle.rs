@@ -192,3 +192,78 @@ fn another_platform_is_refused() {
     let path = bundles::zip(dir.path(), "win.mcpb", &[("manifest.json", &m, 0o644)]);
     assert!(refused(&path).contains("win32"));
 }
+
+#[test]
+fn python_uv_and_binary_servers_become_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("bundles");
+    let cases = [
+        (
+            "0.3",
+            "python",
+            "python3",
+            vec!["${__dirname}/server/main.py"],
+            Some("python3"),
+        ),
+        (
+            "0.4",
+            "uv",
+            "uv",
+            vec!["run", "--directory", "${__dirname}", "main.py"],
+            Some("uv"),
+        ),
+        (
+            "0.3",
+            "binary",
+            "${__dirname}/server/tool",
+            vec!["--stdio"],
+            None,
+        ),
+    ];
+    for (version, kind, command, args, runtime) in cases {
+        let mut m: serde_json::Value = serde_json::from_slice(&bundles::manifest(version)).unwrap();
+        m["name"] = serde_json::json!(kind);
+        m["server"] = serde_json::json!({"type": kind, "entry_point": "server/main",
+            "mcp_config": {"command": command, "args": args}});
+        let m = serde_json::to_vec(&m).unwrap();
+        let file = bundles::zip(
+            dir.path(),
+            &format!("{kind}.mcpb"),
+            &[
+                ("manifest.json", &m, 0o644),
+                ("server/tool", b"#!/bin/sh\n", 0o755),
+                ("server/main.py", b"", 0o644),
+            ],
+        );
+        let b = Opened::read(&file, None).unwrap();
+        let folder = b.unpack(&data).unwrap();
+        let i = settings::definition(&b, &folder, kind, &IndexMap::new(), None).unwrap();
+        assert_eq!(i.runtime.as_deref(), runtime, "{kind}");
+        let dirname = folder.to_string_lossy();
+        let expected_command = command.replace("${__dirname}", &dirname);
+        assert_eq!(
+            i.config.command.as_deref(),
+            Some(expected_command.as_str()),
+            "{kind}"
+        );
+        assert!(
+            i.config.args.iter().all(|a| !a.contains("${")),
+            "{kind}: {:?}",
+            i.config.args
+        );
+        if kind == "binary" {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(folder.join("server/tool"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o111, 0o111, "the binary stays executable");
+        }
+    }
+    // uv is a 0.4 server type: a 0.3 manifest may not use it.
+    let mut m: serde_json::Value = serde_json::from_slice(&bundles::manifest("0.3")).unwrap();
+    m["server"]["type"] = serde_json::json!("uv");
+    let m = serde_json::to_vec(&m).unwrap();
+    let file = bundles::zip(dir.path(), "uv03.mcpb", &[("manifest.json", &m, 0o644)]);
+    assert!(refused(&file).contains("0.3"));
+}
