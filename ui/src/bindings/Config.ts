@@ -16,4 +16,9 @@ roots?: Array<string>,
 /**
  * How many days audit rows are kept (default 0: for ever).
  */
-auditRetentionDays?: number | null, };
+auditRetentionDays?: number | null, 
+/**
+ * The registries the gallery lists servers from (base URLs), the first being the default;
+ * when empty, the official MCP Registry.
+ */
+registries?: Array<string>, };
