@@ -352,10 +352,17 @@ impl Desktop {
     /// Starts the app a second time, as a person clicking its icon again would, with the running
     /// app's own environment; returns once that second process has ended, with its status.
     pub async fn launch_again(&self) -> std::process::ExitStatus {
+        self.launch_again_with(&[]).await
+    }
+
+    /// [`Desktop::launch_again`] with `args`, as a file manager or a browser starts the app with a
+    /// file or a link.
+    pub async fn launch_again_with(&self, args: &[&str]) -> std::process::ExitStatus {
         let pid = self.app_pid().expect("the app's process");
         let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("the app's environment");
         let mut second = Command::new(&self.app);
         second
+            .args(args)
             .env_clear()
             .stdout(Stdio::null())
             .stderr(Stdio::null());

@@ -2,6 +2,7 @@
 //! Registry's API, serving the fixture `server.json` documents), install a server from it with
 //! its definition trusted in the native dialog, and call one of its tools.
 
+use super::bundles;
 use super::desktop::Desktop;
 use super::{LONG, SHORT, open_tool, row};
 
@@ -34,4 +35,36 @@ pub async fn install_from_the_gallery_and_call(desktop: &Desktop) {
         t.contains("Echo: from the gallery")
     })
     .await;
+}
+
+/// A link a browser hands the app, and a bundle a file manager hands it, reach the running window
+/// through a second launch: each opens its form in the Gallery, and nothing is installed.
+pub async fn a_link_and_a_bundle_open_their_forms(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-servers]").await;
+    let link = "switchboard://install?name=io.github.modelcontextprotocol%2Ftime";
+    let status = desktop.launch_again_with(&[link]).await;
+    assert!(status.success(), "the second launch failed: {status}");
+    s.wait_text("[data-testid=install-form]", LONG, |t| {
+        t.contains("mcp-server-time")
+    })
+    .await;
+    s.click_css("[data-testid=install-cancel]").await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let manifest = bundles::manifest("0.3");
+    let file = bundles::zip(
+        dir.path(),
+        "tiny.mcpb",
+        &[("manifest.json", &manifest, 0o644)],
+    );
+    s.click_css("[data-testid=nav-tools]").await;
+    let status = desktop.launch_again_with(&[&file.to_string_lossy()]).await;
+    assert!(status.success(), "the second launch failed: {status}");
+    s.wait_text("[data-testid=bundle-signature]", LONG, |t| {
+        t.to_lowercase().contains("unsigned")
+    })
+    .await;
+    s.click_css("[data-testid=install-cancel]").await;
+    assert!(s.all(&row("tiny", "running")).await.is_empty());
 }

@@ -7,6 +7,8 @@
 //! (`scripts/setup-ui.sh`) and the fixtures (`scripts/setup-fixtures.sh`); `scripts/test.sh` runs
 //! all of that first.
 
+#[path = "../support/bundles.rs"]
+mod bundles;
 mod chat_scenarios;
 mod desktop;
 mod forms_scenarios;
@@ -103,7 +105,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 27] = scenarios![
+    let all: [Scenario; 28] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -132,6 +134,7 @@ async fn a_person_uses_every_screen() {
         a_view_cannot_reach_the_app,
         an_open_request_survives_a_reload,
         install_from_the_gallery_and_call,
+        a_link_and_a_bundle_open_their_forms,
     ];
     // `E2E_ONLY=a,b` runs only those scenarios (while working on them; CI runs every one).
     let only = std::env::var("E2E_ONLY").ok();

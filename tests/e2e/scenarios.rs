@@ -17,7 +17,9 @@ pub use super::chat_scenarios::{chat_shows_edited_arguments, first_chat_reviews_
 pub use super::forms_scenarios::{
     an_open_request_survives_a_reload, enum_first_option, tools_screen_remembers,
 };
-pub use super::gallery_scenarios::install_from_the_gallery_and_call;
+pub use super::gallery_scenarios::{
+    a_link_and_a_bundle_open_their_forms, install_from_the_gallery_and_call,
+};
 pub use super::servers_scenarios::{
     a_hand_edit_is_never_lost, a_second_launch_hands_over_to_the_first,
     an_untrusted_start_says_why, import_from_where_claude_keeps_it,

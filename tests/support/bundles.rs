@@ -9,8 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+/// The repository: the root package (the end-to-end tests) or two levels above a crate.
 fn repo() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if manifest.join("tests/fixtures").is_dir() {
+        manifest
+    } else {
+        manifest.join("../..")
+    }
 }
 
 fn run(c: &mut Command) {

@@ -28,6 +28,23 @@ const RootsScreen = lazy(() => import("./screens/roots").then((m) => ({ default:
 const ModelsScreen = lazy(() => import("./screens/models").then((m) => ({ default: m.ModelsScreen })));
 const ApprovalsScreen = lazy(() => import("./screens/approvals").then((m) => ({ default: m.ApprovalsScreen })));
 
+/** Listens while mounted: `subscribe` resolves to its unlisten, which runs on unmount even when
+ * it resolves after the unmount. */
+function useSubscription(subscribe: () => Promise<() => void>) {
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let gone = false;
+    void subscribe().then((unlisten) => {
+      if (gone) unlisten();
+      else stop = unlisten;
+    });
+    return () => {
+      gone = true;
+      stop?.();
+    };
+  }, [subscribe]);
+}
+
 export function App(props: { backend: Backend }) {
   const host = useHost(props.backend);
   const [screen, setScreen] = useState<ScreenId>("servers");
@@ -36,23 +53,17 @@ export function App(props: { backend: Backend }) {
   // was showing, the Gallery comes forward with it.
   const [opened, setOpened] = useState<Opened | null>(null);
   const openedTaken = useCallback(() => setOpened(null), []);
-  useEffect(() => {
-    let stop: (() => void) | null = null;
-    let gone = false;
-    void props.backend
-      .onOpened((o) => {
-        setOpened(o);
-        setScreen("gallery");
-      })
-      .then((unlisten) => {
-        if (gone) unlisten();
-        else stop = unlisten;
-      });
-    return () => {
-      gone = true;
-      stop?.();
-    };
-  }, [props.backend]);
+  const { backend } = props;
+  useSubscription(
+    useCallback(
+      () =>
+        backend.onOpened((o) => {
+          setOpened(o);
+          setScreen("gallery");
+        }),
+      [backend],
+    ),
+  );
   // scripts/bench_app.py reports when the live window was first drawn, beside the first paint.
   useEffect(() => void performance.mark("app-rendered"), []);
   const up = host.servers.filter((s) => s.status.state === "running").length;
@@ -159,20 +170,13 @@ function Loaded(props: { element: ReactNode }) {
 /** Says when the shell kept the window on the app: a page or script tried to send it elsewhere. */
 function NavigationRefused(props: { backend: Backend }) {
   const [refused, setRefused] = useState<{ host: string; count: number } | null>(null);
-  useEffect(() => {
-    let stop: (() => void) | null = null;
-    let gone = false;
-    void props.backend
-      .onNavigationRefused((host) => setRefused((r) => ({ host, count: (r?.count ?? 0) + 1 })))
-      .then((unlisten) => {
-        if (gone) unlisten();
-        else stop = unlisten;
-      });
-    return () => {
-      gone = true;
-      stop?.();
-    };
-  }, [props.backend]);
+  const { backend } = props;
+  useSubscription(
+    useCallback(
+      () => backend.onNavigationRefused((host) => setRefused((r) => ({ host, count: (r?.count ?? 0) + 1 }))),
+      [backend],
+    ),
+  );
   if (!refused) return null;
   return (
     <div className="banner warn" role="status" data-testid="navigation-refused" data-count={refused.count}>
