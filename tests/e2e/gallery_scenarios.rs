@@ -65,6 +65,7 @@ pub async fn a_link_and_a_bundle_open_their_forms(desktop: &Desktop) {
         t.to_lowercase().contains("unsigned")
     })
     .await;
+    desktop.screenshot("gallery-bundle.png").await;
     s.click_css("[data-testid=install-cancel]").await;
     assert!(s.all(&row("tiny", "running")).await.is_empty());
 }
