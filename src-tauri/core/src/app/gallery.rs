@@ -448,10 +448,6 @@ impl App {
             .installed_from
             .as_ref()
             .and_then(|f| f.bundle.clone());
-        let bundles = self.paths().data_dir.join("bundles");
-        if let Some(folder) = bundle.filter(|f| f.starts_with(&bundles) && f != &bundles) {
-            let _ = std::fs::remove_dir_all(folder);
-        }
         let prefix = format!("${{secret:server/{}/", args.server);
         let entries: Vec<String> = config
             .env
@@ -460,6 +456,23 @@ impl App {
             .filter_map(|v| own_entry(v, &prefix))
             .collect();
         self.remove_server(args).await?;
+        // The folder the config names goes only if it is one bundle's folder (a config file can
+        // name any path) and no other server still runs from it.
+        let bundles = self.paths().data_dir.join("bundles");
+        let still_used = |folder: &std::path::Path| {
+            self.config().map_or(true, |c| {
+                c.mcp_servers.values().any(|other| {
+                    other
+                        .installed_from
+                        .as_ref()
+                        .and_then(|f| f.bundle.as_deref())
+                        == Some(folder)
+                })
+            })
+        };
+        if let Some(folder) = bundle.filter(|f| one_bundle_folder(&bundles, f) && !still_used(f)) {
+            let _ = std::fs::remove_dir_all(folder);
+        }
         let store = self.0.host.context().secrets.clone();
         off_thread(move || forget(store.as_ref(), &entries)).await
     }
@@ -569,6 +582,17 @@ fn bundle_package(listing: &Listing, choice: Choice) -> Option<&Package> {
             .filter(|p| p.registry_type == "mcpb"),
         Choice::Remote(_) => None,
     }
+}
+
+/// Whether `folder` is `<bundles>/<name>/<version>`: no `..`, nothing above or below.
+fn one_bundle_folder(bundles: &std::path::Path, folder: &std::path::Path) -> bool {
+    folder.strip_prefix(bundles).is_ok_and(|rest| {
+        let parts: Vec<_> = rest.components().collect();
+        parts.len() == 2
+            && parts
+                .iter()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+    })
 }
 
 /// The keychain entry a `${secret:server/<name>/…}` value refers to, when it is nothing else.

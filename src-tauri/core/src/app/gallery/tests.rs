@@ -194,3 +194,57 @@ async fn a_bundle_for_another_node_is_refused_before_anything_is_unpacked() {
     assert!(e.message.contains("needs node >=999"), "{}", e.message);
     assert!(!dir.path().join("data/bundles").exists());
 }
+
+#[test]
+fn only_one_bundles_own_folder_may_be_removed() {
+    let bundles = std::path::Path::new("/data/bundles");
+    assert!(one_bundle_folder(
+        bundles,
+        std::path::Path::new("/data/bundles/memory/1.0.0")
+    ));
+    for other in [
+        "/data/bundles",
+        "/data/bundles/memory",
+        "/data/bundles/memory/1.0.0/sub",
+        "/data/bundles/../x",
+        "/data/bundles/memory/..",
+        "/data/bundles/a/../../..",
+        "/home/me",
+    ] {
+        assert!(
+            !one_bundle_folder(bundles, std::path::Path::new(other)),
+            "{other}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn uninstalling_a_config_that_names_more_than_its_bundle_removes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let data = dir.path().join("data");
+    let mut config = crate::config::ServerConfig {
+        command: Some("/bin/true".into()),
+        enabled: true,
+        ..Default::default()
+    };
+    // The config file names the folder of every version of bundle x, not one bundle's folder.
+    config.installed_from = Some(crate::config::InstalledFrom {
+        bundle: Some(data.join("bundles/x")),
+        ..Default::default()
+    });
+    let save = SaveServer {
+        name: "evil".into(),
+        config,
+        previous_name: None,
+    };
+    let yes: Confirm = Box::new(|_| Box::pin(async { true }));
+    app.save_server(save, yes).await.unwrap();
+    let other = data.join("bundles/x/2.0.0");
+    std::fs::create_dir_all(&other).unwrap();
+    let evil = ServerName {
+        server: "evil".into(),
+    };
+    app.uninstall_server(evil).await.unwrap();
+    assert!(other.is_dir(), "another version's folder is still there");
+}
