@@ -327,20 +327,26 @@ impl App {
     /// The definition `args` would install, without installing it (what `install` shows).
     pub async fn install_plan(&self, args: &InstallRequest) -> Result<Installable> {
         let listing = self.registry_listing(&args.server).await?;
-        let choice = match args.choice {
-            Some(choice) => choice,
-            None => definition::pick(&listing, args.kind.as_deref())?,
-        };
+        let installable = self.plan(&listing, choice_of(&listing, args)?, args)?;
+        if let Some(runtime) = &installable.runtime {
+            runtime_present(runtime)?;
+        }
+        Ok(installable)
+    }
+
+    /// The definition `choice` of `listing` gives under the name `args` asks for.
+    fn plan(
+        &self,
+        listing: &Listing,
+        choice: Choice,
+        args: &InstallRequest,
+    ) -> Result<Installable> {
         let name = match &args.name {
             Some(name) => name.trim().to_owned(),
             None => self.free_name(&switchboard_gallery::text::local_name(&listing.server.name))?,
         };
         self.name_is_free(&name)?;
-        let installable = definition::installable(&listing, choice, &name, &args.values)?;
-        if let Some(runtime) = &installable.runtime {
-            runtime_present(runtime)?;
-        }
-        Ok(installable)
+        definition::installable(listing, choice, &name, &args.values)
     }
 
     /// The trust review of the definition `args` would install.
@@ -355,10 +361,7 @@ impl App {
     /// it. The local name it was installed under.
     pub async fn install_server(&self, args: InstallRequest, confirm: Confirm) -> Result<String> {
         let listing = self.registry_listing(&args.server).await?;
-        let choice = match args.choice {
-            Some(choice) => choice,
-            None => definition::pick(&listing, args.kind.as_deref())?,
-        };
+        let choice = choice_of(&listing, &args)?;
         if let Some(p) = bundle_package(&listing, choice) {
             if !listing.offered() {
                 return Err(Error::new(
@@ -382,7 +385,8 @@ impl App {
                 .install_bundle_from(source, args.name, args.values, confirm)
                 .await;
         }
-        let plan = self.install_plan(&args).await?;
+        // The runtime is checked in `install_planned`, as for a bundle.
+        let plan = self.plan(&listing, choice, &args)?;
         self.install_planned(plan, confirm).await
     }
 
@@ -569,6 +573,14 @@ impl App {
             .find(|n| !taken.contains_key(n))
             .unwrap_or_else(|| base.to_owned());
         Ok(name)
+    }
+}
+
+/// The way to run `listing` that `args` chose, or picked by its kind.
+fn choice_of(listing: &Listing, args: &InstallRequest) -> Result<Choice> {
+    match args.choice {
+        Some(choice) => Ok(choice),
+        None => definition::pick(listing, args.kind.as_deref()),
     }
 }
 
