@@ -81,6 +81,16 @@ async fn trust_server<R: Runtime>(
     app.trust_server(args, confirm_in_dialog(window)).await
 }
 
+/// Sets roots; a trusted server's new roots are first shown in a native dialog.
+#[tauri::command]
+async fn set_roots<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: SetRoots,
+) -> Result<()> {
+    app.set_roots(args, confirm_in_dialog(window)).await
+}
+
 /// The native dialog that shows exactly what a server would run.
 fn confirm_in_dialog<R: Runtime>(window: AppHandle<R>) -> Confirm {
     use tauri_plugin_dialog::{MessageDialogButtons, MessageDialogKind};

@@ -617,7 +617,8 @@ fn not_found(name: &str) -> Error {
     )
 }
 
-fn absolute(path: PathBuf) -> Result<PathBuf> {
+/// `path` as a root: `~/` expanded, absolute, and a folder that exists.
+pub(crate) fn absolute(path: PathBuf) -> Result<PathBuf> {
     let path = if let Some(rest) = path.to_str().and_then(|p| p.strip_prefix("~/")) {
         directories::BaseDirs::new()
             .map(|d| d.home_dir().join(rest))

@@ -1,8 +1,10 @@
 //! Trust in launch definitions. Whatever sits in the config file (written by a script, another
 //! app, a pasted snippet) is hostile until the user has seen it: a server is spawned or dialed
-//! only when the SHA-256 of its canonical launch definition (command, args, cwd, env, envFile,
-//! url, headers, transport) is one the user trusted, after being shown exactly that definition
-//! with hidden characters revealed. The name is not part of the digest, so renaming keeps trust;
+//! only when the SHA-256 of its canonical launch definition (command, args, cwd, env, envFile
+//! and what that file holds, url, headers, transport, the sandbox, and the settings that widen
+//! what it may reach or make Switchboard do for it: roots, sampling limits, largest message,
+//! sign-in client) is one the user trusted, after being shown exactly that definition with
+//! hidden characters revealed. The name is not part of the digest, so renaming keeps trust;
 //! any other change to those fields asks again.
 //!
 //! Each name is also bound to the trusted definition it last ran, because its standing rules and
@@ -22,6 +24,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::pins::{self, FieldChange};
 use crate::store::{Store, now_ms};
 use crate::visible::reveal;
+use switchboard_protocol::env_file;
 
 /// The digest of `config`'s launch definition: what decides what runs, nothing else.
 pub fn launch_digest(config: &ServerConfig) -> String {
@@ -40,6 +43,23 @@ fn launch_value(c: &ServerConfig) -> Value {
         "transport": c.transport,
         "type": c.kind,
     });
+    // What the file holds runs as much as `env` does: an edit to it (adding `LD_PRELOAD`) asks
+    // again. Each value is kept as a fingerprint, so a kept definition holds no secret of it.
+    if let Some(file) = &c.env_file {
+        value["envFileEntries"] = match env_file::read_entries(file) {
+            Ok(entries) => entries
+                .into_iter()
+                .map(|(name, v)| (name, Value::String(fingerprint(&v))))
+                .collect(),
+            Err(_) => Value::String(UNREADABLE.into()),
+        };
+    }
+    // Left out when unset, so definitions trusted before they counted keep their digest.
+    for (key, field) in reach_settings(c) {
+        if !field.is_null() {
+            value[key] = field;
+        }
+    }
     // The sandbox is what the server may reach, so it is part of what is trusted. The default
     // (on, default profile) is left out, so definitions trusted before it existed keep their digest.
     if let Some(sandbox) = c
@@ -50,6 +70,103 @@ fn launch_value(c: &ServerConfig) -> Value {
         value["sandbox"] = serde_json::to_value(sandbox).unwrap_or(Value::Null);
     }
     value
+}
+
+/// What the trust dialog says of an env file that cannot be read (the server will not start).
+const UNREADABLE: &str = "(cannot be read)";
+
+/// The settings that widen what a server may reach, or make Switchboard do for it, by the key
+/// they are trusted under.
+fn reach_settings(c: &ServerConfig) -> [(&'static str, Value); 4] {
+    let value = |v: Result<Value, _>| v.unwrap_or(Value::Null);
+    [
+        ("roots", value(serde_json::to_value(&c.roots))),
+        ("sampling", value(serde_json::to_value(c.sampling))),
+        ("maxMessageBytes", json!(c.max_message_bytes)),
+        ("oauth", value(serde_json::to_value(&c.oauth))),
+    ]
+}
+
+/// A short fingerprint of a value: enough to tell that it changed, nothing to read it back by.
+fn fingerprint(value: &str) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(value.as_bytes());
+    let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The env file's variables as the dialog shows them: a value whose name looks secret is masked
+/// (its length shown), every other value shown with hidden characters revealed.
+fn env_file_settings(file: &std::path::Path) -> Vec<LaunchSetting> {
+    let Ok(entries) = env_file::read_entries(file) else {
+        return vec![LaunchSetting {
+            name: UNREADABLE.into(),
+            value: String::new(),
+        }];
+    };
+    entries
+        .into_iter()
+        .map(|(name, value)| LaunchSetting {
+            value: if crate::config::import::looks_secret(&name) {
+                format!("(secret, {} characters)", value.chars().count())
+            } else {
+                reveal(&value).into_owned()
+            },
+            name: reveal(&name).into_owned(),
+        })
+        .collect()
+}
+
+/// The reach settings that are set, as the dialog shows them.
+fn reach_lines(c: &ServerConfig) -> Vec<LaunchSetting> {
+    let mut lines = Vec::new();
+    let mut add = |name: &str, value: String| {
+        lines.push(LaunchSetting {
+            name: name.into(),
+            value: reveal(&value).into_owned(),
+        })
+    };
+    if let Some(roots) = &c.roots {
+        let shown: Vec<String> = roots.iter().map(|r| quoted(&r.to_string_lossy())).collect();
+        add(
+            "Roots",
+            if shown.is_empty() {
+                "(none)".into()
+            } else {
+                shown.join(", ")
+            },
+        );
+    }
+    if let Some(s) = &c.sampling {
+        add(
+            "Sampling limits",
+            format!(
+                "{} requests a minute, {} tokens a request, {} tokens a day",
+                s.requests_per_minute, s.max_tokens, s.tokens_per_day
+            ),
+        );
+    }
+    if let Some(bytes) = c.max_message_bytes {
+        add("Largest message", format!("{bytes} bytes"));
+    }
+    if let Some(o) = &c.oauth {
+        let parts = [
+            o.client_id
+                .as_ref()
+                .map(|id| format!("client id {}", quoted(id))),
+            o.client_secret
+                .as_ref()
+                .map(|s| format!("client secret {}", quoted(s))),
+            o.client_metadata_url
+                .as_ref()
+                .map(|u| format!("client metadata {}", quoted(u))),
+        ];
+        add(
+            "Sign-in client",
+            parts.into_iter().flatten().collect::<Vec<_>>().join(", "),
+        );
+    }
+    lines
 }
 
 /// How a local server's sandbox stands.
@@ -139,6 +256,8 @@ pub struct LaunchReview {
     pub cwd: Option<String>,
     pub env: Vec<LaunchSetting>,
     pub env_file: Option<String>,
+    /// What the env file holds: values whose names look secret masked.
+    pub env_file_entries: Vec<LaunchSetting>,
     pub url: Option<String>,
     pub headers: Vec<LaunchSetting>,
     /// `stdio`, or the remote transport (`auto`, `streamable-http`, `sse`).
@@ -150,6 +269,9 @@ pub struct LaunchReview {
     pub changes: Vec<FieldChange>,
     /// What the local server's sandbox lets it reach.
     pub sandbox: SandboxReview,
+    /// The settings that widen what it may reach or make Switchboard do for it (roots, sampling
+    /// limits, largest message, sign-in client), where set.
+    pub settings: Vec<LaunchSetting>,
     /// Where the definition says it was installed from (registry, name, version, repository):
     /// the config file's claim, shown so the person can weigh it.
     pub installed_from: Option<String>,
@@ -185,6 +307,11 @@ impl LaunchReview {
             cwd: path(&config.cwd),
             env: settings(&config.env),
             env_file: path(&config.env_file),
+            env_file_entries: config
+                .env_file
+                .as_deref()
+                .map(env_file_settings)
+                .unwrap_or_default(),
             url: config.url.as_deref().map(shown),
             headers: settings(&config.headers),
             transport,
@@ -195,6 +322,7 @@ impl LaunchReview {
                 .map(|before| pins::changes(&before, &launch_value(config)))
                 .unwrap_or_default(),
             sandbox: SandboxReview::of(server, config, trust),
+            settings: reach_lines(config),
             installed_from: config
                 .installed_from
                 .as_ref()
@@ -245,6 +373,9 @@ impl LaunchReview {
         }
         if let Some(file) = &self.env_file {
             line("Environment file", file);
+            for s in &self.env_file_entries {
+                out.push_str(&format!("  {}={}\n", s.name, s.value));
+            }
         }
         for (label, settings) in [("Environment", &self.env), ("Headers", &self.headers)] {
             if !settings.is_empty() {
@@ -253,6 +384,9 @@ impl LaunchReview {
                     out.push_str(&format!("  {}={}\n", s.name, s.value));
                 }
             }
+        }
+        for s in &self.settings {
+            out.push_str(&format!("{}: {}\n", s.name, s.value));
         }
         out.push_str(&self.sandbox.text());
         if self.hidden_characters {

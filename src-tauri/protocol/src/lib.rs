@@ -8,6 +8,7 @@ pub mod auth;
 pub mod catalog;
 pub mod connection;
 pub mod egress;
+pub mod env_file;
 #[cfg(test)]
 mod fuzz;
 pub mod handler;

@@ -87,7 +87,6 @@ export type Commands = {
   get_prompt: { args: GetPrompt; result: Mcp.GetPromptResult };
   complete: { args: Complete; result: { completion: Mcp.Completion } };
   get_roots: { args: NoArgs; result: RootsView };
-  set_roots: { args: SetRoots; result: null };
   pending_reviews: { args: NoArgs; result: Review[] };
   decide_review: { args: DecideReview; result: null };
   list_policies: { args: NoArgs; result: PolicyEntry[] };
@@ -129,6 +128,7 @@ export type Commands = {
   sign_out_server: { args: ServerName; result: null };
   save_server: { args: SaveServer; result: null };
   trust_server: { args: ServerName; result: boolean };
+  set_roots: { args: SetRoots; result: null };
   import_preview: { args: ImportFrom; result: ImportPlan | null };
   import_apply: { args: ImportApply; result: ImportReport };
   call_tool: { args: CallTool; result: Mcp.CallToolResult };
@@ -170,7 +170,6 @@ export const COMMAND_NAMES = [
   "get_prompt",
   "complete",
   "get_roots",
-  "set_roots",
   "pending_reviews",
   "decide_review",
   "list_policies",
@@ -212,6 +211,7 @@ export const COMMAND_NAMES = [
   "sign_out_server",
   "save_server",
   "trust_server",
+  "set_roots",
   "import_preview",
   "import_apply",
   "call_tool",

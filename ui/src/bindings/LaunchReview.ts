@@ -8,7 +8,11 @@ import type { TrustVerdict } from "./TrustVerdict";
  * Exactly what trusting a server lets run: shown in the native dialog and by `switchboard-cli
  * trust`, and bound by its digest, so only what was shown gets trusted.
  */
-export type LaunchReview = { server: string, digest: string, verdict: TrustVerdict, command: string | null, args: Array<string>, cwd: string | null, env: Array<LaunchSetting>, envFile: string | null, url: string | null, headers: Array<LaunchSetting>, 
+export type LaunchReview = { server: string, digest: string, verdict: TrustVerdict, command: string | null, args: Array<string>, cwd: string | null, env: Array<LaunchSetting>, envFile: string | null, 
+/**
+ * What the env file holds: values whose names look secret masked.
+ */
+envFileEntries: Array<LaunchSetting>, url: string | null, headers: Array<LaunchSetting>, 
 /**
  * `stdio`, or the remote transport (`auto`, `streamable-http`, `sse`).
  */
@@ -26,6 +30,11 @@ changes: Array<FieldChange>,
  * What the local server's sandbox lets it reach.
  */
 sandbox: SandboxReview, 
+/**
+ * The settings that widen what it may reach or make Switchboard do for it (roots, sampling
+ * limits, largest message, sign-in client), where set.
+ */
+settings: Array<LaunchSetting>, 
 /**
  * Where the definition says it was installed from (registry, name, version, repository):
  * the config file's claim, shown so the person can weigh it.

@@ -90,7 +90,6 @@ command_table! { $
         get_prompt(GetPrompt) -> GetPromptResult as "Mcp.GetPromptResult";
         complete(Complete) -> CompleteResult as "{ completion: Mcp.Completion }";
         get_roots(NoArgs) -> RootsView as "RootsView";
-        set_roots(SetRoots) -> () as "null";
         pending_reviews(NoArgs) -> Vec<Review> as "Review[]";
         decide_review(DecideReview) -> () as "null";
         list_policies(NoArgs) -> Vec<PolicyEntry> as "PolicyEntry[]";
@@ -136,6 +135,7 @@ command_table! { $
         sign_out_server(ServerName) -> "null";
         save_server(SaveServer) -> "null";
         trust_server(ServerName) -> "boolean";
+        set_roots(SetRoots) -> "null";
         import_preview(ImportFrom) -> "ImportPlan | null";
         import_apply(ImportApply) -> "ImportReport";
         call_tool(CallTool) -> "Mcp.CallToolResult";

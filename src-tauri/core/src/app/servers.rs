@@ -23,6 +23,7 @@ use crate::events::{CoreEvent, Listener, ServerEvent};
 use crate::host::RootsView;
 use crate::servers::ServerView;
 use crate::store::off_thread;
+use crate::trust::{LaunchReview, TrustVerdict};
 
 /// Where a tool result carries the sandbox's hint to the window.
 pub const SANDBOX_HINT_META: &str = "dev.switchboard/sandboxHint";
@@ -276,12 +277,48 @@ impl App {
         self.0.host.roots()
     }
 
-    /// Sets the global roots or one server's own; running servers are told.
-    pub async fn set_roots(&self, args: SetRoots) -> Result<()> {
+    /// Sets the global roots or one server's own; running servers are told. A server's own
+    /// roots are part of what is trusted (they are what its box may write): changing a trusted
+    /// server's roots is shown through `confirm` and happens only if the person trusts it.
+    pub async fn set_roots(&self, args: SetRoots, confirm: super::Confirm) -> Result<()> {
         let paths = args
             .paths
             .map(|ps| ps.into_iter().map(PathBuf::from).collect());
+        if let Some(server) = args.server.as_deref() {
+            self.confirm_roots(server, paths.as_ref(), confirm).await?;
+        }
         self.0.host.set_roots(args.server.as_deref(), paths).await
+    }
+
+    /// Asks the person to trust `server` with roots `paths` when it is trusted now.
+    async fn confirm_roots(
+        &self,
+        server: &str,
+        paths: Option<&Vec<PathBuf>>,
+        confirm: super::Confirm,
+    ) -> Result<()> {
+        let before = self.configured_server(server)?;
+        let mut after = before.clone();
+        after.roots = paths
+            .map(|ps| ps.iter().cloned().map(crate::host::absolute).collect())
+            .transpose()?;
+        let trust = self.0.host.context().trust.clone();
+        if trust.verdict(server, &before) != TrustVerdict::Trusted
+            || trust.verdict(server, &after) == TrustVerdict::Trusted
+        {
+            return Ok(());
+        }
+        let mut review = LaunchReview::of(server, &after, &trust);
+        // The person's own edit: rules and pins carry over to what they confirm.
+        review.verdict = TrustVerdict::New;
+        if !confirm(review).await {
+            return Err(Error::new(
+                ErrorCode::Denied,
+                format!("{server:?}'s roots were not changed: you did not trust them"),
+            ));
+        }
+        let name = server.to_owned();
+        off_thread(move || trust.grant(&name, &after)).await
     }
 
     /// The handle of configured server `name`, if its definition is trusted to run.

@@ -18,7 +18,7 @@ fn the_digest_covers_what_runs_and_nothing_else() {
     let mut settings = server();
     settings.enabled = false;
     settings.request_timeout_secs = Some(5);
-    settings.roots = Some(vec![PathBuf::from("/tmp")]);
+    settings.max_total_secs = Some(50);
     assert_eq!(launch_digest(&settings), base, "settings are not launch");
 
     let changes: Vec<fn(&mut ServerConfig)> = vec![
@@ -34,6 +34,11 @@ fn the_digest_covers_what_runs_and_nothing_else() {
             c.headers.insert("X".into(), "y".into());
         },
         |c| c.kind = Some("sse".into()),
+        // What widens its reach or what Switchboard does for it.
+        |c| c.roots = Some(vec![PathBuf::from("/tmp")]),
+        |c| c.sampling = Some(Default::default()),
+        |c| c.max_message_bytes = Some(1 << 30),
+        |c| c.oauth = Some(Default::default()),
     ];
     for change in changes {
         let mut c = server();
@@ -263,5 +268,68 @@ fn a_server_trusted_before_sandboxing_runs_as_it_did_until_sandboxed() {
     assert_eq!(
         reloaded.sandbox_state("old", &server()),
         SandboxState::Sandboxed
+    );
+}
+
+#[test]
+fn what_the_env_file_holds_is_trusted_and_an_edit_to_it_asks_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(".env");
+    std::fs::write(&file, "API_TOKEN=s3cret-value\nLOG_LEVEL=debug\n").unwrap();
+    let mut config = server();
+    config.env_file = Some(file.clone());
+    let (store, trust) = trust();
+    trust.grant("fs", &config).unwrap();
+    assert!(trust.admit("fs", &config));
+
+    // Someone adds a library to preload: the same config no longer runs.
+    std::fs::write(
+        &file,
+        "API_TOKEN=s3cret-value\nLOG_LEVEL=debug\nLD_PRELOAD=/tmp/evil.so\n",
+    )
+    .unwrap();
+    assert_eq!(trust.verdict("fs", &config), TrustVerdict::Changed);
+    assert!(!trust.admit("fs", &config));
+    let review = LaunchReview::of("fs", &config, &trust);
+    let text = review.text();
+    assert!(text.contains("  LD_PRELOAD=/tmp/evil.so\n"), "{text}");
+    assert!(text.contains("envFileEntries › LD_PRELOAD"), "{text}");
+    // A secret-looking value is masked in the dialog and kept nowhere.
+    assert!(text.contains("API_TOKEN=(secret, 12 characters)"), "{text}");
+    assert!(!text.contains("s3cret"), "{text}");
+    let kept: Vec<String> = store
+        .with(|c| {
+            let mut q = c.prepare("SELECT definition FROM launch_definitions")?;
+            let rows = q.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<String>>>()
+        })
+        .unwrap();
+    assert!(kept.iter().all(|d| !d.contains("s3cret")), "{kept:?}");
+
+    trust.grant("fs", &config).unwrap();
+    assert!(trust.admit("fs", &config));
+    // A file that is gone asks again too.
+    std::fs::remove_file(&file).unwrap();
+    assert!(!trust.admit("fs", &config));
+    assert!(
+        LaunchReview::of("fs", &config, &trust)
+            .text()
+            .contains("(cannot be read)")
+    );
+}
+
+#[test]
+fn the_review_shows_the_settings_that_widen_reach() {
+    let (_store, trust) = trust();
+    let mut config = server();
+    config.roots = Some(vec![PathBuf::from("/home/me/project")]);
+    config.max_message_bytes = Some(1 << 20);
+    config.sampling = Some(Default::default());
+    let text = LaunchReview::of("fs", &config, &trust).text();
+    assert!(text.contains("Roots: \"/home/me/project\"\n"), "{text}");
+    assert!(text.contains("Largest message: 1048576 bytes\n"), "{text}");
+    assert!(
+        text.contains("Sampling limits: 10 requests a minute"),
+        "{text}"
     );
 }

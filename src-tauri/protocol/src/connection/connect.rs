@@ -42,59 +42,12 @@ fn child_env(
 ) -> Result<BTreeMap<String, String>> {
     let mut env = BTreeMap::new();
     if let Some(file) = &config.env_file {
-        env.extend(env_file(file, server)?);
+        env.extend(crate::env_file::read(file, server)?);
     }
     for (k, v) in &config.env {
         env.insert(k.clone(), secrets::expand(v, store, server)?);
     }
     Ok(env)
-}
-
-/// The variables of a dotenv file, read by `dotenvy` (quotes, escapes, `export`, comments,
-/// multi-line values) without touching the host's own environment. Values are literal: `$NAME`
-/// is not expanded, so a file cannot hand the child a host variable (a provider key) that the
-/// allow-list keeps from it, and a password with a `$` arrives whole.
-fn env_file(file: &std::path::Path, server: &str) -> Result<Vec<(String, String)>> {
-    let fail = |why: String| {
-        Error::new(
-            ErrorCode::ConfigInvalid,
-            format!("server {server:?}: envFile {}: {why}", file.display()),
-        )
-    };
-    let text = std::fs::read_to_string(file).map_err(|e| fail(e.to_string()))?;
-    let literal = literal_dollars(&text);
-    dotenvy::from_read_iter(literal.as_bytes())
-        .map(|item| item.map_err(|e| fail(e.to_string())))
-        .collect()
-}
-
-/// Escapes every `$` that dotenvy would expand (outside single quotes and comments), so it reads
-/// as a plain `$`.
-fn literal_dollars(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    let (mut single, mut double, mut escaped, mut comment) = (false, false, false, false);
-    let mut previous = '\n';
-    for c in text.chars() {
-        if comment {
-            comment = c != '\n';
-        } else if escaped {
-            escaped = false;
-        } else if single {
-            single = c != '\'';
-        } else {
-            match c {
-                '\\' => escaped = true,
-                '"' => double = !double,
-                '\'' if !double => single = true,
-                '#' if !double && previous.is_whitespace() => comment = true,
-                '$' => out.push('\\'),
-                _ => {}
-            }
-        }
-        out.push(c);
-        previous = c;
-    }
-    out
 }
 
 /// Opens a connection: spawns or dials the server, negotiates a protocol version (2026-07-28 via

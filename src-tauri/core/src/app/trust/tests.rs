@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::*;
 use crate::app::AppBuilder;
-use crate::app::requests::NoArgs;
+use crate::app::requests::{NoArgs, SetRoots};
 use crate::approvals::policy::{PolicyEntry, PolicyKind, Rule};
 use crate::paths::Paths;
 use crate::process::BaseEnv;
@@ -388,4 +388,67 @@ async fn a_server_trusted_before_sandboxing_runs_unboxed_until_sandboxed_in_one_
         app2.0.host.servers().get("s").unwrap().stderr()
     );
     app2.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_edit_to_the_env_file_is_refused_until_trusted_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, env) = (dir.path().join("ran"), dir.path().join("server.env"));
+    std::fs::write(&env, "LOG_LEVEL=debug\n").unwrap();
+    let mut server = marking(&marker, "");
+    server["envFile"] = json!(env);
+    write_config(dir.path(), json!({ "s": server }));
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    assert!(app.trust_server(name("s"), answer(true)).await.unwrap());
+    assert!(appears(&marker).await, "the trusted definition runs");
+    app.stop_server(name("s")).await.unwrap();
+    std::fs::remove_file(&marker).unwrap();
+
+    // Nothing in the config changed; the file now preloads a library into the server.
+    std::fs::write(&env, "LOG_LEVEL=debug\nLD_PRELOAD=/tmp/evil.so\n").unwrap();
+    let e = app.start_server(name("s")).await.expect_err("refused");
+    assert_eq!(e.code, ErrorCode::NotTrusted, "{e}");
+    let review = app.trust_review(&name("s")).unwrap();
+    assert!(
+        review.text().contains("LD_PRELOAD=/tmp/evil.so"),
+        "{}",
+        review.text()
+    );
+    assert!(!marker.exists(), "the edited file ran nothing");
+
+    assert!(app.trust_server(name("s"), answer(true)).await.unwrap());
+    assert!(appears(&marker).await, "trusted again, it runs");
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    write_config(dir.path(), json!({ "s": marking(&marker, "") }));
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    assert!(app.trust_server(name("s"), answer(true)).await.unwrap());
+    let home = dir.path().display().to_string();
+    let roots = |server: &str| SetRoots {
+        server: Some(server.to_owned()),
+        paths: Some(vec![home.clone()]),
+    };
+    let e = app.set_roots(roots("s"), answer(false)).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Denied, "{e}");
+    assert_eq!(app.configured_server("s").unwrap().roots, None);
+    assert_eq!(
+        app.trust_review(&name("s")).unwrap().verdict,
+        TrustVerdict::Trusted
+    );
+
+    app.set_roots(roots("s"), answer(true)).await.unwrap();
+    assert_eq!(
+        app.configured_server("s").unwrap().roots,
+        Some(vec![dir.path().to_path_buf()])
+    );
+    assert_eq!(
+        app.trust_review(&name("s")).unwrap().verdict,
+        TrustVerdict::Trusted
+    );
+    app.shutdown().await;
 }
