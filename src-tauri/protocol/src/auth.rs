@@ -4,7 +4,7 @@
 //! on because it already does the MCP-specific parts: protected-resource metadata from the
 //! `WWW-Authenticate` challenge or the well-known paths, authorization-server metadata (RFC 8414 and
 //! OpenID, path-inserted forms, the 2025-03-26 fallbacks), pre-registered clients, client ID
-//! metadata documents and dynamic registration, PKCE S256 (refused when not advertised), RFC 8707
+//! metadata documents and dynamic registration, PKCE S256 (refused here when the metadata does not list it), RFC 8707
 //! resource indicators, scope selection, refresh, the RFC 9207 `iss` check, and metadata requests
 //! that refuse private and loopback addresses unless the server is on one. This module owns what
 //! it leaves to the host: tokens in the keychain ([`credentials`]), the person's step in the
@@ -132,8 +132,13 @@ pub async fn sign_in(
     let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
     manager.set_credential_store(KeychainCredentials::new(store, url));
     let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
-        Ok(found) => found.metadata,
-        Err(AuthError::AuthorizationServerMismatch { .. }) => origin_metadata(url).await?,
+        // The 2025-03-26 default endpoints: no document to read PKCE support from; that
+        // revision requires PKCE of every server, and the challenge is sent.
+        Ok(found) if !found.source.is_discovered() => found.metadata,
+        Ok(found) => require_pkce(found.metadata)?,
+        Err(AuthError::AuthorizationServerMismatch { .. }) => {
+            require_pkce(origin_metadata(url).await?)?
+        }
         Err(e) => return Err(failed(e)),
     };
     manager.set_metadata(metadata);
@@ -150,6 +155,37 @@ pub async fn sign_in(
         .map_err(failed)?;
     tracing::info!(%url, "signed in");
     Ok(())
+}
+
+/// `metadata`, if it lists `S256` among its PKCE methods. MCP clients must refuse an
+/// authorization server whose metadata does not list `S256` in
+/// `code_challenge_methods_supported` (an absent list means it does not support PKCE): without
+/// PKCE a stolen authorization code can be exchanged by whoever holds it.
+fn require_pkce(metadata: AuthorizationMetadata) -> Result<AuthorizationMetadata> {
+    let methods = metadata.code_challenge_methods_supported.as_deref();
+    if methods.is_some_and(|m| m.iter().any(|m| m == "S256")) {
+        return Ok(metadata);
+    }
+    let said = match methods {
+        None => "does not say it supports PKCE".to_owned(),
+        Some(m) => format!(
+            "supports PKCE only with {}",
+            crate::visible::reveal(&m.join(", "))
+        ),
+    };
+    Err(Error::new(
+        ErrorCode::AuthFailed,
+        format!(
+            "signing in failed: the authorization server {} {said}; MCP requires PKCE with \
+             S256, so Switchboard does not sign in there",
+            crate::visible::reveal(
+                metadata
+                    .issuer
+                    .as_deref()
+                    .unwrap_or(&metadata.authorization_endpoint)
+            )
+        ),
+    ))
 }
 
 /// The scopes a `WWW-Authenticate` challenge names (its `scope` parameter), if any.

@@ -275,6 +275,54 @@ async fn a_non_loopback_server_cannot_send_sign_in_to_loopback() {
     assert_eq!(e.code, ErrorCode::AuthFailed, "{}", e.message);
 }
 
+/// An authorization server that does not list S256 among its PKCE methods (or lists none) is
+/// refused before registration and before the browser, as MCP requires.
+#[tokio::test]
+async fn an_authorization_server_without_pkce_s256_is_refused() {
+    for methods in [None, Some(r#"["plain"]"#)] {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let b = base.clone();
+        let registered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let r = registered.clone();
+        stand_in(listener, move |request| {
+            let pkce = methods.map_or(String::new(), |m| {
+                format!(r#","code_challenge_methods_supported":{m}"#)
+            });
+            if request.starts_with("GET /prm") {
+                json(
+                    "200 OK",
+                    &format!(r#"{{"resource":"{b}/mcp","authorization_servers":["{b}"]}}"#),
+                )
+            } else if request.starts_with("GET /.well-known/oauth-authorization-server") {
+                json(
+                    "200 OK",
+                    &format!(
+                        r#"{{"issuer":"{b}","authorization_endpoint":"{b}/authorize","token_endpoint":"{b}/token","registration_endpoint":"{b}/register","response_types_supported":["code"]{pkce}}}"#
+                    ),
+                )
+            } else if request.starts_with("POST /register") {
+                r.store(true, std::sync::atomic::Ordering::SeqCst);
+                json(
+                    "201 Created",
+                    r#"{"client_id":"c","redirect_uris":["http://127.0.0.1:9/callback"]}"#,
+                )
+            } else {
+                challenge(&format!("{b}/prm"))
+            }
+        });
+        let store: Arc<MemoryStore> = Arc::default();
+        let (signed, _) = sign_in_after_refusal(&format!("{base}/mcp"), &store).await;
+        let e = signed.expect_err("sign-in refused");
+        assert_eq!(e.code, ErrorCode::AuthFailed, "{}", e.message);
+        assert!(e.message.contains("PKCE with S256"), "{}", e.message);
+        assert!(
+            !registered.load(std::sync::atomic::Ordering::SeqCst),
+            "{methods:?}"
+        );
+    }
+}
+
 /// The app with `url` configured as server "protected", its tokens in `store`.
 async fn app_with(url: &str, dir: &std::path::Path, store: Arc<MemoryStore>) -> App {
     let config = serde_json::json!({ "mcpServers": { "protected": { "url": url } } });
