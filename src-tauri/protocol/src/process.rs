@@ -166,7 +166,9 @@ fn login_shell_path() -> Option<String> {
 }
 
 /// A bounded ring of a server's most recent stderr lines, shared between the reader task and
-/// whoever shows them. The lock is never held across an await.
+/// whoever shows them. The lock is never held across an await. The server's own secret values
+/// (see [`StderrRing::hide`]) are taken out of each line before it is kept or logged, so a
+/// server that prints its API key puts it in no error, log or window.
 #[derive(Debug, Clone)]
 pub struct StderrRing {
     inner: Arc<Mutex<RingInner>>,
@@ -178,7 +180,12 @@ struct RingInner {
     capacity: usize,
     dropped: u64,
     total: u64,
+    /// Values replaced by `[redacted]`, longest first.
+    hidden: Vec<String>,
 }
+
+/// Values shorter than this are not hidden: they would blank out ordinary words.
+const MIN_HIDDEN: usize = 4;
 
 /// The longest stderr line kept; longer lines are truncated.
 pub const MAX_STDERR_LINE: usize = 8 * 1024;
@@ -192,6 +199,7 @@ impl StderrRing {
                 capacity,
                 dropped: 0,
                 total: 0,
+                hidden: Vec::new(),
             })),
         }
     }
@@ -206,6 +214,35 @@ impl StderrRing {
             r.lines.push_back(line);
             r.total += 1;
         }
+    }
+
+    /// Hides `values` (the secrets the server was started with) from every line read from now
+    /// on, in place of those of its previous start.
+    pub fn hide(&self, values: impl IntoIterator<Item = String>) {
+        let mut hidden: Vec<String> = values
+            .into_iter()
+            .filter(|v| v.trim().len() >= MIN_HIDDEN)
+            .collect();
+        // The longest first: a secret that contains another is hidden whole.
+        hidden.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        hidden.dedup();
+        if let Ok(mut r) = self.inner.lock() {
+            r.hidden = hidden;
+        }
+    }
+
+    /// `line` with every hidden value replaced by `[redacted]`.
+    pub fn redact(&self, line: String) -> String {
+        let Ok(r) = self.inner.lock() else {
+            return line;
+        };
+        let mut line = line;
+        for value in &r.hidden {
+            if line.contains(value.as_str()) {
+                line = line.replace(value.as_str(), "[redacted]");
+            }
+        }
+        line
     }
 
     /// A position in the stream of lines, for [`StderrRing::lines_since`].
@@ -460,7 +497,7 @@ async fn pump_stderr(server: String, stderr: impl AsyncRead + Unpin, ring: Stder
             Ok(_) => {}
             Err(_) => break,
         }
-        let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
+        let line = ring.redact(String::from_utf8_lossy(&buf).trim_end().to_owned());
         if window.elapsed() >= Duration::from_secs(1) {
             if suppressed > 0 {
                 tracing::warn!(target: "server_stderr", server, suppressed, "stderr lines not logged (rate limit); all are in the stderr buffer");
@@ -511,7 +548,7 @@ pub fn redact_tokens(line: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Known credential prefixes, JWTs, and long runs of key characters mixing letters and digits.
-fn looks_like_token(word: &str) -> bool {
+pub fn looks_like_token(word: &str) -> bool {
     const PREFIXES: [&str; 13] = [
         "sk-",
         "sk_",

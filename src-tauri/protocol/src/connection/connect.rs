@@ -50,6 +50,22 @@ fn child_env(
     Ok(env)
 }
 
+/// The values of `env` a server must not get into our logs by printing them: those read from
+/// the keychain, and those whose name or shape says secret (from its env file too).
+fn secret_values(config: &ServerConfig, env: &BTreeMap<String, String>) -> Vec<String> {
+    env.iter()
+        .filter(|(name, value)| {
+            config
+                .env
+                .get(*name)
+                .is_some_and(|v| v.contains("${secret:"))
+                || crate::config::import::looks_secret(name)
+                || process::looks_like_token(value)
+        })
+        .map(|(_, value)| value.clone())
+        .collect()
+}
+
 /// Opens a connection: spawns or dials the server, negotiates a protocol version (2026-07-28 via
 /// `server/discover`, else the newest initialize-era version the server accepts).
 pub async fn connect(opts: ConnectOptions) -> Result<Live> {
@@ -269,6 +285,7 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     // The keychain may wait on an unlock prompt: never on a runtime worker.
     let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
     let mut env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
+    child.stderr.hide(secret_values(&d.config, &env));
     let mut boxed = child
         .sandbox
         .map(|s| box_spec(&d.server, s, &d.roots))

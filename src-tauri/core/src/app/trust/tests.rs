@@ -11,6 +11,7 @@ use super::*;
 use crate::app::AppBuilder;
 use crate::app::requests::{NoArgs, SetRoots};
 use crate::approvals::policy::{PolicyEntry, PolicyKind, Rule};
+use crate::audit::AuditQuery;
 use crate::paths::Paths;
 use crate::process::BaseEnv;
 use crate::secrets::MemoryStore;
@@ -451,4 +452,81 @@ async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
         TrustVerdict::Trusted
     );
     app.shutdown().await;
+}
+
+/// Everything written to a `tracing` log while it is set on this thread.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_prints_its_secrets_puts_them_in_no_error_log_or_audit_row() {
+    let log = Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, env) = (dir.path().join("ran"), dir.path().join("server.env"));
+    let (keychain_secret, file_secret) = ("k3ych41n-value-of-the-server", "f1le-secret-Zq9");
+    std::fs::write(&env, format!("DB_PASSWORD={file_secret}\n")).unwrap();
+    let mut server = marking(
+        &marker,
+        r#"echo "using key $API_KEY" >&2; echo "db $DB_PASSWORD" >&2; echo "$API_KEY" >&2;"#,
+    );
+    server["env"] = json!({ "API_KEY": "${secret:server/s/API_KEY}" });
+    server["envFile"] = json!(env);
+    write_config(dir.path(), json!({ "s": server }));
+    let secrets = Arc::new(MemoryStore::default());
+    secrets.set("server/s/API_KEY", keychain_secret).unwrap();
+    let app = app(dir.path(), secrets).await;
+    assert!(app.trust_server(name("s"), answer(true)).await.unwrap());
+
+    let error = failed_with(&app, "s").await;
+    let view = app.host().servers().get("s").unwrap().view(20);
+    let audit = app.search_audit(AuditQuery::default()).await.unwrap();
+    let everything = format!(
+        "{error:?}\n{:?}\n{}\n{audit:?}",
+        view.stderr_tail,
+        String::from_utf8_lossy(&log.0.lock().unwrap())
+    );
+    assert!(
+        view.stderr_tail.iter().any(|l| l == "using key [redacted]"),
+        "{everything}"
+    );
+    assert!(
+        view.stderr_tail.iter().any(|l| l == "db [redacted]"),
+        "{everything}"
+    );
+    for secret in [keychain_secret, file_secret] {
+        assert!(
+            !everything.contains(secret),
+            "{secret} leaked:\n{everything}"
+        );
+    }
+    app.shutdown().await;
+}
+
+/// The error a server failed with (waiting to restart, or given up).
+async fn failed_with(app: &App, server: &str) -> crate::Error {
+    for _ in 0..400 {
+        match status(app, server) {
+            ServerStatus::Restarting { error, .. } | ServerStatus::Failed { error } => {
+                return error;
+            }
+            _ => tokio::time::sleep(Duration::from_millis(25)).await,
+        }
+    }
+    panic!("{server} did not fail: {:?}", status(app, server))
 }
