@@ -35,7 +35,18 @@ type Result<T> = std::result::Result<T, Error>;
 macro_rules! registered {
     ($($name:ident),* $(,)?) => {
         /// The command handler registered with the app.
+        /// Only the app's own page may invoke them (`navigation::admit_invoke`).
         pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+            let commands = every_command::<R>();
+            move |invoke| {
+                if !crate::navigation::admit_invoke(&invoke) {
+                    return true;
+                }
+                commands(invoke)
+            }
+        }
+
+        fn every_command<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
             tauri::generate_handler![$($name),*]
         }
 

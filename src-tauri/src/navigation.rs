@@ -2,9 +2,16 @@
 //! neither server content (a link, a refresh, a form) nor script can put another page, with the
 //! app's commands beside it, in the window. Links the person follows open in the browser instead
 //! (`open_external`).
+//!
+//! A view's page (MCP Apps) belongs in a sandboxed frame, never in the window itself: Tauri
+//! counts every scheme the app registers as its own, so a view page in the window would get the
+//! app's commands. The window that starts loading one is sent back to the app, the page answers
+//! with a CSP sandbox wherever it lands (an opaque origin, which no capability names), and
+//! [`invoked_by_app`] refuses every command not sent by the app's own page.
 
 use tauri::plugin::{Builder, TauriPlugin};
-use tauri::{Emitter, Manager, Runtime, Url};
+use tauri::webview::PageLoadEvent;
+use tauri::{Emitter, Manager, Runtime, Url, Webview};
 
 /// The event the window hears when the guard kept it on the app: the host the page was sent to
 /// (never the whole URL, which may carry a token), so the person sees that something tried.
@@ -15,10 +22,7 @@ pub const NAVIGATION_REFUSED: &str = "navigation-refused";
 pub fn guard<R: Runtime>() -> TauriPlugin<R> {
     Builder::new("navigation-guard")
         .on_navigation(|webview, url| {
-            let dev_url = tauri::is_dev()
-                .then(|| webview.config().build.dev_url.clone())
-                .flatten();
-            let allowed = is_app(url, dev_url.as_ref()) || is_view(url);
+            let allowed = is_app(url, dev_url(webview).as_ref()) || is_view(url);
             if !allowed {
                 let host = url.host_str().unwrap_or(url.scheme()).to_owned();
                 tracing::warn!(
@@ -30,7 +34,64 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
             }
             allowed
         })
+        // Page loads are the window's own document, never a frame's.
+        .on_page_load(|webview, payload| {
+            if payload.event() == PageLoadEvent::Started && is_view(payload.url()) {
+                tracing::warn!("refused a view's page in the window itself; back to the app");
+                if let Some(app) = app_url(dev_url(webview)) {
+                    let _ = webview.navigate(app);
+                }
+            }
+        })
         .build()
+}
+
+/// The dev server's URL in a dev build.
+fn dev_url<R: Runtime>(webview: &Webview<R>) -> Option<Url> {
+    tauri::is_dev()
+        .then(|| webview.config().build.dev_url.clone())
+        .flatten()
+}
+
+/// Where the app's own page is served from.
+fn app_url(dev_url: Option<Url>) -> Option<Url> {
+    let served = if cfg!(windows) {
+        "http://tauri.localhost/"
+    } else {
+        "tauri://localhost/"
+    };
+    dev_url.or_else(|| Url::parse(served).ok())
+}
+
+/// Whether a command was invoked by the app's own page: the window shows the app (`page`), and
+/// the request's `Origin`, where the webview sends one, is the app's (a sandboxed page sends
+/// `null`).
+pub fn invoked_by_app(page: Option<&Url>, origin: Option<&str>, dev_url: Option<&Url>) -> bool {
+    let app = |u: &Url| is_app(u, dev_url);
+    page.is_some_and(app) && origin.is_none_or(|o| Url::parse(o).is_ok_and(|u| app(&u)))
+}
+
+/// [`invoked_by_app`] for `invoke`; otherwise it is refused with a sentence.
+pub fn admit_invoke<R: Runtime>(invoke: &tauri::ipc::Invoke<R>) -> bool {
+    let webview = invoke.message.webview_ref();
+    let origin = invoke
+        .message
+        .headers()
+        .get(tauri::http::header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or("null"));
+    let page = webview.url().ok();
+    if invoked_by_app(page.as_ref(), origin, dev_url(webview).as_ref()) {
+        return true;
+    }
+    tracing::warn!(
+        command = invoke.message.command(),
+        "refused a command from a page that is not the app"
+    );
+    invoke.resolver.clone().reject(switchboard_core::Error::new(
+        switchboard_core::ErrorCode::Denied,
+        "Only Switchboard's own window may do this.",
+    ));
+    false
 }
 
 /// Whether `url` is the app itself: the origin Tauri serves the built UI from (`tauri://localhost`,
@@ -114,6 +175,39 @@ mod tests {
         ] {
             assert!(!is_view(&url(other)), "{other}");
         }
+    }
+
+    #[test]
+    fn only_the_apps_own_page_may_invoke() {
+        let app = url("tauri://localhost/index.html");
+        assert!(invoked_by_app(Some(&app), None, None));
+        assert!(invoked_by_app(Some(&app), Some("tauri://localhost"), None));
+        // The window itself on a view's page (Tauri counts the scheme as the app's own).
+        let view = url("mcp-app://localhost/0123abcd");
+        assert!(!invoked_by_app(Some(&view), None, None));
+        assert!(!invoked_by_app(
+            Some(&view),
+            Some("mcp-app://localhost"),
+            None
+        ));
+        // A frame or sandboxed page inside the app's window.
+        for origin in [
+            "mcp-app://localhost",
+            "null",
+            "https://example.com",
+            "not a url",
+        ] {
+            assert!(!invoked_by_app(Some(&app), Some(origin), None), "{origin}");
+        }
+        assert!(!invoked_by_app(None, None, None));
+        let dev = url("http://localhost:1420");
+        let page = url("http://localhost:1420/");
+        assert!(invoked_by_app(
+            Some(&page),
+            Some("http://localhost:1420"),
+            Some(&dev)
+        ));
+        assert!(!invoked_by_app(Some(&view), None, Some(&dev)));
     }
 
     #[test]

@@ -291,18 +291,34 @@ impl ServerConfig {
     /// the error message.
     pub fn endpoint(&self, file: &Path, name: &str) -> Result<Endpoint> {
         let invalid = |field: &str, why: String| invalid_field(file, name, field, why);
-        if let Some(t) = self.request_timeout_secs
-            && t == 0
-        {
-            return Err(invalid("requestTimeoutSecs", "must be at least 1".into()));
+        if name.contains('/') {
+            return Err(invalid(
+                "name",
+                "a server's name must not contain `/` (it separates a server's keychain entries \
+                 from another's)"
+                    .into(),
+            ));
         }
-        if self.max_total_secs == Some(0) {
-            return Err(invalid("maxTotalSecs", "must be at least 1".into()));
-        }
-        if let Some(m) = self.max_message_bytes
-            && m < 1024
-        {
-            return Err(invalid("maxMessageBytes", "must be at least 1024".into()));
+        let limits = [
+            ("requestTimeoutSecs", self.request_timeout_secs, 1, MAX_SECS),
+            ("maxTotalSecs", self.max_total_secs, 1, MAX_SECS),
+            (
+                "maxMessageBytes",
+                self.max_message_bytes,
+                1024,
+                MAX_MESSAGE_BYTES,
+            ),
+        ];
+        for (field, value, least, most) in limits {
+            match value {
+                Some(v) if v < least => {
+                    return Err(invalid(field, format!("must be at least {least}")));
+                }
+                Some(v) if v > most => {
+                    return Err(invalid(field, format!("must be at most {most}")));
+                }
+                _ => {}
+            }
         }
         match (&self.command, &self.url) {
             (Some(_), Some(_)) => Err(invalid(
@@ -365,6 +381,11 @@ impl ServerConfig {
             .unwrap_or(usize::MAX)
     }
 }
+
+/// The longest timeout a server may have: a week (a larger one would overflow the clock).
+const MAX_SECS: u64 = 7 * 24 * 3600;
+/// The largest message a server may be allowed: 1 GiB.
+const MAX_MESSAGE_BYTES: u64 = 1 << 30;
 
 fn invalid_field(file: &Path, server: &str, field: &str, why: String) -> Error {
     Error::new(
@@ -456,7 +477,7 @@ impl Config {
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
         let text = text + "\n";
         let tmp = file.with_extension("json.tmp");
-        std::fs::write(&tmp, &text).map_err(io)?;
+        crate::private::write(&tmp, text.as_bytes()).map_err(io)?;
         std::fs::rename(&tmp, file).map_err(io)?;
         Ok(text)
     }
@@ -511,6 +532,39 @@ mod tests {
 
     fn p() -> &'static Path {
         Path::new("/tmp/cfg.json")
+    }
+
+    #[test]
+    fn names_with_the_separator_and_limits_out_of_range_are_refused() {
+        let bad = [
+            (
+                r#"{"mcpServers":{"vault/env":{"command":"x"}}}"#,
+                "must not contain `/`",
+            ),
+            (
+                r#"{"mcpServers":{"s":{"command":"x","maxMessageBytes":18446744073709551615}}}"#,
+                "maxMessageBytes`: must be at most 1073741824",
+            ),
+            (
+                r#"{"mcpServers":{"s":{"command":"x","maxMessageBytes":10}}}"#,
+                "must be at least 1024",
+            ),
+            (
+                r#"{"mcpServers":{"s":{"command":"x","requestTimeoutSecs":18446744073709551615}}}"#,
+                "requestTimeoutSecs`: must be at most 604800",
+            ),
+            (
+                r#"{"mcpServers":{"s":{"command":"x","maxTotalSecs":0}}}"#,
+                "maxTotalSecs`: must be at least 1",
+            ),
+        ];
+        for (text, why) in bad {
+            let e = Config::parse(text, p()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ConfigInvalid, "{text}");
+            assert!(e.message.contains(why), "{text}: {e}");
+        }
+        let fine = r#"{"mcpServers":{"s":{"command":"x","maxMessageBytes":1073741824}}}"#;
+        assert!(Config::parse(fine, p()).is_ok());
     }
 
     #[test]

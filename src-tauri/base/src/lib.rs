@@ -10,6 +10,7 @@ pub mod error;
 pub mod events;
 pub mod logging;
 pub mod paths;
+pub mod private;
 pub mod secrets;
 pub mod store;
 pub mod visible;

@@ -112,11 +112,14 @@ const RESERVED: [&str; 3] = ["provider:", "oauth:", "server/"];
 /// (`server/<server>/…`, where import and the server form put them), imported inputs (`input/…`)
 /// and entries the user named themselves, never a provider key, a sign-in token or another
 /// server's secret.
+///
+/// The owner is the whole segment after `server/`: a server named `vault/env` (a name the config
+/// refuses) owns nothing of `vault`'s `server/vault/env/…`.
 pub fn readable_by(name: &str, server: &str) -> bool {
     let own = name
         .strip_prefix("server/")
-        .and_then(|rest| rest.strip_prefix(server))
-        .is_some_and(|rest| rest.starts_with('/'));
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(owner, _)| owner == server);
     own || !RESERVED.iter().any(|prefix| name.starts_with(prefix))
 }
 
@@ -329,5 +332,11 @@ mod tests {
             assert_eq!(e.code, ErrorCode::Denied, "{foreign}: {e}");
             assert!(!e.message.contains("canary"), "{}", e.message);
         }
+        // A name with the separator in it owns nothing of the server it starts with.
+        s.set("server/vault/env/KEY", "vault-canary").unwrap();
+        let e = expand("${secret:server/vault/env/KEY}", &s, "vault/env").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Denied, "{e}");
+        assert!(!readable_by("server/vault/env/KEY", "vault/env"));
+        assert!(readable_by("server/vault/env/KEY", "vault"));
     }
 }

@@ -52,7 +52,7 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens (creating if needed) the database in `data_dir` and runs pending migrations.
     pub fn open(data_dir: &Path) -> Result<Self> {
-        std::fs::create_dir_all(data_dir).map_err(|e| {
+        crate::private::dir(data_dir).map_err(|e| {
             Error::new(
                 ErrorCode::Io,
                 format!("cannot create data directory {}: {e}", data_dir.display()),
@@ -60,6 +60,13 @@ impl Store {
         })?;
         let path = data_dir.join(DATABASE_FILE);
         let conn = Connection::open(&path).map_err(|e| db_error(&path, e))?;
+        // SQLite gives its journal files the database's mode.
+        crate::private::file(&path).map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("cannot make {} private: {e}", path.display()),
+            )
+        })?;
         Self::init(conn, path.clone()).map_err(|e| match e.code {
             // Kept for the person (or a backup tool) to look at; the next start begins anew,
             // because they were told, never silently.
@@ -293,6 +300,28 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The data folder and the database (with its journal) are the person's alone, whatever
+    /// the umask made of them.
+    #[cfg(unix)]
+    #[test]
+    fn the_data_folder_and_database_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let store = Store::open(&data).unwrap();
+        store
+            .with(|c| c.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);"))
+            .unwrap();
+        assert_eq!(mode(&data), 0o700);
+        for entry in std::fs::read_dir(&data).unwrap() {
+            let path = entry.unwrap().path();
+            assert_eq!(mode(&path), 0o600, "{}", path.display());
+        }
+    }
 
     /// A file that is not a database (damaged, or something else in its place) is never
     /// recreated empty in silence: the error says so and where the file went, and the file is

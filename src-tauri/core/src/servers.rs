@@ -72,6 +72,13 @@ impl RestartPolicy {
             .unwrap_or(u32::MAX);
         self.initial.saturating_mul(factor).min(self.max)
     }
+
+    /// [`delay`](Self::delay) with jitter: between half of it and all of it, as `unit` (in
+    /// `0.0..=1.0`) picks, so servers that failed together do not all restart at once.
+    pub fn jittered(&self, attempt: u32, unit: f64) -> Duration {
+        self.delay(attempt)
+            .mul_f64(0.5 + 0.5 * unit.clamp(0.0, 1.0))
+    }
 }
 
 /// Opens a connection: the real one spawns or dials the server; tests pass an in-memory one.
@@ -638,7 +645,7 @@ impl Supervisor {
             self.set(ServerState::Failed { error });
             return Next::Idle;
         }
-        let delay = self.policy.delay(*attempt);
+        let delay = self.policy.jittered(*attempt, rand::random::<f64>());
         self.set(ServerState::Restarting {
             attempt: *attempt,
             retry_in: delay,

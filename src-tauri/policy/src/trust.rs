@@ -72,6 +72,20 @@ fn launch_value(c: &ServerConfig) -> Value {
     value
 }
 
+/// Whether `url` is plain `http://` to a host that is not this computer's loopback.
+pub fn is_plain_http(url: &str) -> bool {
+    let Ok(url) = url::Url::parse(url) else {
+        return false;
+    };
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    url.scheme() == "http" && !loopback
+}
+
 /// What the trust dialog says of an env file that cannot be read (the server will not start).
 const UNREADABLE: &str = "(cannot be read)";
 
@@ -264,6 +278,9 @@ pub struct LaunchReview {
     pub transport: String,
     /// Whether any field held hidden characters (now shown as `⟨U+…⟩`).
     pub hidden_characters: bool,
+    /// A remote server over plain `http://` to a host that is not this computer: whoever is on
+    /// the way can read and change what is sent, sign-in tokens included.
+    pub plain_http: bool,
     /// For a changed definition: each field that differs from what this name last ran, when
     /// that definition is known.
     pub changes: Vec<FieldChange>,
@@ -315,6 +332,7 @@ impl LaunchReview {
             url: config.url.as_deref().map(shown),
             headers: settings(&config.headers),
             transport,
+            plain_http: config.url.as_deref().is_some_and(is_plain_http),
             hidden_characters: crate::visible::json_has_hidden(&launch_value(config))
                 || crate::visible::has_hidden(server),
             changes: trust
@@ -389,6 +407,12 @@ impl LaunchReview {
             out.push_str(&format!("{}: {}\n", s.name, s.value));
         }
         out.push_str(&self.sandbox.text());
+        if self.plain_http {
+            out.push_str(
+                "\nWARNING: plain http:// to another computer. Anyone on the way can read and \
+                 change what is sent, sign-in tokens included.\n",
+            );
+        }
         if self.hidden_characters {
             out.push_str(
                 "\nWARNING: this definition contains hidden characters, shown as ⟨U+…⟩.\n",

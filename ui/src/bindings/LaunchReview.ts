@@ -22,6 +22,11 @@ transport: string,
  */
 hiddenCharacters: boolean, 
 /**
+ * A remote server over plain `http://` to a host that is not this computer: whoever is on
+ * the way can read and change what is sent, sign-in tokens included.
+ */
+plainHttp: boolean, 
+/**
  * For a changed definition: each field that differs from what this name last ran, when
  * that definition is known.
  */

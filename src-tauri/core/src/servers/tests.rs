@@ -8,13 +8,21 @@ use super::*;
 use crate::events::CoreEvent;
 
 #[test]
-fn backoff_doubles_and_caps() {
+fn backoff_doubles_caps_and_jitters() {
     let p = RestartPolicy::default();
     assert_eq!(p.delay(1), Duration::from_secs(1));
     assert_eq!(p.delay(2), Duration::from_secs(2));
     assert_eq!(p.delay(4), Duration::from_secs(8));
     assert_eq!(p.delay(20), Duration::from_secs(60));
     assert_eq!(p.delay(200), Duration::from_secs(60));
+    // Jittered: between half the delay and all of it, spread by the draw.
+    assert_eq!(p.jittered(4, 0.0), Duration::from_secs(4));
+    assert_eq!(p.jittered(4, 1.0), Duration::from_secs(8));
+    assert_eq!(p.jittered(4, 7.0), Duration::from_secs(8));
+    let draws: std::collections::BTreeSet<Duration> = (0..20)
+        .map(|_| p.jittered(3, rand::random::<f64>()))
+        .collect();
+    assert!(draws.len() > 10, "{draws:?}");
 }
 
 /// The statuses published for `name` until `until` matches one (inclusive).
@@ -65,9 +73,13 @@ async fn a_crash_restarts_with_doubling_backoff_then_gives_up() {
             _ => None,
         })
         .collect();
-    assert_eq!(delays, [1000, 2000, 4000], "{seen:?}");
+    // Doubling, each jittered between half and all of it.
+    assert_eq!(delays.len(), 3, "{seen:?}");
+    for (delay, full) in delays.iter().zip([1000, 2000, 4000]) {
+        assert!((full / 2..=full).contains(delay), "{delays:?}");
+    }
     // The backoff really waited (paused time advances only through the sleeps).
-    assert!(crashed_at.elapsed() >= Duration::from_secs(7));
+    assert!(crashed_at.elapsed() >= Duration::from_millis(delays.iter().sum()));
     assert_eq!(script.attempts.load(Ordering::SeqCst), 4);
     assert!(handle.connection().is_err());
 }

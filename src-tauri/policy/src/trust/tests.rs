@@ -333,3 +333,21 @@ fn the_review_shows_the_settings_that_widen_reach() {
         "{text}"
     );
 }
+
+#[test]
+fn plain_http_to_another_computer_is_marked() {
+    let (_store, trust) = trust();
+    for (url, marked) in [
+        ("http://mcp.example.com/mcp", true),
+        ("http://192.168.1.20:8080/mcp", true),
+        ("https://mcp.example.com/mcp", false),
+        ("http://127.0.0.1:3000/mcp", false),
+        ("http://localhost:3000/mcp", false),
+        ("http://[::1]:3000/mcp", false),
+    ] {
+        let config = ServerConfig::remote(url, Default::default());
+        let review = LaunchReview::of("r", &config, &trust);
+        assert_eq!(review.plain_http, marked, "{url}");
+        assert_eq!(review.text().contains("plain http://"), marked, "{url}");
+    }
+}

@@ -74,6 +74,9 @@ impl AppCsp {
             "form-action 'none'".to_owned(),
             "object-src 'none'".to_owned(),
             "worker-src 'none'".to_owned(),
+            // Wherever the page lands (its frame, or the window itself by some trick), it runs
+            // in an opaque origin with scripts only, as the frame's own sandbox has it.
+            "sandbox allow-scripts".to_owned(),
         ]
         .join("; ")
     }
@@ -164,6 +167,7 @@ mod tests {
             "base-uri 'none'",
             "object-src 'none'",
             "form-action 'none'",
+            "sandbox allow-scripts",
         ] {
             assert!(header.contains(closed), "{closed} missing from {header}");
         }

@@ -5,6 +5,7 @@ import { FakeBackend } from "../../backend/fake";
 import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
 import { sandboxFields, sandboxSetting } from "./sandbox-fields";
+import { isPlainHttp, SandboxLine } from "./sandbox-line";
 import { ServerForm } from "./server-form";
 
 function view(config: ServerConfig): ServerView {
@@ -57,5 +58,20 @@ describe("the sandbox fields", () => {
     render(<ServerForm backend={b} original={view({ command: "npx", args: [] })} onDone={() => {}} />);
     fireEvent.click(screen.getByTestId("server-save"));
     expect("sandbox" in (await saved(b))).toBe(false);
+  });
+});
+
+describe("a remote server's line", () => {
+  it("marks plain http to another computer, and nothing else", () => {
+    expect(isPlainHttp("http://mcp.example.com/mcp")).toBe(true);
+    expect(isPlainHttp("http://192.168.1.20:8080/mcp")).toBe(true);
+    for (const fine of ["https://mcp.example.com/mcp", "http://127.0.0.1:3000/mcp", "http://localhost:3000/", "http://[::1]:9/", "not a url", null]) {
+      expect(isPlainHttp(fine)).toBe(false);
+    }
+    const remote = (url: string): ServerView => ({ ...view({ url }), sandbox: "remote" });
+    const { rerender } = render(<SandboxLine server={remote("http://mcp.example.com/mcp")} busy={false} onSandbox={() => {}} onAllowHost={() => {}} />);
+    expect(screen.getByTestId("plain-http").textContent).toContain("Not encrypted");
+    rerender(<SandboxLine server={remote("https://mcp.example.com/mcp")} busy={false} onSandbox={() => {}} onAllowHost={() => {}} />);
+    expect(screen.queryByTestId("plain-http")).toBeNull();
   });
 });

@@ -25,6 +25,20 @@ export function withHost(config: ServerConfig, host: string): ServerConfig {
   return { ...config, sandbox: { ...profile, network: [...hosts.filter((h) => h !== host), host] } };
 }
 
+/** Whether `url` is plain http:// to a host that is not this computer. */
+export function isPlainHttp(url: string | null | undefined): boolean {
+  if (!url) return false;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const host = parsed.hostname.toLowerCase();
+  const loopback = host === "localhost" || host === "[::1]" || /^127\./.test(host);
+  return parsed.protocol === "http:" && !loopback;
+}
+
 export function SandboxLine(props: {
   server: ServerView;
   busy: boolean;
@@ -32,7 +46,17 @@ export function SandboxLine(props: {
   onAllowHost: (host: string) => void;
 }) {
   const { server } = props;
-  if (server.sandbox === "remote") return null;
+  if (server.sandbox === "remote") {
+    if (!isPlainHttp(server.config?.url)) return null;
+    return (
+      <div className="sandbox-line" data-testid="plain-http">
+        <span className="badge warn" title="Anyone on the way can read and change what is sent, sign-in tokens included.">
+          Not encrypted
+        </span>{" "}
+        <span className="warn-text">plain http:// to another computer</span>
+      </div>
+    );
+  }
   if (server.sandbox === "sandboxed") {
     return (
       <div className="sandbox-line" data-testid="sandbox-state">
