@@ -1150,10 +1150,10 @@ fn a_configured_server_runs_only_once_trusted_and_asks_again_when_edited() {
     // Off a terminal nobody can be asked: the definition is shown, and --yes is how to trust it.
     let o = run(&["trust", "ev"]);
     assert!(!o.status.success());
-    assert!(err(&o).contains("Command: sh"), "{}", err(&o));
+    assert!(err(&o).contains("Command: \"sh\""), "{}", err(&o));
     assert!(err(&o).contains("Sandbox: on."), "{}", err(&o));
     assert!(
-        err(&o).contains(&format!("Also writes: {}", marks.path().display())),
+        err(&o).contains(&format!("Also writes: \"{}\"", marks.path().display())),
         "{}",
         err(&o)
     );

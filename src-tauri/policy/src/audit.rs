@@ -401,13 +401,28 @@ fn capped_detail(detail: String) -> String {
     if detail.len() <= MAX_DETAIL_BYTES {
         return detail;
     }
+    truncated(&detail, MAX_DETAIL_BYTES).to_string()
+}
+
+/// `detail` itself when its JSON takes at most `max` bytes (at least 512), else its beginning
+/// with the length and SHA-256 of the whole: for notes a sender can make many of.
+pub fn capped(detail: Value, max: usize) -> Value {
+    let text = detail.to_string();
+    if text.len() <= max {
+        return detail;
+    }
+    truncated(&text, max.max(512))
+}
+
+/// The beginning of `detail` that fits in `max` bytes, with its length and SHA-256.
+fn truncated(detail: &str, max: usize) -> Value {
     let sha256: String = Sha256::digest(detail.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
     // Room for the keys, the length and the hash around the head.
-    let head = escaped_prefix(&detail, MAX_DETAIL_BYTES - 256);
-    json!({"truncated": true, "bytes": detail.len(), "sha256": sha256, "head": head}).to_string()
+    let head = escaped_prefix(detail, max - 256);
+    json!({"truncated": true, "bytes": detail.len(), "sha256": sha256, "head": head})
 }
 
 /// The longest beginning of `text` whose JSON string escape takes at most `budget` bytes.

@@ -360,13 +360,14 @@ impl LaunchReview {
             };
             out.push_str(&format!("{label}:{gap}{value}\n"))
         };
-        line("Server", &self.server);
+        // Every value in quotes, its control characters escaped: none can fake a line of its own.
+        line("Server", &quoted(&self.server));
         if let Some(from) = &self.installed_from {
-            line("Installed from", from);
+            line("Installed from", &quoted(from));
         }
-        line("Transport", &self.transport);
+        line("Transport", &quoted(&self.transport));
         if let Some(command) = &self.command {
-            line("Command", command);
+            line("Command", &quoted(command));
             // One per line, quoted, so where each begins and ends can be checked.
             let args: Vec<String> = self
                 .args
@@ -384,22 +385,22 @@ impl LaunchReview {
             );
         }
         if let Some(url) = &self.url {
-            line("URL", url);
+            line("URL", &quoted(url));
         }
         if let Some(cwd) = &self.cwd {
-            line("Working directory", cwd);
+            line("Working directory", &quoted(cwd));
         }
         if let Some(file) = &self.env_file {
-            line("Environment file", file);
+            line("Environment file", &quoted(file));
             for s in &self.env_file_entries {
-                out.push_str(&format!("  {}={}\n", s.name, s.value));
+                out.push_str(&setting_line(s, self.env_file_masked(s)));
             }
         }
         for (label, settings) in [("Environment", &self.env), ("Headers", &self.headers)] {
             if !settings.is_empty() {
                 out.push_str(&format!("{label}:\n"));
                 for s in settings {
-                    out.push_str(&format!("  {}={}\n", s.name, s.value));
+                    out.push_str(&setting_line(s, false));
                 }
             }
         }
@@ -434,6 +435,34 @@ impl LaunchReview {
     }
 }
 
+impl LaunchReview {
+    /// Whether the dialog masked this env-file value (its text is ours, not the file's).
+    fn env_file_masked(&self, s: &LaunchSetting) -> bool {
+        s.value.starts_with("(secret, ") && s.value.ends_with(" characters)")
+    }
+}
+
+/// `  NAME="value"`: the name bare when it is a plain identifier, quoted otherwise, the value
+/// quoted unless it is the dialog's own words (a masked secret).
+fn setting_line(s: &LaunchSetting, ours: bool) -> String {
+    let plain = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    let name = if plain(&s.name) {
+        s.name.clone()
+    } else {
+        quoted(&s.name)
+    };
+    let value = if ours {
+        s.value.clone()
+    } else {
+        quoted(&s.value)
+    };
+    format!("  {name}={value}\n")
+}
+
 impl SandboxReview {
     fn of(server: &str, config: &ServerConfig, trust: &Trust) -> Self {
         let state = trust.sandbox_state(server, config);
@@ -447,7 +476,11 @@ impl SandboxReview {
         let network = match &profile.network {
             NetworkSetting::Enabled(true) => "any host".to_owned(),
             NetworkSetting::Enabled(false) => "none".to_owned(),
-            NetworkSetting::Hosts(hosts) => reveal(&hosts.join(", ")).into_owned(),
+            NetworkSetting::Hosts(hosts) => hosts
+                .iter()
+                .map(|h| quoted(h))
+                .collect::<Vec<_>>()
+                .join(", "),
         };
         Self {
             state,
@@ -483,6 +516,7 @@ impl SandboxReview {
             ("Only reads these roots", &self.read_only_roots),
         ] {
             if !paths.is_empty() {
+                let paths: Vec<String> = paths.iter().map(|p| quoted(p)).collect();
                 out.push_str(&format!("  {label}: {}\n", paths.join(", ")));
             }
         }

@@ -8,7 +8,7 @@ pub mod csp;
 mod views;
 
 pub use csp::{AppCsp, AppPermissions};
-pub use views::{AppView, Page, Views};
+pub use views::{Admitted, AppView, MAX_PENDING, MAX_PER_WINDOW, Page, RATE_WINDOW, Views};
 
 use serde_json::{Value, json};
 

@@ -358,6 +358,8 @@ pub fn spawn(
     cmd.process_group(0);
     #[cfg(target_os = "linux")]
     die_with_host(&mut cmd);
+    #[cfg(target_os = "linux")]
+    inherit_nothing(&mut cmd);
     if let Some(boxed) = spec.sandbox {
         enter_box(
             &mut cmd,
@@ -452,6 +454,32 @@ fn die_with_host(cmd: &mut Command) {
                 return Err(std::io::Error::other("the host exited"));
             }
             Ok(())
+        });
+    }
+}
+
+/// The child inherits no descriptor of ours beyond its stdio, even one a library opened without
+/// close-on-exec (a database file, a socket): every descriptor from 3 up is marked to close at
+/// exec (marked, not closed, so the box's ruleset stays usable until then).
+#[cfg(target_os = "linux")]
+fn inherit_nothing(cmd: &mut Command) {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: one system call, async-signal-safe, on no memory of ours.
+    unsafe {
+        cmd.pre_exec(|| {
+            let marked = libc::syscall(
+                libc::SYS_close_range,
+                3 as libc::c_uint,
+                libc::c_uint::MAX,
+                CLOSE_RANGE_CLOEXEC,
+            );
+            // Kernels before 5.11 lack the flag: descriptors of ours are close-on-exec anyway.
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
+                _ if marked == 0 => Ok(()),
+                Some(libc::EINVAL | libc::ENOSYS) => Ok(()),
+                _ => Err(e),
+            }
         });
     }
 }
@@ -920,6 +948,74 @@ mod tests {
         buf.clear();
         read_bounded_line(&mut r, &mut buf, 10).await.unwrap();
         assert_eq!(buf, b"short\n");
+    }
+
+    /// Spawns `command` with `args`, unsandboxed.
+    fn spawned(command: &str, args: &[String]) -> ServerProcess {
+        let env = BTreeMap::new();
+        let spec = SpawnSpec {
+            server: "t",
+            command,
+            args,
+            cwd: None,
+            env: &env,
+            records: None,
+            sandbox: None,
+        };
+        spawn(&spec, &current_vars(), &StderrRing::new(10)).unwrap()
+    }
+
+    /// Arguments reach the program as the bytes they are: no shell joins or reads them.
+    #[tokio::test]
+    async fn arguments_reach_the_server_as_bytes_with_no_shell() {
+        use tokio::io::AsyncReadExt;
+        let hostile = [
+            "a; touch /tmp/switchboard-injected",
+            "$(id)",
+            "`id`",
+            "\"double\" 'single'",
+            "line one\nline two",
+            "--flag=$HOME",
+            "*",
+            "",
+            "tab\there",
+        ];
+        let mut args = vec!["[%s]".to_owned()];
+        args.extend(hostile.iter().map(|a| a.to_string()));
+        let mut p = spawned("printf", &args);
+        let mut out = String::new();
+        p.stdout.read_to_string(&mut out).await.unwrap();
+        let expected: String = hostile.iter().map(|a| format!("[{a}]")).collect();
+        assert_eq!(out, expected);
+    }
+
+    /// A descriptor of ours opened without close-on-exec (as a C library may) does not reach
+    /// the child: it has only its stdio.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn the_child_inherits_no_descriptor_of_ours() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create(dir.path().join("host.db")).unwrap();
+        let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        // SAFETY: dup of descriptors this test owns; the copies lack close-on-exec.
+        let leaked = unsafe { [libc::dup(file.as_raw_fd()), libc::dup(socket.as_raw_fd())] };
+        assert!(leaked.iter().all(|fd| *fd > 2));
+        // `; true`: the shell forks for `ls`, which lists the shell's descriptors, not its own.
+        let args = vec!["-c".to_owned(), "ls /proc/$$/fd; true".to_owned()];
+        let mut p = spawned("sh", &args);
+        let mut out = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut p.stdout, &mut out)
+            .await
+            .unwrap();
+        // SAFETY: closing the copies made above.
+        unsafe {
+            for fd in leaked {
+                libc::close(fd);
+            }
+        }
+        let fds: Vec<&str> = out.split_whitespace().collect();
+        assert_eq!(fds, ["0", "1", "2"], "the child holds {fds:?}");
     }
 
     #[tokio::test]

@@ -2,7 +2,8 @@
 //! tool's own server) and every request the view makes, each bound to the view's server and
 //! through the approval door: tool calls only for tools the server shows to views, reads only on
 //! that server, links only https and only on consent, messages and context only written down
-//! (the window shows them before anything is sent).
+//! (the window shows them before anything is sent). Each request is admitted under the view's
+//! limits first (a few waiting, a bounded rate), and what is written down of it is capped.
 
 use rmcp::model::{CallToolResult, ReadResourceResult};
 use serde_json::{Value, json};
@@ -56,7 +57,8 @@ impl App {
 
     /// A view's `tools/call`: only a tool its server shows to views, decided at the door.
     pub async fn app_call_tool(&self, args: AppCallTool) -> Result<CallToolResult> {
-        let view = self.0.views.get(&args.view_id)?;
+        let admitted = self.0.views.admit(&args.view_id)?;
+        let view = &admitted.view;
         let tool = self.tool_definition(&view.server, &args.name).await?;
         if !mcp_apps::visibility(&tool).app {
             return Err(Error::new(
@@ -83,7 +85,8 @@ impl App {
 
     /// A view's `resources/read`, on its own server only.
     pub async fn app_read_resource(&self, args: AppReadResource) -> Result<ReadResourceResult> {
-        let view = self.0.views.get(&args.view_id)?;
+        let admitted = self.0.views.admit(&args.view_id)?;
+        let view = &admitted.view;
         self.0
             .door
             .view_request(
@@ -101,7 +104,8 @@ impl App {
     /// A view's `ui/open-link`: an https URL, shown in full, approved by the person. Returns
     /// the URL to open (the shell opens it).
     pub async fn app_open_link(&self, args: AppOpenLink) -> Result<String> {
-        let view = self.0.views.get(&args.view_id)?;
+        let admitted = self.0.views.admit(&args.view_id)?;
+        let view = &admitted.view;
         let url = url::Url::parse(&args.url)
             .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("not a URL: {e}")))?;
         if url.scheme() != "https" {
@@ -132,7 +136,8 @@ impl App {
     }
 
     async fn view_note(&self, view_id: &str, request: &str, detail: Value) -> Result<()> {
-        let view = self.0.views.get(view_id)?;
+        let admitted = self.0.views.admit(view_id)?;
+        let view = &admitted.view;
         self.0
             .door
             .view_request(&view.server, &view.tool, request, detail)

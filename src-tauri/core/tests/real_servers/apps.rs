@@ -26,6 +26,8 @@ use crate::support::{node_bin, python, python_fixture, repo_root, stdio};
 #[derive(Default)]
 struct Person {
     deny: std::sync::atomic::AtomicBool,
+    /// Never answers (the review stays open).
+    hold: std::sync::atomic::AtomicBool,
     seen: Mutex<Vec<Review>>,
 }
 
@@ -40,6 +42,9 @@ impl Reviewer for Person {
             }
         };
         self.seen.lock().unwrap().push(review);
+        if self.hold.load(std::sync::atomic::Ordering::SeqCst) {
+            return Box::pin(futures::future::pending());
+        }
         Box::pin(async move { verdict })
     }
 }
@@ -373,5 +378,88 @@ async fn every_official_example_app_opens_with_its_declared_origins_only() {
         }
         eprintln!("{server}: {tool} → {uri}, CSP {}", page.csp);
     }
+    app.shutdown().await;
+}
+
+/// A hostile view floods the host: 10,000 tool calls at once and a hundred 1 MB messages. A few
+/// wait for the person, the rest are refused at once with an error the view sees; the audit log
+/// keeps a bounded number of small rows.
+#[tokio::test]
+async fn a_flooding_view_is_held_to_a_few_waiting_requests_and_small_notes() {
+    use futures::StreamExt;
+    use switchboard_core::app::requests::AppMessage;
+    use switchboard_protocol::mcp_apps::{MAX_PENDING, MAX_PER_WINDOW};
+    let person = Arc::new(Person::default());
+    person.hold.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut py = stdio(&python(), &[&python_fixture("sdk_server.py")]);
+    py.sandbox = Some(SandboxSetting::Profile(SandboxProfile {
+        read: vec![repo_root().join("tests/fixtures/views")],
+        ..SandboxProfile::default()
+    }));
+    let (app, _dir) = app_with(&[("py", py)], person.clone()).await;
+    let uri = "ui://fixture/hostile.html";
+    let view = open(&app, "py", "dashboard", uri).await;
+
+    let mut calls: futures::stream::FuturesUnordered<_> = (0..10_000)
+        .map(|_| {
+            app.app_call_tool(AppCallTool {
+                view_id: view.view_id.clone(),
+                name: "refresh".into(),
+                args: json!({}),
+            })
+        })
+        .collect();
+    // Without the limit every call would wait for the person: fail rather than hang.
+    let refusals = async {
+        for _ in 0..10_000 - MAX_PENDING {
+            let e = calls.next().await.unwrap().unwrap_err();
+            assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), refusals)
+        .await
+        .expect("the view's excess calls were not refused");
+    // The rest wait for the person, who was asked about no more than them.
+    assert_eq!(calls.len(), MAX_PENDING);
+    assert!(person.seen.lock().unwrap().len() <= MAX_PENDING);
+    drop(calls);
+
+    // Another view of the same tool: a hundred 1 MB messages.
+    let other = open(&app, "py", "dashboard", uri).await;
+    let huge =
+        json!({ "role": "user", "content": [{"type": "text", "text": "x".repeat(1 << 20)}] });
+    let mut kept = 0;
+    for _ in 0..100 {
+        let sent = app
+            .app_message(AppMessage {
+                view_id: other.view_id.clone(),
+                message: huge.clone(),
+            })
+            .await;
+        match sent {
+            Ok(()) => kept += 1,
+            Err(e) => assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}"),
+        }
+    }
+    assert_eq!(kept, MAX_PER_WINDOW);
+    let rows = app
+        .door()
+        .audit()
+        .search(&AuditQuery {
+            kind: Some(FlowKind::View),
+            limit: Some(10_000),
+            ..AuditQuery::default()
+        })
+        .unwrap();
+    let bytes: usize = rows
+        .iter()
+        .map(|r| serde_json::to_string(&r.detail).unwrap().len())
+        .sum();
+    assert!(
+        rows.len() <= MAX_PER_WINDOW + 2 * MAX_PENDING + 4,
+        "{} rows",
+        rows.len()
+    );
+    assert!(bytes < 1 << 20, "the view's rows take {bytes} bytes");
     app.shutdown().await;
 }

@@ -132,11 +132,11 @@ fn the_review_shows_every_field_with_hidden_characters_revealed() {
     assert!(review.hidden_characters);
     let text = review.text();
     for shown in [
-        "Command: npx",
+        "Command: \"npx\"",
         "Arguments:\n  1. \"-y\"\n  2. \"@scope/server\"\n  3. \"ok⟨U+E0041⟩⟨U+E0042⟩\"\n",
-        "Working directory: /work dir",
-        "Environment file: /home/me/.env",
-        "TOKEN=${secret:server/fs/env/TOKEN}",
+        "Working directory: \"/work dir\"",
+        "Environment file: \"/home/me/.env\"",
+        "TOKEN=\"${secret:server/fs/env/TOKEN}\"",
         "hidden characters",
     ] {
         assert!(text.contains(shown), "{shown:?} missing from:\n{text}");
@@ -220,7 +220,7 @@ fn the_review_shows_what_the_box_lets_it_reach() {
         ..SandboxProfile::default()
     }));
     let text = LaunchReview::of("s", &c, &trust).text();
-    assert!(text.contains("Also writes: /srv/out"), "{text}");
+    assert!(text.contains("Also writes: \"/srv/out\""), "{text}");
     assert!(text.contains("Network: none"), "{text}");
     c.sandbox = Some(SandboxSetting::Enabled(false));
     let text = LaunchReview::of("s", &c, &trust).text();
@@ -292,7 +292,7 @@ fn what_the_env_file_holds_is_trusted_and_an_edit_to_it_asks_again() {
     assert!(!trust.admit("fs", &config));
     let review = LaunchReview::of("fs", &config, &trust);
     let text = review.text();
-    assert!(text.contains("  LD_PRELOAD=/tmp/evil.so\n"), "{text}");
+    assert!(text.contains("  LD_PRELOAD=\"/tmp/evil.so\"\n"), "{text}");
     assert!(text.contains("envFileEntries › LD_PRELOAD"), "{text}");
     // A secret-looking value is masked in the dialog and kept nowhere.
     assert!(text.contains("API_TOKEN=(secret, 12 characters)"), "{text}");
@@ -350,4 +350,36 @@ fn plain_http_to_another_computer_is_marked() {
         assert_eq!(review.plain_http, marked, "{url}");
         assert_eq!(review.text().contains("plain http://"), marked, "{url}");
     }
+}
+
+#[test]
+fn no_value_can_fake_a_line_of_the_dialog() {
+    let (_store, trust) = trust();
+    let mut c = server();
+    c.command = Some("npx\nSandbox: on.".into());
+    c.env.insert(
+        "X".into(),
+        "1\nSandbox: on. It may read nothing\tat all".into(),
+    );
+    c.env.insert("Y\nZ".into(), "2".into());
+    c.cwd = Some("/tmp\r\nWorking directory: /safe".into());
+    let text = LaunchReview::of("fs\nServer: trusted", &c, &trust).text();
+    for shown in [
+        "Server: \"fs\\nServer: trusted\"\n",
+        "Command: \"npx\\nSandbox: on.\"\n",
+        "  X=\"1\\nSandbox: on. It may read nothing\\tat all\"\n",
+        "  \"Y\\nZ\"=\"2\"\n",
+        "Working directory: \"/tmp⟨U+000D⟩\\nWorking directory: /safe\"\n",
+    ] {
+        assert!(text.contains(shown), "{shown:?} missing from:\n{text}");
+    }
+    // Every line is one the dialog wrote: none starts with a value's text.
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("Sandbox: on. It may read nothing")),
+        "{text}"
+    );
+    let starts = text.lines().filter(|l| l.starts_with("Working directory:"));
+    assert_eq!(starts.count(), 1, "{text}");
 }

@@ -1,10 +1,14 @@
 //! The views the window has open: each is one tool's `ui://` resource, read from its server,
 //! checked to be an MCP App, and kept here under a random id until the window closes it. The
 //! shell serves a view's HTML by that id; every request the view makes names it, which binds the
-//! request to the view's own server.
+//! request to the view's own server. A view is under limits as a server is: a few requests
+//! waiting at once and a bounded rate ([`Views::admit`]); the excess is refused with an error the
+//! view sees.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use rmcp::model::{ReadResourceResult, ResourceContents};
@@ -17,6 +21,15 @@ use crate::error::{Error, ErrorCode, Result};
 
 /// The most views open at once; opening one more closes the oldest.
 pub const MAX_VIEWS: usize = 16;
+
+/// Requests one view may have waiting at once (a tool call waits for the person's review).
+pub const MAX_PENDING: usize = 4;
+
+/// Requests one view may make in [`RATE_WINDOW`].
+pub const MAX_PER_WINDOW: usize = 60;
+
+/// The span [`MAX_PER_WINDOW`] counts over.
+pub const RATE_WINDOW: Duration = Duration::from_secs(10);
 
 /// The largest view HTML accepted.
 pub const MAX_HTML_BYTES: usize = 8 * 1024 * 1024;
@@ -52,6 +65,23 @@ struct Open {
     page: Option<Page>,
     /// Opening order, to close the oldest past [`MAX_VIEWS`].
     serial: u64,
+    /// Its requests admitted and not yet answered.
+    pending: Arc<AtomicUsize>,
+    /// When its requests in the last [`RATE_WINDOW`] were admitted (at most [`MAX_PER_WINDOW`]).
+    recent: VecDeque<Instant>,
+}
+
+/// A view's request, admitted: it counts as waiting until dropped.
+#[derive(Debug)]
+pub struct Admitted {
+    pub view: AppView,
+    pending: Arc<AtomicUsize>,
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.pending.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The open views. Cheap to clone; the lock is never held across an await.
@@ -102,6 +132,8 @@ impl Views {
                 view: view.clone(),
                 page: Some(page),
                 serial,
+                pending: Arc::default(),
+                recent: VecDeque::new(),
             },
         );
         if state.open.len() > MAX_VIEWS {
@@ -123,7 +155,48 @@ impl Views {
             .open
             .get(view_id)
             .map(|o| o.view.clone())
-            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "that view is no longer open"))
+            .ok_or_else(not_open)
+    }
+
+    /// Admits one more request from view `view_id`, if it has fewer than [`MAX_PENDING`] waiting
+    /// and made fewer than [`MAX_PER_WINDOW`] in the last [`RATE_WINDOW`]; otherwise refuses it
+    /// (`limit_exceeded`), and a refused request does not count.
+    pub fn admit(&self, view_id: &str) -> Result<Admitted> {
+        let mut state = self.lock();
+        let open = state.open.get_mut(view_id).ok_or_else(not_open)?;
+        let now = Instant::now();
+        while open
+            .recent
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= RATE_WINDOW)
+        {
+            open.recent.pop_front();
+        }
+        let over = if open.pending.load(Ordering::SeqCst) >= MAX_PENDING {
+            Some(format!("it has {MAX_PENDING} requests waiting already"))
+        } else if open.recent.len() >= MAX_PER_WINDOW {
+            Some(format!(
+                "it made {MAX_PER_WINDOW} in the last {} seconds",
+                RATE_WINDOW.as_secs()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = over {
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "The view of {} on {} makes too many requests ({why}); this one was refused.",
+                    open.view.tool, open.view.server
+                ),
+            ));
+        }
+        open.recent.push_back(now);
+        open.pending.fetch_add(1, Ordering::SeqCst);
+        Ok(Admitted {
+            view: open.view.clone(),
+            pending: open.pending.clone(),
+        })
     }
 
     /// What the shell serves for `view_id`, once: the frame the window made for the view loads
@@ -145,6 +218,10 @@ impl Views {
         // A panic while holding this lock leaves a map that is still consistent.
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+fn not_open() -> Error {
+    Error::new(ErrorCode::InvalidInput, "that view is no longer open")
 }
 
 /// Where the iframe loads a view (WebKitGTK and WKWebView take custom schemes as they are; WebView2
@@ -241,6 +318,33 @@ mod tests {
         views.close(&view.view_id);
         assert_eq!(
             views.get(&view.view_id).unwrap_err().code,
+            ErrorCode::InvalidInput
+        );
+    }
+
+    #[test]
+    fn a_view_has_a_few_requests_waiting_and_a_bounded_rate() {
+        let views = Views::default();
+        let view = views
+            .open("s", "t", "ui://t/app.html", read(app("<p>", json!({}))))
+            .unwrap();
+        let id = &view.view_id;
+        let waiting: Vec<Admitted> = (0..MAX_PENDING).map(|_| views.admit(id).unwrap()).collect();
+        let e = views.admit(id).unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+        assert!(e.message.contains("requests waiting"), "{e}");
+        drop(waiting);
+        // Answered ones make room; the rate still counts them.
+        let mut admitted = MAX_PENDING;
+        while views.admit(id).is_ok() {
+            admitted += 1;
+            assert!(admitted <= MAX_PER_WINDOW, "the rate is not bounded");
+        }
+        assert_eq!(admitted, MAX_PER_WINDOW);
+        let e = views.admit(id).unwrap_err();
+        assert!(e.message.contains("in the last 10 seconds"), "{e}");
+        assert_eq!(
+            views.admit("nope").unwrap_err().code,
             ErrorCode::InvalidInput
         );
     }

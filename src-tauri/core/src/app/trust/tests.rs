@@ -411,7 +411,7 @@ async fn an_edit_to_the_env_file_is_refused_until_trusted_again() {
     assert_eq!(e.code, ErrorCode::NotTrusted, "{e}");
     let review = app.trust_review(&name("s")).unwrap();
     assert!(
-        review.text().contains("LD_PRELOAD=/tmp/evil.so"),
+        review.text().contains("LD_PRELOAD=\"/tmp/evil.so\""),
         "{}",
         review.text()
     );

@@ -780,3 +780,16 @@ async fn a_cut_answer_is_shown_even_under_an_allow_rule() {
     let result = serde_json::to_value(&result).unwrap();
     assert_eq!(result["content"]["text"], "The capital of Fra");
 }
+
+#[tokio::test]
+async fn a_views_notes_are_kept_capped() {
+    let script = Arc::new(Script::default());
+    let door = door(&script);
+    let huge = json!({ "text": "x".repeat(1 << 20) });
+    door.view_request("s", "t", "ui/message", huge).await;
+    let rows = door.audit().search(&AuditQuery::default()).unwrap();
+    let kept = serde_json::to_string(&rows[0].detail).unwrap();
+    let most = super::views::MAX_VIEW_DETAIL_BYTES;
+    assert!(kept.len() < 2 * most, "{} bytes kept", kept.len());
+    assert!(kept.contains("truncated"), "{kept}");
+}

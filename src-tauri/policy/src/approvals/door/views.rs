@@ -62,8 +62,10 @@ impl Door {
 
     /// Writes down a request from the view of `tool` on `server` that needs no decision
     /// (`ui/message`, `ui/update-model-context`, `resources/read`, opening the view itself).
+    /// What is kept of `detail` is capped at [`MAX_VIEW_DETAIL_BYTES`].
     pub async fn view_request(&self, server: &str, tool: &str, request: &str, detail: Value) {
         let flow = Flow::new(FlowKind::View, server, Some(tool.to_owned()));
+        let detail = crate::audit::capped(detail, MAX_VIEW_DETAIL_BYTES);
         self.note(
             &flow,
             Step::Requested,
@@ -74,3 +76,7 @@ impl Door {
         .await;
     }
 }
+
+/// The most a view's note (a message, a context update) takes in the audit log: a view can send
+/// many, and a megabyte each would grow the log without end.
+pub const MAX_VIEW_DETAIL_BYTES: usize = 4 * 1024;
