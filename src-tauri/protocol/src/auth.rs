@@ -129,8 +129,16 @@ pub async fn sign_in(
     store: Arc<dyn SecretStore>,
     authorizer: &dyn Authorizer,
 ) -> Result<()> {
+    let credentials = KeychainCredentials::new(store, url);
+    // Asking for more access keeps what was granted (SEP-2350): the new token replaces the old.
+    let granted = match credentials.stored().await {
+        Ok(Some(stored)) => stored.granted_scopes,
+        _ => Vec::new(),
+    };
+    let widened = challenge.map(|c| with_scopes_kept(c, &granted));
+    let challenge = widened.as_deref();
     let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
-    manager.set_credential_store(KeychainCredentials::new(store, url));
+    manager.set_credential_store(credentials);
     let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
         // The 2025-03-26 default endpoints: no document to read PKCE support from; that
         // revision requires PKCE of every server, and the challenge is sent.
@@ -196,6 +204,29 @@ pub fn challenge_scopes(challenge: &str) -> Option<String> {
     let value = found.get(1).or_else(|| found.get(2))?.as_str();
     let scopes = value.split_whitespace().collect::<Vec<_>>().join(" ");
     (!scopes.is_empty()).then_some(scopes)
+}
+
+/// `challenge` with its `scope` parameter widened to also hold `granted` (first, in their
+/// order), so a step-up asks for the union; a challenge without one is left as it is.
+pub fn with_scopes_kept(challenge: &str, granted: &[String]) -> String {
+    let Some(asked) = challenge_scopes(challenge) else {
+        return challenge.to_owned();
+    };
+    let mut union: Vec<&str> = granted.iter().map(String::as_str).collect();
+    for scope in asked.split(' ') {
+        if !union.contains(&scope) {
+            union.push(scope);
+        }
+    }
+    let Ok(parameter) = regex::Regex::new(r#"(^|[\s,])scope=(?:"[^"]*"|[^\s,"]+)"#) else {
+        return challenge.to_owned();
+    };
+    let joined = union.join(" ");
+    parameter
+        .replace(challenge, |c: &regex::Captures<'_>| {
+            format!("{}scope=\"{joined}\"", &c[1])
+        })
+        .into_owned()
 }
 
 /// A challenge asking for `scopes` (space-separated scope tokens, RFC 6749 §3.3), as a server
@@ -382,6 +413,26 @@ mod tests {
         assert_eq!(challenge_scopes(r#"Bearer realm="x""#), None);
         assert_eq!(challenge_scopes(r#"Bearer xscope="a""#), None);
         assert_eq!(challenge_scopes(r#"Bearer scope="""#), None);
+    }
+
+    #[test]
+    fn a_step_up_keeps_what_was_granted() {
+        let granted = vec!["mcp:basic".to_owned(), "mcp:read".to_owned()];
+        let c = r#"Bearer error="insufficient_scope", scope="mcp:write mcp:read", resource_metadata="https://a.example/prm""#;
+        assert_eq!(
+            with_scopes_kept(c, &granted),
+            r#"Bearer error="insufficient_scope", scope="mcp:basic mcp:read mcp:write", resource_metadata="https://a.example/prm""#
+        );
+        assert_eq!(
+            with_scopes_kept("Bearer scope=mcp:write", &granted),
+            r#"Bearer scope="mcp:basic mcp:read mcp:write""#
+        );
+        let none = r#"Bearer resource_metadata="https://a.example/prm""#;
+        assert_eq!(with_scopes_kept(none, &granted), none);
+        assert_eq!(
+            with_scopes_kept("Bearer scope=a", &[]),
+            r#"Bearer scope="a""#
+        );
     }
 
     #[test]
