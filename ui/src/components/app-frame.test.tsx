@@ -8,7 +8,9 @@ import { APP_TOOLS, DASHBOARD_URI, FakeBackend } from "../backend/fake";
 import type { AppView } from "../bindings/AppView";
 import type { Tool } from "../mcp";
 import { AppFrame, ToolAppView } from "./app-frame";
+import { MAX_WAITING } from "./app-frame/limits";
 import { FrameTransport } from "./app-frame/test-view";
+import { withAppStyles } from "../test-styles";
 
 const dashboard = APP_TOOLS[0] as Tool;
 
@@ -25,6 +27,21 @@ function frameWindow(): Window {
   const iframe = screen.getByTestId("app-iframe") as HTMLIFrameElement;
   if (!iframe.contentWindow) throw new Error("no frame window");
   return iframe.contentWindow;
+}
+
+type JsonRpcAnswer = { id?: unknown; result?: unknown; error?: { message: string; data?: unknown } };
+
+/** A message from the view, as it would arrive: posted by the frame's window. */
+function forge(message: unknown, source: Window = frameWindow()) {
+  window.dispatchEvent(new MessageEvent("message", { data: message, source }));
+}
+
+/** The person clicks into the view: its iframe becomes the active element, the window loses focus. */
+function focusInto(iframe: HTMLIFrameElement) {
+  act(() => {
+    iframe.focus();
+    window.dispatchEvent(new Event("blur"));
+  });
 }
 
 /** Starts the view's App in the frame and waits for the handshake. */
@@ -199,6 +216,7 @@ describe("AppFrame: the bridge", () => {
       await app.sendSizeChanged({ height: 100000 });
     });
     await waitFor(() => expect(iframe.style.height).toBe("1600px"));
+    focusInto(iframe);
     let mode = "";
     await act(async () => {
       mode = (await app.requestDisplayMode({ mode: "fullscreen" })).mode;
@@ -260,5 +278,135 @@ describe("ToolAppView", () => {
 
     render(<ToolAppView backend={b} server="demo" tool={dashboard} uri="ui://nope" args={{}} result={null} cancelled={null} />);
     expect((await screen.findByTestId("app-frame-error")).textContent).toMatch(/could not be opened/);
+  });
+});
+
+describe("AppFrame: a view's limits", () => {
+  it("lets 4 of a flood of 10,000 tool calls wait for the backend, refuses the rest at once, and says so once", async () => {
+    const { b, view } = await setup();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    // Ends the wait below: every excess request refused, or (the bug) one more reaching the backend.
+    let settled!: () => void;
+    const flooded = new Promise<void>((r) => (settled = r));
+    const backendCall = vi.spyOn(b, "appCallTool").mockImplementation(async () => {
+      if (backendCall.mock.calls.length > MAX_WAITING) settled();
+      await gate;
+      return { content: [{ type: "text", text: "done" }] };
+    });
+    const unstyle = withAppStyles();
+    render(<AppFrame backend={b} view={view} tool={dashboard} args={null} result={null} cancelled={null} />);
+    const app = await connectView();
+    // The hostile view writes the requests itself, as fast as it can; its answers are read off the wire.
+    const flood = 10_000;
+    const win = frameWindow();
+    const answers = new Map<unknown, JsonRpcAnswer>();
+    let refused = 0;
+    let allAnswered!: () => void;
+    const everyAnswer = new Promise<void>((r) => (allAnswered = r));
+    const wire = vi.spyOn(win, "postMessage").mockImplementation((m: unknown) => {
+      const answer = m as JsonRpcAnswer;
+      if (typeof answer.id !== "string") return;
+      answers.set(answer.id, answer);
+      if (answer.error && ++refused === flood - MAX_WAITING) settled();
+      if (answers.size === flood) allAnswered();
+    });
+    await act(async () => {
+      for (let i = 0; i < flood; i++)
+        forge({ jsonrpc: "2.0", id: `f${i}`, method: "tools/call", params: { name: "refresh", arguments: { i } } }, win);
+      await flooded;
+    });
+    // The rest were answered while the first 4 still wait for the person's review.
+    expect(backendCall).toHaveBeenCalledTimes(MAX_WAITING);
+    expect(answers.size).toBe(flood - MAX_WAITING);
+    expect(answers.get(`f${flood - 1}`)?.error).toMatchObject({ message: expect.stringMatching(/too many requests waiting/), data: { code: "limit_exceeded" } });
+    const notices = screen.getAllByTestId("app-limited");
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.textContent).toMatch(/too many requests/);
+    // In the frame's own box, in its flow: nothing it could cover.
+    expect(screen.getByTestId("app-frame").contains(notices[0]!)).toBe(true);
+    expect(getComputedStyle(notices[0]!).position).not.toMatch(/fixed|absolute|sticky/);
+    unstyle();
+
+    // The person answers the 4 reviews: those calls are made and answered.
+    await act(async () => {
+      release();
+      await everyAnswer;
+    });
+    expect([...answers.values()].filter((a) => a.result)).toHaveLength(MAX_WAITING);
+    wire.mockRestore();
+    // Once they are answered the view may call again.
+    let again: { isError?: boolean | undefined } = { isError: true };
+    await act(async () => {
+      again = await app.callServerTool({ name: "refresh", arguments: {} });
+    });
+    expect(again.isError).toBeFalsy();
+    expect(backendCall).toHaveBeenCalledTimes(MAX_WAITING + 1);
+    expect(screen.getAllByTestId("app-limited")).toHaveLength(1);
+  });
+
+  it("refuses a 1 MB ui/message without reaching the backend", async () => {
+    const { b, view } = await setup();
+    render(<AppFrame backend={b} view={view} tool={dashboard} args={null} result={null} cancelled={null} />);
+    const app = await connectView();
+    const text = "x".repeat(1024 * 1024);
+    let error: unknown = null;
+    await act(async () => {
+      await app.sendMessage({ role: "user", content: [{ type: "text", text }] }).catch((e: unknown) => (error = e));
+    });
+    expect(error).toMatchObject({ message: expect.stringMatching(/larger than 256 KiB/) });
+    expect(b.calls).toEqual([]);
+    expect(screen.queryByTestId("app-message-note")).toBeNull();
+    expect(screen.getAllByTestId("app-limited")).toHaveLength(1);
+    // A message of ordinary size still goes through.
+    await act(async () => {
+      await app.sendMessage({ role: "user", content: [{ type: "text", text: "small" }] });
+    });
+    expect(b.calls.map((c) => c.method)).toEqual(["appMessage"]);
+  });
+
+  it("passes the backend's own limit_exceeded refusal on to the view as an error, and says so", async () => {
+    const { b, view } = await setup();
+    const over = { code: "limit_exceeded", message: "The view of dashboard on demo makes too many requests; this one was refused." };
+    vi.spyOn(b, "appCallTool").mockRejectedValue(over);
+    vi.spyOn(b, "appOpenLink").mockRejectedValue(over);
+    render(<AppFrame backend={b} view={view} tool={dashboard} args={null} result={null} cancelled={null} />);
+    const app = await connectView();
+    const errors: unknown[] = [];
+    await act(async () => {
+      await app.callServerTool({ name: "refresh", arguments: {} }).catch((e: unknown) => errors.push(e));
+      await app.openLink({ url: "https://example.com/x" }).catch((e: unknown) => errors.push(e));
+    });
+    const seen = { message: expect.stringMatching(/makes too many requests/), data: { code: "limit_exceeded" } };
+    expect(errors).toEqual([expect.objectContaining(seen), expect.objectContaining(seen)]);
+    expect(screen.getAllByTestId("app-limited")).toHaveLength(1);
+  });
+
+  it("goes full screen at the view's request only just after the person moved focus into it", async () => {
+    const { b, view } = await setup();
+    render(<AppFrame backend={b} view={view} tool={dashboard} args={null} result={null} cancelled={null} />);
+    const app = await connectView();
+    const iframe = screen.getByTestId("app-iframe") as HTMLIFrameElement;
+    const request = async () => {
+      let mode = "";
+      await act(async () => {
+        mode = (await app.requestDisplayMode({ mode: "fullscreen" })).mode;
+      });
+      return mode;
+    };
+    expect(await request()).toBe("inline");
+    expect(screen.getByTestId("app-frame").dataset["mode"]).toBe("inline");
+
+    focusInto(iframe);
+    expect(await request()).toBe("fullscreen");
+    expect(screen.getByTestId("app-frame").dataset["mode"]).toBe("fullscreen");
+
+    // The gesture is spent: back inline, the view cannot go full screen again by itself.
+    fireEvent.click(screen.getByTestId("app-exit-fullscreen"));
+    expect(await request()).toBe("inline");
+    expect(screen.getByTestId("app-frame").dataset["mode"]).toBe("inline");
+    // The frame's own button is the person's click, and always works.
+    fireEvent.click(screen.getByTestId("app-fullscreen"));
+    expect(screen.getByTestId("app-frame").dataset["mode"]).toBe("fullscreen");
   });
 });

@@ -3,6 +3,9 @@
 // requests go to the Backend under the view's id. It asks before granting the device permissions a
 // view declares, sends the call's input, result or cancellation, follows the window's theme and
 // size, shows the view inline or over the whole window, and tears it down before closing it.
+// A view is bounded as a server is: few requests waiting, none too large (app-frame/limits.ts; the
+// person is told once when the excess was refused), and full screen only after the person's
+// gesture in it (app-frame/gesture.ts).
 // What a view wants said to the model (`ui/message`, `ui/update-model-context`) is never sent
 // from here: the screen decides (chat: the person sends it; elsewhere it is only shown).
 import type { AppBridge, McpUiDisplayMode, McpUiResourcePermissions } from "@modelcontextprotocol/ext-apps/app-bridge";
@@ -14,7 +17,8 @@ import type { AppPermissions } from "../bindings/AppPermissions";
 import type { AppView } from "../bindings/AppView";
 import type { AppContextParams, AppMessageParams, CallToolResult, Tool } from "../mcp";
 import { connectBridge, createBridge, teardown } from "./app-frame/bridge";
-import { clampHeight, currentTheme, DISPLAY_MODES, hostContext, INITIAL_HEIGHT, watchTheme } from "./app-frame/host-context";
+import { FrameGesture, grantedMode, watchFocus } from "./app-frame/gesture";
+import { clampHeight, currentTheme, hostContext, INITIAL_HEIGHT, watchTheme } from "./app-frame/host-context";
 import { sdkResult } from "./app-frame/tool-ui";
 import { ContentView } from "./content";
 import { ErrorBanner } from "./error-banner";
@@ -70,6 +74,8 @@ export function AppFrame(props: AppFrameProps) {
   const [theme, setTheme] = useState(currentTheme);
   const [notes, setNotes] = useState<Note[]>([]);
   const [log, setLog] = useState<{ level: string; text: string }[]>([]);
+  const [limited, setLimited] = useState(false);
+  const [gesture] = useState(() => new FrameGesture());
   const frame = useRef<HTMLIFrameElement>(null);
   const container = useRef<HTMLDivElement>(null);
   const bridgeRef = useRef<AppBridge | null>(null);
@@ -117,8 +123,9 @@ export function AppFrame(props: AppFrameProps) {
   // A layout effect: the bridge listens before the frame's document can run and say hello.
   useLayoutEffect(() => {
     if (!mounted) return;
-    const win = frame.current?.contentWindow;
-    if (!win) {
+    const el = frame.current;
+    const win = el?.contentWindow;
+    if (!el || !win) {
       setError("The view could not be shown: its frame has no window.");
       return;
     }
@@ -145,7 +152,7 @@ export function AppFrame(props: AppFrameProps) {
           setNotes((n) => [...n.filter((x) => x.kind !== "context"), { kind: "context", context: ctx }]);
         },
         displayMode: (requested) => {
-          const next = DISPLAY_MODES.includes(requested) ? requested : modeRef.current;
+          const next = grantedMode(requested, modeRef.current, gesture);
           setMode(next);
           return next;
         },
@@ -156,8 +163,10 @@ export function AppFrame(props: AppFrameProps) {
         log: (level, data) =>
           setLog((l) => [...l, { level, text: typeof data === "string" ? data : JSON.stringify(data) }].slice(-MAX_LOG)),
         requestTeardown: () => void close(),
+        limited: () => setLimited(true),
       },
     });
+    const unwatch = watchFocus(el, gesture);
     bridgeRef.current = bridge;
     connectBridge(bridge, win).then(
       () => {
@@ -166,6 +175,7 @@ export function AppFrame(props: AppFrameProps) {
       (e: unknown) => setError(`The view could not be connected: ${errorMessage(e)}`),
     );
     return () => {
+      unwatch();
       connected.current = false;
       bridgeRef.current = null;
       // Sent while the frame is still there; a view that does not answer in time is closed anyway.
@@ -256,6 +266,14 @@ export function AppFrame(props: AppFrameProps) {
           Close
         </button>
       </div>
+      {limited ? (
+        <div className="banner warn app-limited" data-testid="app-limited" role="status">
+          This view sent too many requests (or too large ones); Switchboard refused the excess.{" "}
+          <button className="small" onClick={() => setLimited(false)}>
+            Dismiss
+          </button>
+        </div>
+      ) : null}
       {granted === null ? (
         <div className="banner warn" data-testid="app-permissions">
           This view asks for: {wanted.map((k) => PERMISSION_NAMES[k]).join(", ")}.{" "}

@@ -45,6 +45,27 @@ describe("content rendering", () => {
     expect(opened).toEqual(["https://example.com/docs"]);
   });
 
+  it("shows hidden characters in markdown revealed, with a warning, those written as entities too", () => {
+    const b = new FakeBackend();
+    const text = "# Pay\u202eyap\n\n- **safe**&#x200B; text\n- [docs](https://example.com \"ti\u200btle\")";
+    const { container } = render(<ContentView backend={b} block={{ type: "text", text }} />);
+    expect(container.querySelector("h1")?.textContent).toBe("Pay⟨U+202E⟩yap");
+    expect(container.querySelector("li")?.textContent).toBe("safe⟨U+200B⟩ text");
+    expect(container.querySelector("a")?.getAttribute("title")).toBe("ti⟨U+200B⟩tle");
+    expect(screen.getByTestId("hidden-mark")).toBeTruthy();
+    expect(container.innerHTML).not.toMatch(/[\u200b\u202e]/);
+    // Raw, the text is revealed too.
+    fireEvent.click(screen.getByText("Raw"));
+    expect(container.querySelector("pre")?.textContent).toContain("# Pay⟨U+202E⟩yap");
+  });
+
+  it("shows markdown without hidden characters as it was, with no warning", () => {
+    const { container } = render(<Markdown text={"# Title\n\nplain **bold**"} />);
+    expect(container.querySelector(".markdown")?.innerHTML).toBe(sanitizeMarkdown("# Title\n\nplain **bold**"));
+    expect(container.querySelector("h1")?.textContent).toBe("Title");
+    expect(screen.queryByTestId("hidden-mark")).toBeNull();
+  });
+
   it("renders markdown text rendered, with a raw toggle", () => {
     const b = new FakeBackend();
     const { container } = render(<ContentView backend={b} block={{ type: "text", text: "# Title\n\n- one\n- two" }} />);

@@ -1,23 +1,52 @@
 // Renders what servers return — text, sanitized markdown, images, audio, resource links and
 // embedded resources — and checks structured output against the tool's outputSchema. Nothing a
-// server sends is trusted: markdown goes through DOMPurify, links open only over https.
+// server sends is trusted: markdown goes through DOMPurify, links open only over https, and
+// hidden characters are shown revealed with a warning (revealed.tsx), in markdown too.
 import { Validator } from "@cfworker/json-schema";
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import { createContext, useContext, useState } from "react";
+import { createContext, useContext, useMemo, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { CallToolResult, ContentBlock, JsonSchema, ResourceContents } from "../mcp";
 import { SANDBOX_HINT_META } from "../mcp";
+import { HiddenMark, Revealed } from "./revealed";
+import { hasHidden, reveal } from "./visible";
 
-export function sanitizeMarkdown(text: string): string {
+/** Server markdown as safe HTML, its hidden characters revealed in text and attributes (those
+ *  written as entities too, so after parsing); `hidden`: whether it showed any. */
+export function renderMarkdown(text: string): { html: string; hidden: boolean } {
   const html = marked.parse(text, { async: false, gfm: true });
   // No `style`, `class` or `id`: server text must not dress up as (or cover) the window's own parts.
-  return DOMPurify.sanitize(html, {
+  const safe = DOMPurify.sanitize(html, {
     USE_PROFILES: { html: true },
     FORBID_TAGS: ["style", "form", "input"],
     FORBID_ATTR: ["style", "class", "id"],
   });
+  // Parsed as DOMPurify parses (a DOMParser document is inert: nothing in it loads or runs).
+  const body = new DOMParser().parseFromString(safe, "text/html").body;
+  const hidden = revealTree(body);
+  return { html: hidden ? body.innerHTML : safe, hidden };
+}
+
+export function sanitizeMarkdown(text: string): string {
+  return renderMarkdown(text).html;
+}
+
+/** Reveals the hidden characters of every text and attribute under `root`; whether it found any. */
+function revealTree(root: HTMLElement): boolean {
+  const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  let found = false;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const texts = node.nodeType === Node.TEXT_NODE ? [node] : Array.from((node as Element).attributes);
+    for (const t of texts) {
+      const value = t.nodeValue ?? "";
+      if (!hasHidden(value)) continue;
+      t.nodeValue = reveal(value);
+      found = true;
+    }
+  }
+  return found;
 }
 
 /** Opens an https link in the system browser; the window provides it (none: links do nothing). */
@@ -30,32 +59,45 @@ export function looksLikeMarkdown(text: string): boolean {
 
 export function Markdown(props: { text: string }) {
   const open = useContext(OpenLink);
+  const { html, hidden } = useMemo(() => renderMarkdown(props.text), [props.text]);
   return (
-    <div
-      className="markdown"
-      // A link in server text never navigates the window: https ones open in the browser.
-      onClick={(e) => {
-        const link = (e.target as Element).closest("a");
-        if (!link) return;
-        e.preventDefault();
-        const href = link.getAttribute("href") ?? "";
-        if (open && isHttps(href)) open(href);
-      }}
-      dangerouslySetInnerHTML={{ __html: sanitizeMarkdown(props.text) }}
-    />
+    <>
+      {hidden ? <HiddenMark /> : null}
+      <div
+        className="markdown"
+        // A link in server text never navigates the window: https ones open in the browser.
+        onClick={(e) => {
+          const link = (e.target as Element).closest("a");
+          if (!link) return;
+          e.preventDefault();
+          const href = link.getAttribute("href") ?? "";
+          if (open && isHttps(href)) open(href);
+        }}
+        dangerouslySetInnerHTML={{ __html: html }}
+      />
+    </>
+  );
+}
+
+/** Server text kept as it is laid out, its hidden characters revealed. */
+function RevealedPre(props: { text: string }) {
+  return (
+    <pre className="text-block">
+      <Revealed text={props.text} />
+    </pre>
   );
 }
 
 export function TextBlock(props: { text: string; markdown?: boolean | undefined }) {
   const md = props.markdown ?? looksLikeMarkdown(props.text);
   const [raw, setRaw] = useState(false);
-  if (!md) return <pre className="text-block">{props.text}</pre>;
+  if (!md) return <RevealedPre text={props.text} />;
   return (
     <div className="md-block">
       <button className="link small" onClick={() => setRaw(!raw)}>
         {raw ? "Rendered" : "Raw"}
       </button>
-      {raw ? <pre className="text-block">{props.text}</pre> : <Markdown text={props.text} />}
+      {raw ? <RevealedPre text={props.text} /> : <Markdown text={props.text} />}
     </div>
   );
 }
@@ -73,7 +115,11 @@ function LinkOut(props: { backend: Backend; uri: string; label: string }) {
   if (!isHttps(props.uri)) {
     return (
       <span className="uri">
-        {props.label} <code>{props.uri}</code> <CopyButton text={props.uri} />
+        <Revealed text={props.label} />{" "}
+        <code>
+          <Revealed text={props.uri} />
+        </code>{" "}
+        <CopyButton text={props.uri} />
       </span>
     );
   }
@@ -86,9 +132,11 @@ function LinkOut(props: { backend: Backend; uri: string; label: string }) {
           props.backend.openExternal(props.uri).catch((err: unknown) => setError(errorMessage(err)));
         }}
       >
-        {props.label}
+        <Revealed text={props.label} />
       </a>{" "}
-      <small className="muted">{props.uri}</small>
+      <small className="muted">
+        <Revealed text={props.uri} />
+      </small>
       {error ? <span className="form-error"> {error}</span> : null}
     </span>
   );
@@ -156,9 +204,9 @@ function ResourceText(props: { uri: string; mime: string; text: string }) {
   const { uri, mime, text } = props;
   if (mime.includes("json") || /\.json$/.test(uri)) {
     try {
-      return <pre className="text-block">{JSON.stringify(JSON.parse(text), null, 2)}</pre>;
+      return <RevealedPre text={JSON.stringify(JSON.parse(text), null, 2)} />;
     } catch {
-      return <pre className="text-block">{text}</pre>;
+      return <RevealedPre text={text} />;
     }
   }
   return <TextBlock text={text} markdown={mime.startsWith("text/markdown") || /\.md$/.test(uri) || undefined} />;
@@ -214,7 +262,13 @@ function Binary(props: { backend: Backend; uri: string; mime: string; blob: stri
   return (
     <div className="binary">
       <span>
-        Binary {props.mime ? <code>{props.mime}</code> : null} · {formatBytes(base64Size(props.blob))}
+        Binary{" "}
+        {props.mime ? (
+          <code>
+            <Revealed text={props.mime} />
+          </code>
+        ) : null}{" "}
+        · {formatBytes(base64Size(props.blob))}
       </span>{" "}
       <button
         onClick={() =>
@@ -244,20 +298,27 @@ export function ContentView(props: { backend: Backend; block: ContentBlock }) {
       return (
         <div className="resource-link">
           <span className="badge">link</span> <LinkOut backend={props.backend} uri={b.uri} label={b.title ?? b.name} />
-          {b.description ? <div className="muted">{b.description}</div> : null}
+          {b.description ? (
+            <div className="muted">
+              <Revealed text={b.description} />
+            </div>
+          ) : null}
         </div>
       );
     case "resource":
       return (
         <div className="embedded">
           <div className="muted">
-            Embedded resource <code>{b.resource.uri}</code>
+            Embedded resource{" "}
+            <code>
+              <Revealed text={b.resource.uri} />
+            </code>
           </div>
           <ResourceBody backend={props.backend} contents={b.resource} />
         </div>
       );
     default:
-      return <pre className="text-block">{JSON.stringify(b, null, 2)}</pre>;
+      return <RevealedPre text={JSON.stringify(b, null, 2)} />;
   }
 }
 
@@ -288,7 +349,7 @@ export function ToolResultView(props: { backend: Backend; result: CallToolResult
       {r.isError ? <div className="banner error">The tool reported an error</div> : null}
       {typeof r._meta?.[SANDBOX_HINT_META] === "string" ? (
         <div className="banner warn" data-testid="sandbox-hint">
-          {r._meta[SANDBOX_HINT_META]}
+          <Revealed text={r._meta[SANDBOX_HINT_META]} />
         </div>
       ) : null}
       {(r.content ?? []).map((b, i) => (
@@ -303,13 +364,15 @@ export function ToolResultView(props: { backend: Backend; result: CallToolResult
               {verdict.valid ? null : (
                 <ul>
                   {verdict.errors.map((e) => (
-                    <li key={e}>{e}</li>
+                    <li key={e}>
+                      <Revealed text={e} />
+                    </li>
                   ))}
                 </ul>
               )}
             </div>
           ) : null}
-          <pre className="text-block">{JSON.stringify(r.structuredContent, null, 2)}</pre>
+          <RevealedPre text={JSON.stringify(r.structuredContent, null, 2)} />
         </div>
       ) : null}
     </div>

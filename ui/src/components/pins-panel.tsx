@@ -8,6 +8,7 @@ import type { PinItem } from "../bindings/PinItem";
 import type { HostState } from "../host";
 import { ErrorBanner } from "./error-banner";
 import { pickDefault, ServerPicker } from "./server-picker";
+import { HiddenMark } from "./revealed";
 import { reveal } from "./visible";
 
 /** The item of a server's instructions (pins.rs `INSTRUCTIONS`). */
@@ -106,7 +107,7 @@ export function PinsPanel(props: { backend: Backend; host: HostState; server?: s
             <label className="field check">
               <input type="checkbox" data-testid="pin-choose" checked={chosen.has(i.item)} onChange={() => toggle(i.item)} />
               <strong>{i.item}</strong> <span className={i.state === "changed" ? "warn-text" : "muted"}>{STATES[i.state]}</span>
-              {i.hiddenCharacters ? <span className="warn-text"> · contains hidden characters</span> : null}
+              {i.hiddenCharacters ? <HiddenMark /> : null}
             </label>
             {open.length > 1 ? (
               <button className="small" data-testid="pin-only" onClick={() => only(i.item)}>

@@ -1,7 +1,10 @@
 // An argument form generated from a tool's input JSON Schema: text, number, boolean, enum and
-// string-list fields for flat schemas, a raw JSON editor for anything else (or on request).
+// string-list fields for flat schemas, a raw JSON editor for anything else (or on request). The
+// schema's titles and descriptions are the server's: shown with hidden characters revealed, and
+// a value (a server's default, say) that hides characters is shown revealed beside its field.
 import { useEffect, useEffectEvent, useMemo, useRef, useState } from "react";
 import type { JsonSchema } from "../mcp";
+import { Revealed, RevealedCopy, revealedText } from "./revealed";
 
 type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "multi" | "strings" | "json";
 
@@ -248,6 +251,7 @@ export function SchemaForm(props: {
             aria-invalid={rawError !== null}
             onChange={(e) => setRawText(e.currentTarget.value)}
           />
+          <RevealedCopy value={rawText} testid="args-raw" />
         </label>
       ) : fields.length === 0 ? (
         <p className="muted">This tool takes no arguments.</p>
@@ -257,7 +261,7 @@ export function SchemaForm(props: {
         ))
       )}
       <p className="form-error" role={shown ? "alert" : undefined}>
-        {shown ?? "\u00a0"}
+        {shown === null ? "\u00a0" : <Revealed text={shown} />}
       </p>
     </div>
   );
@@ -309,12 +313,21 @@ function FieldInput(props: {
   const id = `arg-${field.name}`;
   const label = (
     <span>
-      {field.schema.title ?? field.name}
+      <Revealed text={field.schema.title ?? field.name} />
       {field.required ? <abbr title="required"> *</abbr> : null}
     </span>
   );
-  const help = field.schema.description ? <small className="muted">{field.schema.description}</small> : null;
   const text = typeof props.value === "string" ? props.value : "";
+  const help = (
+    <>
+      <RevealedCopy value={text} testid={id} />
+      {field.schema.description ? (
+        <small className="muted">
+          <Revealed text={field.schema.description} />
+        </small>
+      ) : null}
+    </>
+  );
   switch (field.kind) {
     case "boolean":
       return (
@@ -341,7 +354,7 @@ function FieldInput(props: {
             </option>
             {(choicesOf(field.schema) ?? []).map((c) => (
               <option key={c.value} value={c.value}>
-                {c.title}
+                {revealedText(c.title)}
               </option>
             ))}
           </select>
@@ -368,7 +381,7 @@ function FieldInput(props: {
                   props.onChange(choices.filter((x) => next.has(x.value)).map((x) => x.value).join("\n"));
                 }}
               />
-              {c.title}
+              <Revealed text={c.title} />
             </label>
           ))}
           {help}

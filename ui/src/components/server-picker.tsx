@@ -1,8 +1,9 @@
 // The server chooser shared by the Tools, Resources and Prompts screens (running servers only),
-// and how their lists name an item.
+// and how their lists name an item (hidden characters revealed, with a warning).
 import type { ReactNode } from "react";
 import type { ServerView } from "../bindings/ServerView";
 import { running } from "../host";
+import { Revealed } from "./revealed";
 
 export function ServerPicker(props: {
   servers: ServerView[];
@@ -57,12 +58,14 @@ export function ItemLabel(props: { name: string; title?: string | undefined; ico
     <>
       <div className="item-title">
         {props.icon}
-        <strong>{title ?? props.name}</strong>
+        <strong>
+          <Revealed text={title ?? props.name} />
+        </strong>
         {props.children}
       </div>
       {title ? (
         <code className="item-name" data-testid="item-name">
-          {props.name}
+          <Revealed text={props.name} />
         </code>
       ) : null}
     </>

@@ -1,6 +1,7 @@
 // The Tools screen: a server's tools with their annotations (shown as the server's claims), an
 // argument form from the input schema, calls with progress and cancel, and every kind of result.
-// What the person typed and each tool's last call are kept while other screens are shown.
+// What the person typed and each tool's last call are kept while other screens are shown. The
+// server's text (names, titles, descriptions, progress) is shown with hidden characters revealed.
 import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Backend } from "../backend";
 import { errorMessage, isBackendError } from "../backend";
@@ -8,6 +9,7 @@ import { ToolAppView } from "../components/app-frame";
 import { isAppOnly, toolUiUri } from "../components/app-frame/tool-ui";
 import { ToolResultView } from "../components/content";
 import { ErrorBanner } from "../components/error-banner";
+import { Revealed } from "../components/revealed";
 import type { FormDraft } from "../components/schema-form";
 import { SchemaForm } from "../components/schema-form";
 import { ListSearch, matching, NoMatch, SelectableList } from "../components/selectable-list";
@@ -214,7 +216,11 @@ export function ToolsScreen(props: {
                 {toolUiUri(t) ? <span className="badge" data-testid="tool-has-view">view</span> : null}
                 {isAppOnly(t) ? <span className="badge" data-testid="tool-app-only">app only</span> : null}
               </ItemLabel>
-              {t.description ? <div className="muted clamp">{t.description}</div> : null}
+              {t.description ? (
+                <div className="muted clamp" data-testid="tool-item-description">
+                  <Revealed text={t.description} />
+                </div>
+              ) : null}
             </>
           )}
         </SelectableList>
@@ -251,7 +257,9 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
     <div className="detail">
       <header className="pane-header">
         <div>
-          <h2>{tool.title ?? tool.name}</h2>
+          <h2>
+            <Revealed text={tool.title ?? tool.name} />
+          </h2>
           {claimed.length ? (
             <p className="claims" title="Annotations are what the server says about its tool; Switchboard cannot check them.">
               The server claims:{" "}
@@ -269,7 +277,11 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
           ) : null}
         </div>
       </header>
-      {tool.description ? <p className="description">{tool.description}</p> : null}
+      {tool.description ? (
+        <p className="description" data-testid="tool-description">
+          <Revealed text={tool.description} />
+        </p>
+      ) : null}
       <SchemaForm
         schema={tool.inputSchema}
         draft={kept.draft}
@@ -291,7 +303,7 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
         ) : null}
         {!callId && argError ? (
           <span className="muted call-needs" data-testid="call-needs">
-            {argError}
+            <Revealed text={argError} />
           </span>
         ) : null}
         <span className="call-status" aria-live="polite">
@@ -302,13 +314,18 @@ function ToolPanel(props: { backend: Backend; host: HostState; server: string; t
                 <>
                   {" "}
                   <progress value={progress.progress} max={progress.total ?? undefined} />
-                  {progress.message ? ` ${progress.message}` : ""}
+                  {progress.message ? (
+                    <>
+                      {" "}
+                      <Revealed text={progress.message} />
+                    </>
+                  ) : null}
                 </>
               ) : null}
               {task ? (
                 <span data-testid="call-task-status" data-status={task.status}>
                   {" "}
-                  Task {taskStatusText(task)}
+                  Task <Revealed text={taskStatusText(task)} />
                 </span>
               ) : null}
             </>

@@ -1,6 +1,7 @@
 // The host end of one view: the official AppBridge, with no MCP client of its own — every request
 // the view makes is routed to the Backend under the view's id (so the core's approval door, audit
-// and visibility rules apply) — over postMessage to this iframe's window only.
+// and visibility rules apply) — over postMessage to this iframe's window only. What reaches the
+// Backend is bounded per view (limits.ts): a view that floods the frame has the excess refused.
 import type { ReadResourceResult as SdkReadResourceResult } from "@modelcontextprotocol/client";
 import type {
   McpUiDisplayMode,
@@ -13,6 +14,7 @@ import type { Backend } from "../../backend";
 import { errorMessage, isBackendError } from "../../backend";
 import type { AppView } from "../../bindings/AppView";
 import type { AppContextParams, AppMessageParams } from "../../mcp";
+import { LimitRefusal, ViewLimits } from "./limits";
 import { sdkResult } from "./tool-ui";
 
 export const HOST_INFO = { name: "Switchboard", version: "0.1.0" };
@@ -27,6 +29,8 @@ export interface BridgeEvents {
   size: (width: number | undefined, height: number | undefined) => void;
   log: (level: string, data: unknown) => void;
   requestTeardown: () => void;
+  /** Once, the first time a request of the view is refused for its limits. */
+  limited: () => void;
 }
 
 /** Only what this host implements: no downloads, no sampling, no list_changed. */
@@ -48,6 +52,7 @@ function objectOr(value: unknown): Record<string, unknown> | null {
 
 /** A rejection the view can read: the backend's message, keeping its code in the text. */
 function refusal(e: unknown): Error {
+  if (e instanceof LimitRefusal) return e;
   return new Error(isBackendError(e) ? `${e.code}: ${e.message}` : errorMessage(e));
 }
 
@@ -61,6 +66,7 @@ export function createBridge(input: {
   const { backend, view, events } = input;
   const id = view.viewId;
   const bridge = new AppBridge(null, HOST_INFO, hostCapabilities(view, input.granted), { hostContext: input.context });
+  const limits = new ViewLimits(events.limited);
 
   bridge.oninitialized = () => events.initialized();
   bridge.oncalltool = async (params) => {
@@ -70,7 +76,7 @@ export function createBridge(input: {
     const args = p?.["arguments"] === undefined ? {} : objectOr(p["arguments"]);
     if (!args) throw new Error("tools/call arguments must be an object");
     try {
-      return sdkResult(await backend.appCallTool(id, name, args));
+      return sdkResult(await limits.run(params, () => backend.appCallTool(id, name, args)));
     } catch (e) {
       // A refusal is the person's answer, so the view gets it as a tool error it can show.
       if (isBackendError(e) && e.code === "denied")
@@ -82,24 +88,26 @@ export function createBridge(input: {
     const uri = objectOr(params)?.["uri"];
     if (typeof uri !== "string") throw new Error("resources/read needs a uri");
     try {
-      return (await backend.appReadResource(id, uri)) as SdkReadResourceResult;
+      return (await limits.run(params, () => backend.appReadResource(id, uri))) as SdkReadResourceResult;
     } catch (e) {
       throw refusal(e);
     }
   };
-  bridge.onopenlink = async ({ url }) => {
+  bridge.onopenlink = async (params) => {
     try {
-      await backend.appOpenLink(id, url);
+      await limits.run(params, () => backend.appOpenLink(id, params.url));
       return {};
-    } catch {
+    } catch (e) {
+      if (e instanceof LimitRefusal) throw e;
       return { isError: true };
     }
   };
   bridge.onmessage = async (params) => {
     const message = params as AppMessageParams;
     try {
-      await backend.appMessage(id, message);
-    } catch {
+      await limits.run(params, () => backend.appMessage(id, message));
+    } catch (e) {
+      if (e instanceof LimitRefusal) throw e;
       return { isError: true };
     }
     return events.message(message) ? {} : { isError: true };
@@ -107,7 +115,7 @@ export function createBridge(input: {
   bridge.onupdatemodelcontext = async (params) => {
     const context = params as AppContextParams;
     try {
-      await backend.appUpdateContext(id, context);
+      await limits.run(params, () => backend.appUpdateContext(id, context));
     } catch (e) {
       throw refusal(e);
     }

@@ -2,7 +2,8 @@
 // beside it), an image or audio block, and the raw-JSON editor.
 import { useState } from "react";
 import { errorMessage } from "../../backend";
-import { hasHidden, reveal } from "../visible";
+import { RevealedCopy } from "../revealed";
+import { reveal } from "../visible";
 import type { Json } from "./loose-json";
 import { str } from "./loose-json";
 
@@ -17,11 +18,7 @@ export function TextBlock(props: { value: string; onChange: (v: string) => void;
         value={props.value}
         onChange={(e) => props.onChange(e.currentTarget.value)}
       />
-      {hasHidden(props.value) ? (
-        <pre className="revealed" data-testid={`${props.testid}-revealed`}>
-          {reveal(props.value)}
-        </pre>
-      ) : null}
+      <RevealedCopy value={props.value} testid={props.testid} />
     </label>
   );
 }

@@ -1,11 +1,13 @@
 // The chat's composer: the person's message, with a "/" palette that finds every prompt of every
 // server (fuzzy), fills its arguments with completion and puts its messages into the composer, and
 // "@" that attaches a server's resource. What a tool's view asks to send waits here for the person.
+// Servers' text (and what it put in the composer) is shown with hidden characters revealed.
 import { useMemo, useRef, useState } from "react";
 import type { Backend } from "../../backend";
 import type { NewMessage } from "../../bindings/NewMessage";
 import { decodeTextBlob } from "../../components/content";
-import { reveal } from "../../components/visible";
+import { HiddenMark, Revealed, RevealedCopy } from "../../components/revealed";
+import { hasHidden } from "../../components/visible";
 import type { HostState } from "../../host";
 import type { ContentBlock, GetPromptResult, Prompt, Resource } from "../../mcp";
 import { PromptPanel } from "../prompts";
@@ -85,15 +87,30 @@ function chatBlock(b: Json): Json {
   return b;
 }
 
+/** An option of the palette: a prompt or a resource. */
+type PaletteMatch = { kind: "prompt"; entry: PromptEntry } | { kind: "resource"; entry: ResourceEntry };
+
+/** What an option of the palette says after its server: a prompt's description, a resource's URI. */
+function optionDetail(m: PaletteMatch): string {
+  return m.kind === "prompt" ? (m.entry.prompt.description ?? "") : m.entry.resource.uri;
+}
+
 /** A prompt named as the Prompts screen names it: its title, with its name beneath; or its name. */
 function PromptLabel(props: { prompt: Prompt }) {
   const { name, title } = props.prompt;
-  if (!title) return <span className="name palette-title">{reveal(name)}</span>;
+  if (!title)
+    return (
+      <span className="name palette-title">
+        <Revealed text={name} />
+      </span>
+    );
   return (
     <>
-      <span className="name palette-title">{reveal(title)}</span>
+      <span className="name palette-title">
+        <Revealed text={title} />
+      </span>
       <span className="mono palette-name" data-testid="palette-prompt-name">
-        {reveal(name)}
+        <Revealed text={name} />
       </span>
     </>
   );
@@ -217,17 +234,21 @@ export function Composer(props: {
       {props.viewMessages.map((m) => (
         <div key={m.key} className="banner warn view-message" data-testid="view-message">
           <div>
-            The view <strong>{m.label}</strong> wants to send:
+            The view{" "}
+            <strong>
+              <Revealed text={m.label} />
+            </strong>{" "}
+            wants to send:
           </div>
           <div className="view-message-body">
             {m.message.content.map((b, i) =>
               b.type === "text" ? (
                 <div key={i} className="chat-text">
-                  {b.text}
+                  <Revealed text={b.text} />
                 </div>
               ) : (
                 <span key={i} className="chip">
-                  {blockLabel(b)}
+                  <Revealed text={blockLabel(b)} />
                 </span>
               ),
             )}
@@ -249,7 +270,7 @@ export function Composer(props: {
         <div className="chips" data-testid="view-contexts">
           {props.viewContexts.map((c) => (
             <span key={c.viewId} className="chip" data-testid="view-context" title="Goes with your next message">
-              context from {c.label}
+              context from <Revealed text={c.label} />
               <button className="link" aria-label="Remove" onClick={() => props.onDropViewContext(c.viewId)}>
                 ×
               </button>
@@ -283,12 +304,12 @@ export function Composer(props: {
                 {m.kind === "prompt" ? (
                   <PromptLabel prompt={m.entry.prompt} />
                 ) : (
-                  <span className="name">@{m.entry.resource.name}</span>
+                  <span className="name">
+                    @<Revealed text={m.entry.resource.name} />
+                  </span>
                 )}{" "}
                 <span className="muted small">
-                  {m.entry.server}
-                  {m.kind === "prompt" && m.entry.prompt.description ? ` · ${m.entry.prompt.description}` : ""}
-                  {m.kind === "resource" ? ` · ${m.entry.resource.uri}` : ""}
+                  <Revealed text={[m.entry.server, optionDetail(m)].filter(Boolean).join(" · ")} />
                 </span>
               </button>
             </li>
@@ -299,7 +320,7 @@ export function Composer(props: {
         <div className="chips" data-testid="attachments">
           {attached.map((a, i) => (
             <span key={i} className="chip" data-testid="attachment">
-              {a.label}
+              <Revealed text={a.label} />
               <button className="link" aria-label="Remove" onClick={() => setAttached((list) => list.filter((_, j) => j !== i))}>
                 ×
               </button>
@@ -341,6 +362,13 @@ export function Composer(props: {
           </button>
         )}
       </div>
+      {/* A prompt or a view may have put hidden characters in the message: shown, sent as written. */}
+      {hasHidden(text) ? (
+        <div data-testid="chat-input-hidden">
+          <HiddenMark />
+          <RevealedCopy value={text} testid="chat-input" />
+        </div>
+      ) : null}
     </div>
   );
 }

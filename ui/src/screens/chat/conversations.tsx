@@ -7,6 +7,7 @@ import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { Conversation } from "../../bindings/Conversation";
 import type { ProviderSettings } from "../../bindings/ProviderSettings";
+import { Revealed } from "../../components/revealed";
 import { SelectableList } from "../../components/selectable-list";
 import type { ChatAction } from "./session";
 
@@ -84,7 +85,9 @@ export function ConversationList(props: { conversations: Conversation[]; current
         {(c) => (
           <>
             <div className="item-title">
-              <strong>{c.title}</strong>
+              <strong>
+                <Revealed text={c.title} />
+              </strong>
             </div>
             <div className="muted small">
               {c.provider} · {c.model}
@@ -106,7 +109,9 @@ export function ConversationHeader(props: {
   const { conversation } = props;
   return (
     <header className="pane-header">
-      <h2>{conversation.title}</h2>
+      <h2>
+        <Revealed text={conversation.title} />
+      </h2>
       <select
         data-testid="chat-model"
         value={`${conversation.provider}/${conversation.model}`}

@@ -1,6 +1,7 @@
 // The turn that runs, below the conversation's messages: the answer streaming in, the calls the
-// model is still writing, a called tool's progress, or that the model is awaited.
-import { reveal } from "../../components/visible";
+// model is still writing, a called tool's progress, or that the model is awaited; hidden
+// characters shown revealed, with a warning.
+import { Revealed } from "../../components/revealed";
 import { ChatText } from "./message";
 import type { ChatSession } from "./session";
 
@@ -20,14 +21,19 @@ export function LiveTurn(props: { session: ChatSession }) {
         <div className="message assistant streaming" key={`writing-${index}`} data-testid="chat-writing-call">
           <div className="role">assistant</div>
           <div className="muted">
-            <span className="spinner" aria-hidden="true" /> Writing a call to <code>{reveal(call.name)}</code>
+            <span className="spinner" aria-hidden="true" /> Writing a call to{" "}
+            <code>
+              <Revealed text={call.name} />
+            </code>
           </div>
-          <pre className="json">{reveal(JSON.stringify(call.args, null, 2))}</pre>
+          <pre className="json">
+            <Revealed text={JSON.stringify(call.args, null, 2)} />
+          </pre>
         </div>
       ))}
       {progress ? (
         <div className="muted" data-testid="chat-progress">
-          {progress.server}: {progress.message ?? "working"}{" "}
+          {progress.server}: <Revealed text={progress.message ?? "working"} />{" "}
           {progress.total ? <progress value={progress.progress} max={progress.total} /> : `(${progress.progress})`}
         </div>
       ) : null}

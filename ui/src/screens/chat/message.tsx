@@ -1,16 +1,22 @@
 // A chat message: its text (markdown when it looks like it), images, the model's tool calls as
-// they went out and their results.
+// they went out and their results; hidden characters in any of it shown revealed, with a warning.
 import type { ReactNode } from "react";
 import { Fragment } from "react";
 import type { ChatMessage } from "../../bindings/ChatMessage";
 import { looksLikeMarkdown, Markdown, ZoomableImage } from "../../components/content";
-import { reveal } from "../../components/visible";
+import { HiddenMark, Revealed } from "../../components/revealed";
+import { hasHidden, reveal } from "../../components/visible";
 import type { Json } from "./calls";
 import { inputOf, sameJson } from "./calls";
 
 /** Chat text: rendered (sanitized) markdown when it looks like markdown, else plain paragraphs. */
 export function ChatText(props: { text: string }) {
-  return looksLikeMarkdown(props.text) ? <Markdown text={props.text} /> : <div className="chat-text">{props.text}</div>;
+  if (looksLikeMarkdown(props.text)) return <Markdown text={props.text} />;
+  return (
+    <div className="chat-text">
+      <Revealed text={props.text} />
+    </div>
+  );
 }
 
 function Block(props: { block: Json }) {
@@ -32,33 +38,54 @@ function Block(props: { block: Json }) {
       );
     }
     default:
-      return <pre className="json">{reveal(JSON.stringify(b, null, 2))}</pre>;
+      return (
+        <pre className="json">
+          <Revealed text={JSON.stringify(b, null, 2)} />
+        </pre>
+      );
   }
+}
+
+/** A call's arguments, revealed; the warning goes beside them, not in them. */
+function Args(props: { input: Json }) {
+  const json = JSON.stringify(props.input);
+  return (
+    <>
+      {hasHidden(json) ? <HiddenMark /> : null}
+      <code data-testid="chat-tool-args">{reveal(json)}</code>
+    </>
+  );
 }
 
 /** A call the model asked for: once it went out, with the arguments it went out with (the
  * person may have edited them, and then the model's own are behind a toggle). */
 function ToolUse(props: { block: Json; sent: Json | null }) {
-  const name = <code>{reveal(String(props.block.name))}</code>;
+  const name = (
+    <code>
+      <Revealed text={String(props.block.name)} />
+    </code>
+  );
   const input = inputOf(props.block);
   const { sent } = props;
   if (!sent)
     return (
       <div className="tool-use" data-testid="chat-tool-use" data-state="asked">
-        The model asked to call {name} with <code data-testid="chat-tool-args">{reveal(JSON.stringify(input))}</code>
+        The model asked to call {name} with <Args input={input} />
       </div>
     );
   const edited = !sameJson(sent, input);
   return (
     <div className="tool-use" data-testid="chat-tool-use" data-state="called" data-edited={edited}>
-      Called {name} with <code data-testid="chat-tool-args">{reveal(JSON.stringify(sent))}</code>
+      Called {name} with <Args input={sent} />
       {edited ? (
         <>
           {" "}
           <span className="tool-use-edited">— edited by you</span>
           <details data-testid="chat-tool-proposed">
             <summary>What the model proposed</summary>
-            <code>{reveal(JSON.stringify(input))}</code>
+            <code>
+              <Revealed text={JSON.stringify(input)} />
+            </code>
           </details>
         </>
       ) : null}

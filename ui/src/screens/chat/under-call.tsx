@@ -4,6 +4,7 @@ import type { Dispatch } from "react";
 import type { Backend } from "../../backend";
 import { ToolAppView } from "../../components/app-frame";
 import { resolveExposed, toolUiUri } from "../../components/app-frame/tool-ui";
+import { Revealed } from "../../components/revealed";
 import { taskStatusText } from "../tasks";
 import type { Json, ServerTool } from "./calls";
 import { chatCallId, chatResult, inputOf, sentArguments } from "./calls";
@@ -29,7 +30,7 @@ export function UnderCall(props: UnderCallProps) {
     <>
       {task ? (
         <div className="muted" data-testid="chat-task-status" data-status={task.status} aria-live="polite">
-          Task {taskStatusText(task)}
+          Task <Revealed text={taskStatusText(task)} />
         </div>
       ) : null}
       <CallView {...props} />

@@ -7,7 +7,7 @@ import type { Backend } from "../../backend";
 import type { WithheldReason } from "../../bindings/WithheldReason";
 import type { WithheldTool } from "../../bindings/WithheldTool";
 import { PinsPanel } from "../../components/pins-panel";
-import { reveal } from "../../components/visible";
+import { Revealed } from "../../components/revealed";
 import type { HostState } from "../../host";
 
 /** Why a tool is held back. */
@@ -59,7 +59,7 @@ export function Withheld(props: { state: WithheldState; reviewing: boolean; onRe
               data-reason={t.reason}
             >
               <code>
-                {reveal(t.server)} · {reveal(t.tool)}
+                <Revealed text={t.server} /> · <Revealed text={t.tool} />
               </code>
               : {WITHHELD[t.reason]}
             </li>
