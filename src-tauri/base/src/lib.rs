@@ -8,6 +8,8 @@ pub mod canonical;
 pub mod config;
 pub mod error;
 pub mod events;
+#[cfg(test)]
+mod fuzz;
 pub mod logging;
 pub mod paths;
 pub mod private;

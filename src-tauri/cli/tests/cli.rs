@@ -1488,7 +1488,9 @@ fn install_from_the_registry_then_call_it_then_uninstall() {
     );
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(
-        said.contains("Installed from: io.github.modelcontextprotocol/server-everything 2026.8.31"),
+        said.contains(
+            "Installed from: \"io.github.modelcontextprotocol/server-everything 2026.8.31"
+        ),
         "{said}"
     );
     assert!(
@@ -1593,7 +1595,7 @@ fn a_bundle_made_by_mcpb_installs_runs_and_uninstalls_without_a_trace() {
     assert!(o.status.success(), "{said}");
     assert!(said.contains("with a self-signed certificate"), "{said}");
     assert!(
-        said.contains("Installed from: memory-bundle 2026.8.31 from the bundle"),
+        said.contains("Installed from: \"memory-bundle 2026.8.31 from the bundle"),
         "{said}"
     );
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
@@ -1705,7 +1707,7 @@ fn a_registry_bundle_is_downloaded_checked_installed_and_called() {
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{said}");
     assert!(
-        said.contains("Installed from: io.example/memory-bundle 2026.8.31 from the bundle"),
+        said.contains("Installed from: \"io.example/memory-bundle 2026.8.31 from the bundle"),
         "{said}"
     );
     let o = with_config(&["--approve", "deny", "call", "memory-bundle", "read_graph"])

@@ -11,6 +11,7 @@
 //! browser ([`Authorizer`], [`loopback`]), and a bound on how often one operation may ask again.
 
 mod account;
+mod challenge;
 mod credentials;
 pub mod loopback;
 
@@ -22,6 +23,7 @@ use rmcp::transport::auth::{
 };
 
 pub use account::SignInInfo;
+pub use challenge::{challenge_scopes, with_scopes_kept};
 pub use credentials::KeychainCredentials;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -196,39 +198,6 @@ fn require_pkce(metadata: AuthorizationMetadata) -> Result<AuthorizationMetadata
     ))
 }
 
-/// The scopes a `WWW-Authenticate` challenge names (its `scope` parameter), if any.
-pub fn challenge_scopes(challenge: &str) -> Option<String> {
-    // A `scope` parameter (not the end of another's name), quoted or a bare token.
-    let parameter = regex::Regex::new(r#"(?:^|[\s,])scope=(?:"([^"]*)"|([^\s,"]+))"#).ok()?;
-    let found = parameter.captures(challenge)?;
-    let value = found.get(1).or_else(|| found.get(2))?.as_str();
-    let scopes = value.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!scopes.is_empty()).then_some(scopes)
-}
-
-/// `challenge` with its `scope` parameter widened to also hold `granted` (first, in their
-/// order), so a step-up asks for the union; a challenge without one is left as it is.
-pub fn with_scopes_kept(challenge: &str, granted: &[String]) -> String {
-    let Some(asked) = challenge_scopes(challenge) else {
-        return challenge.to_owned();
-    };
-    let mut union: Vec<&str> = granted.iter().map(String::as_str).collect();
-    for scope in asked.split(' ') {
-        if !union.contains(&scope) {
-            union.push(scope);
-        }
-    }
-    let Ok(parameter) = regex::Regex::new(r#"(^|[\s,])scope=(?:"[^"]*"|[^\s,"]+)"#) else {
-        return challenge.to_owned();
-    };
-    let joined = union.join(" ");
-    parameter
-        .replace(challenge, |c: &regex::Captures<'_>| {
-            format!("{}scope=\"{joined}\"", &c[1])
-        })
-        .into_owned()
-}
-
 /// A challenge asking for `scopes` (space-separated scope tokens, RFC 6749 §3.3), as a server
 /// would send it, for signing in with those scopes.
 pub fn scope_challenge(scopes: &str) -> Result<String> {
@@ -396,42 +365,6 @@ mod tests {
         assert!(
             shown.contains("switchboard") && shown.contains("[redacted]"),
             "{shown}"
-        );
-    }
-
-    #[test]
-    fn the_scopes_of_a_challenge() {
-        let c = r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x/prm""#;
-        assert_eq!(
-            challenge_scopes(c).as_deref(),
-            Some("files:read files:write")
-        );
-        assert_eq!(
-            challenge_scopes("Bearer scope=read, realm=\"x\"").as_deref(),
-            Some("read")
-        );
-        assert_eq!(challenge_scopes(r#"Bearer realm="x""#), None);
-        assert_eq!(challenge_scopes(r#"Bearer xscope="a""#), None);
-        assert_eq!(challenge_scopes(r#"Bearer scope="""#), None);
-    }
-
-    #[test]
-    fn a_step_up_keeps_what_was_granted() {
-        let granted = vec!["mcp:basic".to_owned(), "mcp:read".to_owned()];
-        let c = r#"Bearer error="insufficient_scope", scope="mcp:write mcp:read", resource_metadata="https://a.example/prm""#;
-        assert_eq!(
-            with_scopes_kept(c, &granted),
-            r#"Bearer error="insufficient_scope", scope="mcp:basic mcp:read mcp:write", resource_metadata="https://a.example/prm""#
-        );
-        assert_eq!(
-            with_scopes_kept("Bearer scope=mcp:write", &granted),
-            r#"Bearer scope="mcp:basic mcp:read mcp:write""#
-        );
-        let none = r#"Bearer resource_metadata="https://a.example/prm""#;
-        assert_eq!(with_scopes_kept(none, &granted), none);
-        assert_eq!(
-            with_scopes_kept("Bearer scope=a", &[]),
-            r#"Bearer scope="a""#
         );
     }
 

@@ -1,67 +1,260 @@
-//! What the framing property tests share: a seeded generator (the seed is printed, and
-//! `SWITCHBOARD_FUZZ_SEED` replays it), the number of cases (`SWITCHBOARD_FUZZ_CASES`, at least
-//! 100,000 by default), random chunkings of a byte stream, and random text that exercises UTF-8.
+//! What this crate's property tests share, on `proptest`: how many cases a target runs
+//! (`SWITCHBOARD_FUZZ_CASES`, else the target's own default; `scripts/fuzz.sh` runs them long),
+//! failing inputs kept beside the source in `proptest-regressions/` (replayed first on every
+//! run), and the inputs framing cares about: byte streams cut anywhere, text that exercises
+//! UTF-8, bytes with line ends more often than chance.
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence};
 
-/// How many cases each property runs.
-pub fn cases() -> usize {
-    std::env::var("SWITCHBOARD_FUZZ_CASES")
+/// The runner's configuration: `default` cases unless `SWITCHBOARD_FUZZ_CASES` says.
+pub fn config(default: u32) -> Config {
+    let cases = std::env::var("SWITCHBOARD_FUZZ_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000)
+        .unwrap_or(default);
+    Config {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel(
+            "proptest-regressions",
+        ))),
+        ..Config::default()
+    }
 }
 
-/// A generator and its seed (random unless `SWITCHBOARD_FUZZ_SEED` names one).
-pub fn rng() -> (StdRng, u64) {
-    let seed = std::env::var("SWITCHBOARD_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random);
-    eprintln!("fuzz seed {seed} (replay with SWITCHBOARD_FUZZ_SEED={seed})");
-    (StdRng::seed_from_u64(seed), seed)
+/// Where to cut a stream: piece lengths, mostly small.
+pub fn cuts() -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(prop_oneof![9 => 1usize..=16, 1 => 17usize..=4096], 0..64)
 }
 
-/// `bytes` cut at random places (splitting CRLF pairs and UTF-8 sequences too).
-pub fn chunks(bytes: &[u8], rng: &mut StdRng) -> Vec<Vec<u8>> {
+/// `bytes` cut into pieces of the lengths in `cuts` (the last piece holds what is left).
+pub fn chunks(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut rest = bytes;
-    while !rest.is_empty() {
-        // Mostly small pieces, sometimes the whole rest.
-        let n = if rng.random_bool(0.1) {
-            rest.len()
-        } else {
-            rng.random_range(1..=rest.len().min(16))
-        };
-        let (head, tail) = rest.split_at(n);
+    for &n in cuts {
+        if rest.is_empty() {
+            break;
+        }
+        let (head, tail) = rest.split_at(n.min(rest.len()));
         out.push(head.to_vec());
         rest = tail;
+    }
+    if !rest.is_empty() {
+        out.push(rest.to_vec());
     }
     out
 }
 
 /// Text of up to `max` characters with no line ends: ASCII, quotes, backslashes, colons,
 /// multi-byte characters and separators that are not line ends.
-pub fn text(rng: &mut StdRng, max: usize) -> String {
+pub fn text(max: usize) -> impl Strategy<Value = String> {
     const POOL: &[char] = &[
         'a', 'z', 'Q', '0', ' ', ':', '"', '\\', '{', '}', 'é', 'ß', '😀', '\u{2028}', '\u{feff}',
         '\t', '\u{7f}',
     ];
-    let n = rng.random_range(0..=max);
-    (0..n)
-        .map(|_| POOL[rng.random_range(0..POOL.len())])
-        .collect()
+    prop::collection::vec(prop::sample::select(POOL), 0..=max)
+        .prop_map(|chars| chars.into_iter().collect())
 }
 
-/// Random bytes, with line ends more often than chance would put them.
-pub fn bytes(rng: &mut StdRng, max: usize) -> Vec<u8> {
-    let n = rng.random_range(0..=max);
-    (0..n)
-        .map(|_| match rng.random_range(0..10) {
-            0 => b'\n',
-            1 => b'\r',
-            _ => rng.random(),
-        })
-        .collect()
+/// Bytes of up to `max`, with line ends more often than chance would put them.
+pub fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(
+        prop_oneof![6 => any::<u8>(), 1 => Just(b'\n'), 1 => Just(b'\r')],
+        0..=max,
+    )
+}
+
+/// Any JSON value, up to a few levels deep, its strings drawn from `text`.
+pub fn json(
+    text: impl Strategy<Value = String> + Clone + 'static,
+) -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        text.clone().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 64, 8, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+            prop::collection::btree_map(text.clone(), inner, 0..8)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Words that mean something to the parsers under test, to build hostile text from.
+pub fn words(pool: &'static [&'static str], max: usize) -> impl Strategy<Value = String> + Clone {
+    prop::collection::vec(prop::sample::select(pool), 0..=max).prop_map(|w| w.concat())
+}
+
+/// Where bad input enters this crate, each with a property that must hold for any input.
+#[cfg(test)]
+// Roots are deprecated by SEP-2577 for 2026-07-28; Switchboard speaks every revision.
+#[allow(deprecated)]
+mod targets {
+    use proptest::prelude::*;
+
+    use super::{config, json, words};
+
+    const CSP_WORDS: &[&str] = &[
+        "https://",
+        "http://",
+        "a.example",
+        "*",
+        ".",
+        ";",
+        " ",
+        "'unsafe-eval'",
+        "'self'",
+        "script-src",
+        ":443",
+        "/path",
+        "\n",
+        "data:",
+        "\"",
+        "'",
+        ",",
+        "mcp-app:",
+        "é",
+    ];
+
+    const SCOPE_WORDS: &[&str] = &[
+        "Bearer ",
+        "scope=",
+        "\"",
+        "mcp:read",
+        " ",
+        ",",
+        "error=",
+        "insufficient_scope",
+        "resource_metadata=",
+        "https://a.example/prm",
+        "scope",
+        "=",
+        "\\",
+        "é",
+    ];
+
+    const URL_WORDS: &[&str] = &[
+        "https://",
+        "http://",
+        "javascript:",
+        "file:",
+        "localhost",
+        "127.0.0.1",
+        "[::1]",
+        "localhost.example.com",
+        "@",
+        ":",
+        "/",
+        "%2F",
+        "#",
+        "?",
+        "0x7f.1",
+        "example.com",
+    ];
+
+    proptest! {
+        #![proptest_config(config(5_000))]
+
+        /// A view's declared CSP: whatever it says, the header has exactly the directives the
+        /// host writes, and what a view added is only origins (no keyword, no wildcard host).
+        #[test]
+        fn a_views_csp_is_only_origins_in_fixed_directives(
+            meta in json(words(CSP_WORDS, 6)),
+            domains in prop::collection::vec(words(CSP_WORDS, 6), 0..6),
+        ) {
+            use crate::mcp_apps::AppCsp;
+            let declared = serde_json::json!({
+                "connectDomains": domains, "resourceDomains": meta.clone(),
+                "frameDomains": meta, "baseUriDomains": ["https://a.example"],
+            });
+            let csp = AppCsp::from_meta(Some(&declared));
+            let header = csp.header();
+            prop_assert_eq!(header.split("; ").count(), 13, "{}", header);
+            for origin in csp.connect_domains.iter().chain(&csp.resource_domains).chain(&csp.frame_domains) {
+                prop_assert!(!origin.contains([' ', ';', '\'', '"', '*', ',', '\n']), "{}", origin);
+                prop_assert!(origin.starts_with("https://") || origin.starts_with("http://"), "{}", origin);
+            }
+        }
+
+        /// A challenge's scopes and a step-up: never a panic, and the widened challenge asks for
+        /// everything the server asked and everything granted.
+        #[test]
+        fn a_step_up_asks_for_all_it_must(
+            challenge in words(SCOPE_WORDS, 12),
+            granted in prop::collection::vec("[a-z:]{1,8}", 0..4),
+        ) {
+            let widened = crate::auth::with_scopes_kept(&challenge, &granted);
+            if let Some(asked) = crate::auth::challenge_scopes(&challenge) {
+                let now = crate::auth::challenge_scopes(&widened).unwrap_or_default();
+                let now: Vec<&str> = now.split(' ').collect();
+                // `granted` holds only valid scope tokens here (the strategy makes them so).
+                for scope in asked.split(' ').chain(granted.iter().map(String::as_str)) {
+                    prop_assert!(now.contains(&scope), "{} lost from {:?}", scope, widened);
+                }
+            } else {
+                prop_assert_eq!(widened, challenge);
+            }
+        }
+
+        /// Sign-in opens the browser only on https, or http to this computer's loopback.
+        #[test]
+        fn sign_in_opens_only_https_or_loopback(text in words(URL_WORDS, 8)) {
+            if let Ok(url) = url::Url::parse(&text) {
+                let opens = crate::auth::loopback::opens_in_browser(&url);
+                let loopback = matches!(url.host(), Some(url::Host::Domain("localhost")))
+                    || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
+                    || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback());
+                let allowed = url.scheme() == "https" || (url.scheme() == "http" && loopback);
+                prop_assert_eq!(opens, allowed, "{}", url);
+            }
+        }
+
+        /// Any JSON a server sends decodes as a message or is refused; never a panic.
+        #[test]
+        fn any_json_rpc_envelope_decodes_or_is_refused(
+            value in json(words(&["jsonrpc", "2.0", "id", "method", "result", "error", "params", "tools/call", "ping", "code", "message"], 2)),
+        ) {
+            let _ = serde_json::from_value::<rmcp::model::ServerJsonRpcMessage>(value.clone());
+            let _ = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value);
+        }
+
+        /// Roots as servers get them: the URI of a path is the path, lexically normalised (no
+        /// `.` or `..` left), whatever its characters; so a server and its box agree on it.
+        #[test]
+        fn a_root_uri_names_exactly_its_normalised_path(
+            segments in prop::collection::vec(
+                prop_oneof![
+                    Just("..".to_owned()), Just(".".to_owned()),
+                    "[a-zA-Z0-9 %#?;é_.-]{1,8}",
+                ],
+                1..6,
+            ),
+        ) {
+            let path = std::path::PathBuf::from(format!("/{}", segments.join("/")));
+            let roots = crate::handler::roots_from_paths(std::slice::from_ref(&path));
+            prop_assert_eq!(roots.len(), 1);
+            let back = url::Url::parse(&roots[0].uri).ok().and_then(|u| u.to_file_path().ok());
+            prop_assert_eq!(back, Some(normalised(&path)));
+        }
+    }
+
+    /// `path` with `.` and `..` resolved lexically (never above `/`).
+    fn normalised(path: &std::path::Path) -> std::path::PathBuf {
+        let mut out = std::path::PathBuf::from("/");
+        for part in path.components() {
+            match part {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::Normal(p) => out.push(p),
+                _ => {}
+            }
+        }
+        out
+    }
 }

@@ -137,6 +137,8 @@ impl SseReader {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -198,40 +200,39 @@ mod tests {
         assert_eq!(r.feed(b"data: ok\n\n").unwrap()[0].data, "ok");
     }
 
-    /// A random well-formed stream and the events it carries: `event:` fields, one to three
-    /// `data:` lines, comments, LF or CRLF line ends.
-    fn stream(rng: &mut rand::rngs::StdRng) -> (Vec<u8>, Vec<SseEvent>) {
-        use rand::Rng;
+    /// One event as written: a comment or not, an `event:` field or not, its `data:` lines, and
+    /// for each line whether it ends in CRLF.
+    type Written = (Option<String>, bool, Vec<String>, Vec<bool>);
+
+    fn written() -> impl Strategy<Value = Written> {
+        (
+            prop::option::of(crate::fuzz::text(8)),
+            any::<bool>(),
+            // A leading space would be taken as the field's separator.
+            prop::collection::vec(
+                crate::fuzz::text(40).prop_map(|d| d.trim_start_matches(' ').to_owned()),
+                1..4,
+            ),
+            prop::collection::vec(any::<bool>(), 6),
+        )
+    }
+
+    /// A well-formed stream of `written` events and the events it carries.
+    fn stream(written: &[Written]) -> (Vec<u8>, Vec<SseEvent>) {
         let (mut bytes, mut events) = (Vec::new(), Vec::new());
-        for _ in 0..rng.random_range(0..6) {
-            let end =
-                |rng: &mut rand::rngs::StdRng| if rng.random_bool(0.5) { "\n" } else { "\r\n" };
-            let mut lines = Vec::new();
-            if rng.random_bool(0.3) {
-                lines.push(format!(": {}", crate::fuzz::text(rng, 8)));
-            }
-            let event = if rng.random_bool(0.5) {
-                "message".to_owned()
-            } else {
-                String::new()
-            };
-            if !event.is_empty() {
+        for (comment, named, data, crlf) in written {
+            let event = if *named { "message" } else { "" }.to_owned();
+            let mut lines: Vec<String> = comment.iter().map(|c| format!(": {c}")).collect();
+            if *named {
                 lines.push(format!("event: {event}"));
             }
-            let data: Vec<String> = (0..rng.random_range(1..4))
-                // A leading space would be taken as the field's separator.
-                .map(|_| {
-                    crate::fuzz::text(rng, 40)
-                        .trim_start_matches(' ')
-                        .to_owned()
-                })
-                .collect();
             lines.extend(data.iter().map(|d| format!("data: {d}")));
-            for line in lines {
+            lines.push(String::new());
+            for (i, line) in lines.iter().enumerate() {
                 bytes.extend_from_slice(line.as_bytes());
-                bytes.extend_from_slice(end(rng).as_bytes());
+                let end: &[u8] = if crlf[i % crlf.len()] { b"\r\n" } else { b"\n" };
+                bytes.extend_from_slice(end);
             }
-            bytes.extend_from_slice(end(rng).as_bytes());
             events.push(SseEvent {
                 event,
                 data: data.join("\n"),
@@ -250,39 +251,35 @@ mod tests {
         out
     }
 
-    #[test]
-    fn any_chunking_of_a_stream_yields_its_events() {
-        let (mut rng, seed) = crate::fuzz::rng();
-        for case in 0..crate::fuzz::cases() {
-            let (bytes, events) = stream(&mut rng);
-            let chunks = crate::fuzz::chunks(&bytes, &mut rng);
-            assert_eq!(
-                read_all(&chunks),
-                events,
-                "seed {seed}, case {case}: {bytes:?} in {chunks:?}"
-            );
-        }
-    }
+    proptest! {
+        #![proptest_config(crate::fuzz::config(20_000))]
 
-    #[test]
-    fn random_bytes_never_panic_nor_grow_past_the_limit() {
-        use rand::Rng;
-        const LIMIT: usize = 256;
-        let (mut rng, seed) = crate::fuzz::rng();
-        let mut r = SseReader::with_limit(LIMIT);
-        for case in 0..crate::fuzz::cases() {
-            let bytes = crate::fuzz::bytes(&mut rng, 2 * LIMIT);
-            for chunk in crate::fuzz::chunks(&bytes, &mut rng) {
+        #[test]
+        fn any_chunking_of_a_stream_yields_its_events(
+            written in prop::collection::vec(written(), 0..6),
+            cuts in crate::fuzz::cuts(),
+        ) {
+            let (bytes, events) = stream(&written);
+            let chunks = crate::fuzz::chunks(&bytes, &cuts);
+            prop_assert_eq!(read_all(&chunks), events);
+        }
+
+        #[test]
+        fn random_bytes_never_panic_nor_grow_past_the_limit(
+            bytes in crate::fuzz::bytes(512),
+            cuts in crate::fuzz::cuts(),
+            finish in any::<bool>(),
+        ) {
+            const LIMIT: usize = 256;
+            let mut r = SseReader::with_limit(LIMIT);
+            for chunk in crate::fuzz::chunks(&bytes, &cuts) {
                 // An error drops what was buffered; the reader goes on with what follows.
                 let _ = r.feed(&chunk);
                 let held =
                     r.buf.len() + r.data.iter().map(String::len).sum::<usize>() + r.event.len();
-                assert!(
-                    held <= 3 * LIMIT,
-                    "seed {seed}, case {case}: {held} bytes held"
-                );
+                prop_assert!(held <= 3 * LIMIT, "{} bytes held", held);
             }
-            if rng.random_bool(0.05) {
+            if finish {
                 let _ = r.finish();
             }
         }

@@ -118,6 +118,11 @@ impl Mock {
         .unwrap();
         let app = tauri::test::mock_builder()
             .invoke_handler(super::handler())
+            // As the app has it: Tauri counts this scheme's pages as its own ("local").
+            .register_asynchronous_uri_scheme_protocol(
+                switchboard_core::app::SCHEME,
+                crate::views::serve,
+            )
             .manage(core)
             .manage(super::ImportChoice::default())
             .build(tauri::generate_context!())
@@ -144,6 +149,21 @@ fn invoke(
     cmd: &str,
     body: Value,
 ) -> Result<Value, Value> {
+    invoke_from(window, page, None, cmd, body)
+}
+
+/// [`invoke`] with the request's `Origin` header, as a frame's request carries its own.
+fn invoke_from(
+    window: &WebviewWindow<MockRuntime>,
+    page: &str,
+    origin: Option<&str>,
+    cmd: &str,
+    body: Value,
+) -> Result<Value, Value> {
+    let mut headers = tauri::http::HeaderMap::new();
+    if let Some(origin) = origin {
+        headers.insert(tauri::http::header::ORIGIN, origin.parse().unwrap());
+    }
     tauri::test::get_ipc_response(
         window,
         InvokeRequest {
@@ -152,7 +172,7 @@ fn invoke(
             error: CallbackFn(1),
             url: page.parse().unwrap(),
             body: InvokeBody::Json(body),
-            headers: Default::default(),
+            headers,
             invoke_key: INVOKE_KEY.into(),
         },
     )
@@ -163,8 +183,7 @@ fn refused_by_the_acl(answer: &Result<Value, Value>) -> bool {
     matches!(answer, Err(Value::String(why)) if why.contains("not allowed"))
 }
 
-/// A foreign page, even in the main window, reaches no command and cannot listen to events; the
-/// app's own page in the main window reaches them, and in any other window it does not.
+/// A foreign page, even in the main window, reaches no command and cannot listen to events.
 #[test]
 fn a_foreign_page_can_invoke_nothing() {
     let mock = Mock::new();
@@ -177,17 +196,64 @@ fn a_foreign_page_can_invoke_nothing() {
     let listen = json!({"event": "core-event", "target": {"kind": "Any"}, "handler": 3});
     let answer = invoke(&main, FOREIGN_PAGE, "plugin:event|listen", listen.clone());
     assert!(refused_by_the_acl(&answer), "{answer:?}");
+}
 
+/// The app's own page in the main window reaches the commands and events; in any other window
+/// it does not.
+#[test]
+fn the_apps_own_page_in_the_main_window_invokes() {
+    let mock = Mock::new();
+    let main = mock.window("main", APP_PAGE);
     let config = mock.dir.path().join("config.json").display().to_string();
     let args = json!({"args": {}});
     assert_eq!(
         invoke(&main, APP_PAGE, "config_path", args.clone()),
         Ok(json!(config))
     );
+    let listen = json!({"event": "core-event", "target": {"kind": "Any"}, "handler": 3});
     assert!(invoke(&main, APP_PAGE, "plugin:event|listen", listen).is_ok());
     let other = mock.window("other", APP_PAGE);
     let answer = invoke(&other, APP_PAGE, "config_path", args);
     assert!(refused_by_the_acl(&answer), "{answer:?}");
+}
+
+/// A view's page (MCP Apps) is on a scheme the app registers, which Tauri's ACL counts as the
+/// app's own: in the main window it would pass the ACL. It invokes nothing all the same, and
+/// neither does a request from the app's window that says it comes from a view.
+#[test]
+fn a_view_page_in_the_main_window_can_invoke_nothing() {
+    let view = "mcp-app://localhost/0123456789abcdef";
+    let mock = Mock::new();
+    let main = mock.window("main", view);
+    let args = json!({"args": {}});
+    for cmd in ["config_path", "list_servers", "list_policies"] {
+        let answer = invoke(&main, view, cmd, args.clone());
+        assert!(refused_as_not_the_app(&answer), "{cmd}: {answer:?}");
+    }
+    let mock = Mock::new();
+    let main = mock.window("main", APP_PAGE);
+    let answer = invoke_from(
+        &main,
+        APP_PAGE,
+        Some("mcp-app://localhost"),
+        "config_path",
+        args.clone(),
+    );
+    assert!(refused_as_not_the_app(&answer), "{answer:?}");
+    let answer = invoke_from(&main, APP_PAGE, Some("null"), "config_path", args.clone());
+    assert!(refused_as_not_the_app(&answer), "{answer:?}");
+    let answer = invoke_from(
+        &main,
+        APP_PAGE,
+        Some("tauri://localhost"),
+        "config_path",
+        args,
+    );
+    assert!(answer.is_ok(), "{answer:?}");
+}
+
+fn refused_as_not_the_app(answer: &Result<Value, Value>) -> bool {
+    matches!(answer, Err(e) if e["code"] == "denied" && e["message"] == "Only Switchboard's own window may do this.")
 }
 
 /// Import reads only the file the person chose in the native picker: a path from the window is

@@ -262,8 +262,10 @@ impl GarbageLog {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use proptest::prelude::*;
     use tokio::io::AsyncReadExt;
+
+    use super::*;
 
     #[tokio::test]
     async fn skips_garbage_and_reads_messages() {
@@ -342,67 +344,77 @@ mod tests {
         out
     }
 
-    /// A random stdout: JSON-RPC messages with UTF-8 in them, lines a server may print besides,
-    /// blank lines, LF or CRLF; and how many messages it holds.
-    fn stdout(rng: &mut rand::rngs::StdRng) -> (Vec<u8>, usize) {
-        use rand::Rng;
+    /// One line a server may print: a log line, a blank one, a request, a notification.
+    fn printed() -> impl Strategy<Value = (String, bool)> {
+        let log = crate::fuzz::text(30)
+            .prop_map(|t| t.replace(['{', '}'], "").trim().to_owned() + " log");
+        let note = crate::fuzz::text(60).prop_map(|data| {
+            serde_json::json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": data}
+            })
+            .to_string()
+        });
+        let ping = (0u32..1000).prop_map(|id| {
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string()
+        });
+        (
+            prop_oneof![log, Just(String::new()), ping, note],
+            any::<bool>(),
+        )
+    }
+
+    /// A stdout of `lines` (each ending in CRLF or LF) and how many messages it holds.
+    fn stdout(lines: &[(String, bool)]) -> (Vec<u8>, usize) {
         let (mut bytes, mut count) = (Vec::new(), 0);
-        for id in 0..rng.random_range(0..6) {
-            let line = match rng.random_range(0..4) {
-                0 => {
-                    crate::fuzz::text(rng, 30)
-                        .replace(['{', '}'], "")
-                        .trim()
-                        .to_owned()
-                        + " log"
-                }
-                1 => String::new(),
-                2 => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string(),
-                _ => serde_json::json!({
-                    "jsonrpc": "2.0",
-                    "method": "notifications/message",
-                    "params": {"level": "info", "data": crate::fuzz::text(rng, 60)}
-                })
-                .to_string(),
-            };
+        for (line, crlf) in lines {
             count += usize::from(line.starts_with('{'));
             bytes.extend_from_slice(line.as_bytes());
-            bytes.extend_from_slice(if rng.random_bool(0.5) { b"\n" } else { b"\r\n" });
+            bytes.extend_from_slice(if *crlf { b"\r\n" } else { b"\n" });
         }
         (bytes, count)
     }
 
-    #[tokio::test]
-    async fn any_chunking_of_stdout_yields_the_same_messages() {
-        let (mut rng, seed) = crate::fuzz::rng();
-        for case in 0..crate::fuzz::cases() {
-            let (bytes, count) = stdout(&mut rng);
-            let whole = messages(transport(vec![bytes.clone()], 1 << 20)).await;
-            assert_eq!(whole.len(), count, "seed {seed}, case {case}: {bytes:?}");
-            let chunks = crate::fuzz::chunks(&bytes, &mut rng);
-            let pieces = messages(transport(chunks.clone(), 1 << 20)).await;
-            assert_eq!(pieces, whole, "seed {seed}, case {case}: {chunks:?}");
-        }
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
     }
 
-    #[tokio::test]
-    async fn random_bytes_never_panic_nor_grow_past_the_cap() {
-        const CAP: usize = 512;
-        let (mut rng, seed) = crate::fuzz::rng();
-        for case in 0..crate::fuzz::cases() {
-            let bytes = crate::fuzz::bytes(&mut rng, 4 * CAP);
-            let mut t = transport(crate::fuzz::chunks(&bytes, &mut rng), CAP);
-            while t.receive().await.is_some() {
-                assert!(t.line.len() <= CAP + 1, "seed {seed}, case {case}");
-            }
-            assert!(t.line.len() <= CAP + 1, "seed {seed}, case {case}");
+    proptest! {
+        #![proptest_config(crate::fuzz::config(20_000))]
+
+        #[test]
+        fn any_chunking_of_stdout_yields_the_same_messages(
+            lines in prop::collection::vec(printed(), 0..6),
+            cuts in crate::fuzz::cuts(),
+        ) {
+            let (bytes, count) = stdout(&lines);
+            let rt = runtime();
+            let whole = rt.block_on(messages(transport(vec![bytes.clone()], 1 << 20)));
+            prop_assert_eq!(whole.len(), count);
+            let chunks = crate::fuzz::chunks(&bytes, &cuts);
+            let pieces = rt.block_on(messages(transport(chunks, 1 << 20)));
+            prop_assert_eq!(pieces, whole);
+        }
+
+        #[test]
+        fn random_bytes_never_panic_nor_grow_past_the_cap(
+            bytes in crate::fuzz::bytes(2048),
+            cuts in crate::fuzz::cuts(),
+        ) {
+            const CAP: usize = 512;
+            let mut t = transport(crate::fuzz::chunks(&bytes, &cuts), CAP);
+            runtime().block_on(async {
+                while t.receive().await.is_some() {
+                    assert!(t.line.len() <= CAP + 1);
+                }
+            });
+            prop_assert!(t.line.len() <= CAP + 1);
             // Reading stopped for a reason: the stream ended, or a line passed the cap.
             if let Some(e) = t.close_reason.get() {
-                assert_eq!(
-                    e.code,
-                    ErrorCode::MessageTooLarge,
-                    "seed {seed}, case {case}"
-                );
+                prop_assert_eq!(e.code, ErrorCode::MessageTooLarge);
             }
         }
     }
