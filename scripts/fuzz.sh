@@ -44,10 +44,10 @@ done
 ui_runs=0
 deadline=$((SECONDS + per_target))
 while ((SECONDS < deadline)); do
-  SWITCHBOARD_FUZZ_CASES="$batch" npx --prefix ui vitest run --root ui src/components/content.fuzz.test.ts >/dev/null
+  SWITCHBOARD_FUZZ_CASES="$batch" npx --prefix ui vitest run --root ui src/components/content.fuzz.test.tsx >/dev/null
   ui_runs=$((ui_runs + batch))
 done
-report+=("$ui_runs cases  ui content.fuzz.test.ts (markdown sanitizer)")
+report+=("$ui_runs cases  ui content.fuzz.test.tsx (markdown sanitizer)")
 
 printf '\n%s\n' "cases run without a failure (for SECURITY.md):"
 printf '  %s\n' "${report[@]}"
