@@ -11,6 +11,8 @@ pub mod egress;
 pub mod env_file;
 #[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod fuzz_targets;
 pub mod handler;
 pub mod mcp_apps;
 pub mod process;

@@ -3,6 +3,7 @@
 //! the legacy HTTP+SSE transport of 2024-11-05, and the 2025-11-25 task fields rmcp's types drop.
 
 pub mod legacy_sse;
+pub mod session_checked;
 pub mod stdio;
 pub mod task_fields;
 

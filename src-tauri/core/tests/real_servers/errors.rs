@@ -290,3 +290,167 @@ async fn a_dropped_stream_that_cannot_resume_fails_the_call_clearly() {
         assert!(!e.message.contains(noise), "{noise:?} in {}", e.message);
     }
 }
+
+/// A loopback HTTP server whose every answer is `head` followed by an endless body; it counts
+/// the body bytes the client took before it let go. Returns the URL and the count.
+async fn endless(head: &'static str) -> (String, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let sent = std::sync::Arc::new(AtomicU64::new(0));
+    let counted = sent.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let sent = counted.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                let _ = socket.read(&mut buf).await;
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let chunk = vec![b'x'; 64 * 1024];
+                // Up to 1 GiB, for as long as the client reads.
+                for _ in 0..(1 << 14) {
+                    let framed = format!("{:x}\r\n", chunk.len());
+                    let wrote = async {
+                        socket.write_all(framed.as_bytes()).await?;
+                        socket.write_all(&chunk).await?;
+                        socket.write_all(b"\r\n").await
+                    };
+                    if wrote.await.is_err() {
+                        return;
+                    }
+                    sent.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    (format!("http://127.0.0.1:{port}/mcp"), sent)
+}
+
+/// A server that answers with an error status and a 1 GiB body: the client reads a bounded
+/// part of it, fails with a sentence, and lets go (the server could not send it all).
+#[tokio::test]
+async fn an_error_with_an_endless_body_is_read_bounded() {
+    let (url, sent) = endless(
+        "HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n",
+    )
+    .await;
+    let h = Harness::new();
+    let mut opts = h.options("endless", remote(url));
+    opts.timeout = Some(Duration::from_secs(10));
+    let connected = tokio::time::timeout(
+        Duration::from_secs(60),
+        switchboard_protocol::connection::connect(opts),
+    )
+    .await
+    .expect("reading the error hung");
+    let e = connected.err().expect("an error status connected");
+    assert!(
+        !RUST_NOISE.iter().any(|n| e.message.contains(n)),
+        "{}",
+        e.message
+    );
+    let taken = sent.load(std::sync::atomic::Ordering::SeqCst);
+    // The client holds at most a small cap; the rest is what the sockets buffer.
+    assert!(
+        taken < 64 << 20,
+        "the client took {taken} bytes of the error body"
+    );
+}
+
+/// A Streamable HTTP server (2025-11-25) whose `initialize` answer carries `session_id` as its
+/// `Mcp-Session-Id`; it keeps the session header of every request after that.
+async fn with_session_id(
+    session_id: axum::http::HeaderValue,
+) -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<Option<Vec<u8>>>>>,
+) {
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::IntoResponse;
+    use serde_json::{Value, json};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    let answer = move |headers: HeaderMap, body: String| {
+        let (seen, session_id) = (kept.clone(), session_id.clone());
+        async move {
+            let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            let id = request["id"].clone();
+            // What follows the handshake (the 2026 era's probe comes before it, sessionless).
+            if !matches!(
+                request["method"].as_str(),
+                Some("initialize" | "server/discover")
+            ) {
+                let sent = headers.get("mcp-session-id").map(|v| v.as_bytes().to_vec());
+                seen.lock().unwrap().push(sent);
+            }
+            let json = |v: Value| {
+                let mut response =
+                    ([("content-type", "application/json")], v.to_string()).into_response();
+                response
+                    .headers_mut()
+                    .insert("mcp-session-id", session_id.clone());
+                response
+            };
+            match request["method"].as_str().unwrap_or_default() {
+                _ if id.is_null() => StatusCode::ACCEPTED.into_response(),
+                "initialize" => json(json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "session", "version": "1"}
+                }})),
+                "tools/list" => json(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}})),
+                _ => json(json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32601, "message": "Method not found"}})),
+            }
+        }
+    };
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(answer).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, seen)
+}
+
+/// A session ID a server should never send is refused: a huge one fails the connection with a
+/// sentence, one that is not visible ASCII is never sent back; a good one is.
+#[tokio::test]
+async fn a_malicious_session_id_is_refused() {
+    use axum::http::HeaderValue;
+    let h = Harness::new();
+    let huge = HeaderValue::from_str(&"s".repeat(64 * 1024)).unwrap();
+    let (url, _) = with_session_id(huge).await;
+    let mut opts = h.options("huge-session", remote(url));
+    opts.timeout = Some(Duration::from_secs(10));
+    let e = switchboard_protocol::connection::connect(opts)
+        .await
+        .err()
+        .expect("a 64 KiB session ID was taken");
+    assert!(e.message.contains("huge-session"), "{}", e.message);
+    let details = e.details.clone().unwrap_or_default();
+    assert!(details.contains("session ID"), "{}: {details}", e.message);
+
+    let hidden = HeaderValue::from_bytes(b"caf\xe9-id").unwrap();
+    let good = HeaderValue::from_static("good-session-1");
+    for (value, sent_back) in [(hidden, false), (good, true)] {
+        let (url, seen) = with_session_id(value.clone()).await;
+        let mut opts = h.options("session", remote(url));
+        opts.timeout = Some(Duration::from_secs(10));
+        let live = switchboard_protocol::connection::connect(opts)
+            .await
+            .unwrap();
+        live.connection.list_tools().await.unwrap();
+        live.shutdown().await;
+        let seen = seen.lock().unwrap().clone();
+        assert!(!seen.is_empty());
+        let echoed = seen.iter().all(|s| s.as_deref() == Some(value.as_bytes()));
+        let never = seen.iter().all(Option::is_none);
+        assert!(
+            if sent_back { echoed } else { never },
+            "{value:?}: {seen:?}"
+        );
+    }
+}

@@ -27,8 +27,8 @@ use crate::handler::{DEFAULT_MAX_INBOUND, InboundHandler};
 use crate::process::{self, ProcessGroup, StderrRing};
 use crate::secrets::{self, SecretStore};
 use crate::transport::{
-    CloseReason, Monitored, legacy_sse::LegacySseTransport, stdio::StdioTransport,
-    task_fields::TaskFields,
+    CloseReason, Monitored, legacy_sse::LegacySseTransport, session_checked::SessionChecked,
+    stdio::StdioTransport, task_fields::TaskFields,
 };
 
 use super::subscriptions::{base_filter, listen_loop};
@@ -448,17 +448,29 @@ async fn streamable_http(
     let lifecycle = &d.lifecycle;
     match authorized {
         Some(signed_in) => {
-            let transport = Http::with_client(signed_in.transport_client(), http);
-            let transport = Monitored::new(transport, d.closed.clone());
+            let client = SessionChecked(signed_in.transport_client());
+            let transport = Monitored::new(Http::with_client(client, http), d.closed.clone());
             let serving = serve_client_with_lifecycle(d.handler(), transport, lifecycle.clone());
             handshake(&d.server, url, d.timeout, lifecycle, serving).await
         }
         None => {
-            let transport = Monitored::new(Http::from_config(http), d.closed.clone());
+            let client = SessionChecked(plain_http_client().map_err(Failure::Error)?);
+            let transport = Monitored::new(Http::with_client(client, http), d.closed.clone());
             let serving = serve_client_with_lifecycle(d.handler(), transport, lifecycle.clone());
             handshake(&d.server, url, d.timeout, lifecycle, serving).await
         }
     }
+}
+
+/// The HTTP client of a server not signed in to: redirects only within its origin, and no idle
+/// connections kept (rmcp's default: a reused connection whose last body was not read to its
+/// end stalls on delayed ACKs).
+fn plain_http_client() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(crate::transport::same_origin_redirects())
+        .build()
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("HTTP client: {e}")))
 }
 
 /// A 2024-11-05 HTTP+SSE handshake (that transport implies the initialize era).
