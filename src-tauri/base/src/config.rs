@@ -115,6 +115,10 @@ pub struct ServerConfig {
     /// Limits on this server's sampling requests; defaults apply when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<SamplingLimits>,
+    /// The only models this server's sampling requests may go to, each `provider/model` or a
+    /// model name; empty: any of the user's models.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sampling_models: Vec<String>,
     /// How Switchboard identifies itself when signing in to this remote server; when absent it
     /// registers itself with the authorization server (dynamic client registration).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -293,10 +293,20 @@ impl AppBuilder {
         models: Models,
         host: Arc<OnceLock<Host>>,
     ) -> Door {
-        let limits = Arc::new(move |server: &str| {
-            host.get()
-                .and_then(|h| h.config().ok())
-                .and_then(|c| c.mcp_servers.get(server).and_then(|s| s.sampling))
+        let config_of = {
+            let host = host.clone();
+            move |server: &str| {
+                host.get()
+                    .and_then(|h| h.config().ok())
+                    .and_then(|c| c.mcp_servers.get(server).cloned())
+            }
+        };
+        let of = config_of.clone();
+        let limits =
+            Arc::new(move |server: &str| of(server).and_then(|s| s.sampling).unwrap_or_default());
+        let allowed = Arc::new(move |server: &str| {
+            config_of(server)
+                .map(|s| s.sampling_models)
                 .unwrap_or_default()
         });
         let mut door = Door::new(
@@ -304,7 +314,7 @@ impl AppBuilder {
             Policies::new(store.clone()),
             Pins::new(store.clone()),
             Audit::new(store.clone()),
-            Sampling::new(models, limits, store.clone()),
+            Sampling::new(models, limits, store.clone()).with_allowed(allowed),
         );
         if let Some(timeout) = self.review_timeout {
             door = door.with_timeout(timeout);

@@ -558,6 +558,30 @@ impl Models {
     pub fn choose(&self, prefs: Option<&Value>) -> Option<(String, String)> {
         choose_model(prefs, &self.ratings).map(|m| (m.provider.clone(), m.model.clone()))
     }
+
+    /// [`Models::choose`] among the models `allowed` names (all when it is empty).
+    pub fn choose_among(
+        &self,
+        prefs: Option<&Value>,
+        allowed: &[String],
+    ) -> Option<(String, String)> {
+        let among: Vec<ModelRating> = self
+            .ratings
+            .iter()
+            .filter(|m| is_allowed(allowed, &m.provider, &m.model))
+            .cloned()
+            .collect();
+        choose_model(prefs, &among).map(|m| (m.provider.clone(), m.model.clone()))
+    }
+}
+
+/// Whether `provider`'s `model` is among `allowed` (`provider/model` or a model name); an empty
+/// list allows every model.
+pub fn is_allowed(allowed: &[String], provider: &str, model: &str) -> bool {
+    allowed.is_empty()
+        || allowed
+            .iter()
+            .any(|a| *a == model || a.split_once('/') == Some((provider, model)))
 }
 
 #[cfg(test)]
@@ -619,6 +643,34 @@ mod tests {
             "claude-sonnet-4-5"
         );
         assert!(choose_model(None, &[]).is_none());
+    }
+
+    #[test]
+    fn a_server_is_sampled_only_on_the_models_it_may_use() {
+        let models = Models {
+            providers: vec![],
+            ratings: vec![
+                rating("anthropic", "claude-sonnet-4-5", 0.6, 0.5, 0.9),
+                rating("ollama", "llama3.2", 0.0, 0.6, 0.3),
+            ],
+        };
+        let smart = json!({"intelligencePriority": 1.0});
+        let any: Vec<String> = vec![];
+        assert_eq!(
+            models.choose_among(Some(&smart), &any).unwrap().1,
+            "claude-sonnet-4-5"
+        );
+        // Its hint and its priorities choose only among what it may use.
+        let local = vec!["ollama/llama3.2".to_owned()];
+        let hinted = json!({"hints": [{"name": "claude"}], "intelligencePriority": 1.0});
+        assert_eq!(
+            models.choose_among(Some(&hinted), &local),
+            Some(("ollama".into(), "llama3.2".into()))
+        );
+        assert!(is_allowed(&["llama3.2".into()], "ollama", "llama3.2"));
+        assert!(!is_allowed(&local, "anthropic", "claude-sonnet-4-5"));
+        assert!(!is_allowed(&local, "other", "llama3.2"));
+        assert!(models.choose_among(None, &["gpt-5".into()]).is_none());
     }
 
     #[test]

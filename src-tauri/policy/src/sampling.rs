@@ -24,11 +24,15 @@ use crate::store::{Store, now_ms};
 /// Limits looked up per server (the configuration can change while running).
 pub type LimitsFor = Arc<dyn Fn(&str) -> SamplingLimits + Send + Sync>;
 
+/// The models each server may be sampled on, by server name (empty: any).
+pub type AllowedFor = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
+
 /// Where sampling goes, and rate and budget accounting for it.
 pub struct Sampling {
     /// Providers and models; replaced when the user changes them.
     models: RwLock<Models>,
     limits: LimitsFor,
+    allowed: Option<AllowedFor>,
     store: Arc<Store>,
     recent: PerMinute,
 }
@@ -63,9 +67,27 @@ impl Sampling {
         Self {
             models: RwLock::new(models),
             limits,
+            allowed: None,
             store,
             recent: PerMinute::default(),
         }
+    }
+
+    /// Holds each server to the models `allowed` names for it.
+    pub fn with_allowed(mut self, allowed: AllowedFor) -> Self {
+        self.allowed = Some(allowed);
+        self
+    }
+
+    /// The models `server` may be sampled on (empty: any).
+    pub fn allowed(&self, server: &str) -> Vec<String> {
+        self.allowed.as_ref().map(|a| a(server)).unwrap_or_default()
+    }
+
+    /// The model for `server`'s request preferences, among those it may be sampled on.
+    pub fn choose_for(&self, server: &str, prefs: Option<&Value>) -> Option<(String, String)> {
+        let allowed = self.allowed(server);
+        self.models.read().ok()?.choose_among(prefs, &allowed)
     }
 
     /// The limits of `server`.

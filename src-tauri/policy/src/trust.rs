@@ -91,11 +91,13 @@ const UNREADABLE: &str = "(cannot be read)";
 
 /// The settings that widen what a server may reach, or make Switchboard do for it, by the key
 /// they are trusted under.
-fn reach_settings(c: &ServerConfig) -> [(&'static str, Value); 4] {
+fn reach_settings(c: &ServerConfig) -> [(&'static str, Value); 5] {
     let value = |v: Result<Value, _>| v.unwrap_or(Value::Null);
+    let models = (!c.sampling_models.is_empty()).then(|| json!(c.sampling_models));
     [
         ("roots", value(serde_json::to_value(&c.roots))),
         ("sampling", value(serde_json::to_value(c.sampling))),
+        ("samplingModels", models.unwrap_or(Value::Null)),
         ("maxMessageBytes", json!(c.max_message_bytes)),
         ("oauth", value(serde_json::to_value(&c.oauth))),
     ]
@@ -159,6 +161,10 @@ fn reach_lines(c: &ServerConfig) -> Vec<LaunchSetting> {
                 s.requests_per_minute, s.max_tokens, s.tokens_per_day
             ),
         );
+    }
+    if !c.sampling_models.is_empty() {
+        let shown: Vec<String> = c.sampling_models.iter().map(|m| quoted(m)).collect();
+        add("Sampling only on", shown.join(", "));
     }
     if let Some(bytes) = c.max_message_bytes {
         add("Largest message", format!("{bytes} bytes"));

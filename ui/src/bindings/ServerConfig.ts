@@ -66,6 +66,11 @@ maxMessageBytes?: number | null,
  */
 sampling?: SamplingLimits | null, 
 /**
+ * The only models this server's sampling requests may go to, each `provider/model` or a
+ * model name; empty: any of the user's models.
+ */
+samplingModels?: Array<string>, 
+/**
  * How Switchboard identifies itself when signing in to this remote server; when absent it
  * registers itself with the authorization server (dynamic client registration).
  */

@@ -133,11 +133,22 @@ impl Door {
         let chosen = self
             .0
             .sampling
-            .choose(prefs.as_ref())
+            .choose_for(server, prefs.as_ref())
             .filter(|(provider, _)| {
                 self.0.reviewer.writes_answers() || !self.0.sampling.is_manual(provider)
             });
         let Some((provider, model)) = chosen else {
+            let allowed = self.0.sampling.allowed(server);
+            if !allowed.is_empty() {
+                return Err(Halt::Failed(McpError::internal_error(
+                    format!(
+                        "none of the models {server:?} may be sampled on ({}) is among your \
+                         models; change its sampling models in its settings",
+                        allowed.join(", ")
+                    ),
+                    None,
+                )));
+            }
             return Err(Halt::Failed(McpError::internal_error(
                 "Switchboard has no LLM provider to send this request to: add one on the Models \
                  screen (or pass --provider to switchboard-cli); the manual provider needs a \
@@ -161,8 +172,15 @@ impl Door {
                 .await;
             return Ok(shown);
         }
+        // The models it may go to, for the dialog to show (and offer no other).
+        let allowed = self.0.sampling.allowed(server);
+        let context = if allowed.is_empty() {
+            Value::Null
+        } else {
+            serde_json::json!({ "allowedModels": allowed })
+        };
         let decided = self
-            .decided(flow, ReviewKind::SamplingRequest, &shown, Value::Null)
+            .decided(flow, ReviewKind::SamplingRequest, &shown, context)
             .await;
         match decided {
             Ok((content, remember)) => {
@@ -190,6 +208,14 @@ impl Door {
                 .map_or(default, str::to_owned)
         };
         let (provider, model) = (field("provider", provider), field("model", model));
+        // The person may pick another model in the dialog, but only one this server may use.
+        let allowed = self.0.sampling.allowed(server);
+        if !crate::providers::is_allowed(&allowed, &provider, &model) {
+            return Err(Halt::Failed(invalid_params(format!(
+                "{server:?} may only be sampled on {}, not {provider}/{model}",
+                allowed.join(", ")
+            ))));
+        }
         let request = approved.get("request").cloned().unwrap_or(Value::Null);
         let edited: CreateMessageRequestParams = serde_json::from_value(request).map_err(|e| {
             Halt::Failed(invalid_params(format!(

@@ -793,3 +793,59 @@ async fn a_views_notes_are_kept_capped() {
     assert!(kept.len() < 2 * most, "{} bytes kept", kept.len());
     assert!(kept.contains("truncated"), "{kept}");
 }
+
+/// A door whose every server may be sampled only on `allowed`.
+fn door_allowing(script: &Arc<Script>, allowed: &'static [&'static str]) -> Door {
+    let store = Arc::new(Store::in_memory().unwrap());
+    let manual = Provider::new("manual", ProviderKind::Manual, None, None).unwrap();
+    let sampling = Sampling::new(
+        Models::single(manual, "you"),
+        Arc::new(|_| SamplingLimits::default()),
+        store.clone(),
+    )
+    .with_allowed(Arc::new(|_| {
+        allowed.iter().map(|m| m.to_string()).collect()
+    }));
+    Door::new(
+        script.clone(),
+        Policies::new(store.clone()),
+        Pins::new(store.clone()),
+        Audit::new(store),
+        sampling,
+    )
+}
+
+#[tokio::test]
+async fn a_server_is_sampled_only_on_its_models_and_the_dialog_says_which() {
+    let script = Arc::new(Script::default());
+    let door = door_allowing(&script, &["manual/you"]);
+    // The person picks another model in the dialog: refused, it is not this server's.
+    script.then(|r| {
+        let mut edited = r.content.clone();
+        edited["model"] = json!("another");
+        approve(edited)
+    });
+    let e = door
+        .sampling(origin(), request("hi", 10))
+        .await
+        .unwrap_err();
+    assert!(
+        e.message.contains("may only be sampled on manual/you"),
+        "{}",
+        e.message
+    );
+    assert_eq!(
+        script.seen()[0].context["allowedModels"],
+        json!(["manual/you"])
+    );
+
+    // None of its models is configured: refused before anyone is asked.
+    let script = Arc::new(Script::default());
+    let door = door_allowing(&script, &["openai/gpt-5"]);
+    let e = door
+        .sampling(origin(), request("hi", 10))
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("none of the models"), "{}", e.message);
+    assert!(script.seen().is_empty());
+}
