@@ -3,7 +3,8 @@
 # random cases until its share of SECONDS is spent, and prints how many cases each ran without a
 # failure. A failing input is kept by proptest in the source's `proptest-regressions/` folder (and
 # by fast-check as the seed it prints): commit it, and every later run replays it first.
-# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]      (default 600)
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]      (default 600; FUZZ_PROFILE=debug skips the
+# release build, FUZZ_BATCH sets the cases per run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 per_target="${1:-600}"
@@ -25,7 +26,9 @@ targets=(
   "switchboard-base fuzz::a_reference_expands_to_no_one_elses_secret"
   "switchboard-base fuzz::revealed_text_hides_nothing_and_stripped_text_carries_nothing"
 )
-cargo test --release --no-run -q -p switchboard-protocol -p switchboard-base --lib
+profile=()
+[ "${FUZZ_PROFILE:-release}" = release ] && profile=(--release)
+cargo test "${profile[@]}" --no-run -q -p switchboard-protocol -p switchboard-base --lib
 
 report=()
 for target in "${targets[@]}"; do
@@ -33,7 +36,7 @@ for target in "${targets[@]}"; do
   runs=0
   deadline=$((SECONDS + per_target))
   while ((SECONDS < deadline)); do
-    SWITCHBOARD_FUZZ_CASES="$batch" cargo test --release -q -p "$crate" --lib -- --exact "$filter" >/dev/null
+    SWITCHBOARD_FUZZ_CASES="$batch" cargo test "${profile[@]}" -q -p "$crate" --lib -- --exact "$filter" >/dev/null
     runs=$((runs + batch))
   done
   report+=("$runs cases  $filter")

@@ -71,7 +71,8 @@ proptest! {
     #![proptest_config(config(5_000))]
 
     /// A view's declared CSP: whatever it says, the header has exactly the directives the
-    /// host writes, and what a view added is only origins (no keyword, no wildcard host).
+    /// host writes, and what a view added is only origins (no keyword, no wildcard but `*.` for
+    /// the subdomains of a name).
     #[test]
     fn a_views_csp_is_only_origins_in_fixed_directives(
         meta in json(words(CSP_WORDS, 6)),
@@ -85,9 +86,21 @@ proptest! {
         let csp = AppCsp::from_meta(Some(&declared));
         let header = csp.header();
         prop_assert_eq!(header.split("; ").count(), 13, "{}", header);
-        for origin in csp.connect_domains.iter().chain(&csp.resource_domains).chain(&csp.frame_domains) {
-            prop_assert!(!origin.contains([' ', ';', '\'', '"', '*', ',', '\n']), "{}", origin);
-            prop_assert!(origin.starts_with("https://") || origin.starts_with("http://"), "{}", origin);
+        for origin in csp
+            .connect_domains
+            .iter()
+            .chain(&csp.resource_domains)
+            .chain(&csp.frame_domains)
+        {
+            // An origin: a scheme, a host (a leading `*.` for the subdomains of a name of at
+            // least two labels, as MCP Apps allow) and perhaps a port; nothing else.
+            let (scheme, host) = origin.split_once("://").unwrap_or(("", origin));
+            prop_assert!(matches!(scheme, "https" | "wss" | "http" | "ws"), "{}", origin);
+            let host = host.strip_prefix("*.").map_or(host, |h| {
+                assert!(h.contains('.'), "{origin}");
+                h
+            });
+            prop_assert!(!host.contains([' ', ';', '\'', '"', '*', ',', '\n', '/']), "{}", origin);
         }
     }
 

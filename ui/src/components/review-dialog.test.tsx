@@ -128,6 +128,26 @@ describe("ReviewDialog", () => {
     expect(v.decision === "approve" && v.content).toMatchObject({ provider: "openrouter", model: "anthropic/claude-sonnet-4" });
   });
 
+  it("says which models a server may be sampled on, and offers only those", async () => {
+    const b = new FakeBackend();
+    const rated = (provider: string, model: string) => ({ provider, model, cost: 0.5, speed: 0.5, intelligence: 0.5 });
+    b.providers = [
+      { id: "openrouter", kind: "openai", baseUrl: null, models: [rated("openrouter", "a"), rated("openrouter", "c")], hasKey: true },
+      { id: "ollama", kind: "openai", baseUrl: null, models: [rated("ollama", "b")], hasKey: false },
+    ];
+    await open(b, review("sampling_request", request, { allowedModels: ["openrouter/a", "b", "x\u200B"] }));
+    expect(screen.getByTestId("sampling-allowed-models").textContent).toBe(
+      "This server may only be sampled on: openrouter/a, b, x⟨U+200B⟩",
+    );
+    const choice = (await screen.findByTestId("sampling-choice")) as HTMLSelectElement;
+    // The current choice stays shown; the others are only the allowed ones.
+    expect([...choice.options].map((o) => o.value)).toEqual(["manual/manual", "openrouter/a", "ollama/b"]);
+    fireEvent.change(choice, { target: { value: "ollama/b" } });
+    expect((screen.getByTestId("review-approve") as HTMLButtonElement).disabled).toBe(false);
+    fireEvent.change(screen.getByTestId("sampling-model"), { target: { value: "c" } });
+    expect((screen.getByTestId("review-approve") as HTMLButtonElement).disabled).toBe(true);
+  });
+
   it("refuses to send an invalid maxTokens or broken JSON", async () => {
     const b = new FakeBackend();
     await open(b, review("sampling_request", request));

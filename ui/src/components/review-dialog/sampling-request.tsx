@@ -1,8 +1,10 @@
 // Review of a server's sampling request before it reaches the model: provider and model, system
-// prompt, messages, limits, editable as fields or as JSON, with a "from now on" rule.
-import { useEffect, useState } from "react";
+// prompt, messages, limits, editable as fields or as JSON, with a "from now on" rule. When the
+// server may only be sampled on some models, the dialog says which and offers no other.
+import { useState } from "react";
 import type { Backend } from "../../backend";
 import type { Rule } from "../../bindings/Rule";
+import { allowedModelsOf, isAllowed, splitChoice, useModelChoices } from "../model-choices";
 import { reveal } from "../visible";
 import type { Json } from "./loose-json";
 import { blocksOf, obj, str } from "./loose-json";
@@ -10,15 +12,41 @@ import type { EditorProps } from "./review-actions";
 import { Actions, RememberPicker } from "./review-actions";
 import { JsonEditor, Media, TextBlock } from "./review-fields";
 
+/** The provider and model picker: the person's models, only those the server may use when it has a list. */
+function ModelChoice(props: { choices: string[]; allowed: string[]; current: string; onPick: (choice: string) => void }) {
+  const offered = props.choices.filter((c) => isAllowed(props.allowed, ...splitChoice(c)));
+  if (!offered.some((c) => c !== props.current)) return null;
+  return (
+    <select
+      data-testid="sampling-choice"
+      aria-label="Provider and model"
+      value={props.current}
+      onChange={(e) => props.onPick(e.currentTarget.value)}
+    >
+      {offered.includes(props.current) ? null : <option value={props.current}>{props.current.replace("/", " · ")}</option>}
+      {offered.map((c) => (
+        <option key={c} value={c}>
+          {c.replace("/", " · ")}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** The line naming the only models this server may be sampled on (nothing when it may use any). */
+function AllowedModels(props: { allowed: string[] }) {
+  if (props.allowed.length === 0) return null;
+  return (
+    <p className="muted" data-testid="sampling-allowed-models">
+      This server may only be sampled on: {reveal(props.allowed.join(", "))}
+    </p>
+  );
+}
+
 export function SamplingRequest(props: EditorProps & { backend: Backend }) {
   const { review, backend } = props;
-  const [choices, setChoices] = useState<string[]>([]);
-  useEffect(() => {
-    backend.listProviders().then(
-      (list) => setChoices(["manual/manual", ...list.flatMap((p) => p.models.map((m) => `${p.id}/${m.model}`))]),
-      () => setChoices([]),
-    );
-  }, [backend]);
+  const choices = useModelChoices(backend);
+  const allowed = allowedModelsOf(review.context);
   const [draft, setDraft] = useState<Json>(() => structuredClone(obj(review.content)));
   const [asJson, setAsJson] = useState(false);
   const [jsonError, setJsonError] = useState<string | null>(null);
@@ -36,41 +64,33 @@ export function SamplingRequest(props: EditorProps & { backend: Backend }) {
   };
   const maxTokens = Number(request.maxTokens);
   const invalid =
-    jsonError ?? (!Number.isInteger(maxTokens) || maxTokens < 1 ? "maxTokens must be a whole number above 0" : null);
+    jsonError ??
+    (!Number.isInteger(maxTokens) || maxTokens < 1 ? "maxTokens must be a whole number above 0" : null) ??
+    (isAllowed(allowed, str(draft.provider), str(draft.model)) ? null : "This server may not be sampled on that model");
   const extra = <RememberPicker value={remember} onChange={setRemember} />;
   return (
     <>
       <div className="review-body" data-testid="sampling-request">
+        <AllowedModels allowed={allowed} />
         <p className="muted">
-          {choices.length > 1 ? (
-            <select
-              data-testid="sampling-choice"
-              aria-label="Provider and model"
-              value={`${str(draft.provider)}/${str(draft.model)}`}
-              onChange={(e) => {
-                // Provider names never contain "/"; model names may.
-                const v = e.currentTarget.value;
-                const cut = v.indexOf("/");
-                setDraft((d) => ({ ...d, provider: v.slice(0, cut), model: v.slice(cut + 1) }));
-              }}
-            >
-              {choices.includes(`${str(draft.provider)}/${str(draft.model)}`) ? null : (
-                <option value={`${str(draft.provider)}/${str(draft.model)}`}>
-                  {str(draft.provider)} · {str(draft.model)}
-                </option>
-              )}
-              {choices.map((c) => (
-                <option key={c} value={c}>
-                  {c.replace("/", " · ")}
-                </option>
-              ))}
-            </select>
-          ) : null}{" "}
+          <ModelChoice
+            choices={choices}
+            allowed={allowed}
+            current={`${str(draft.provider)}/${str(draft.model)}`}
+            onPick={(c) => {
+              const [provider, model] = splitChoice(c);
+              setDraft((d) => ({ ...d, provider, model }));
+            }}
+          />{" "}
           Going to <strong data-testid="sampling-provider">{str(draft.provider)}</strong>, model{" "}
           <input
             data-testid="sampling-model"
             value={str(draft.model)}
-            onChange={(e) => setDraft((d) => ({ ...d, model: e.currentTarget.value }))}
+            onChange={(e) => {
+              // Read now: the event's target is gone by the time React runs the update.
+              const model = e.currentTarget.value;
+              setDraft((d) => ({ ...d, model }));
+            }}
           />{" "}
           <button className="link" data-testid="review-json-toggle" onClick={() => setAsJson(!asJson)}>
             {asJson ? "Edit as fields" : "Edit as JSON"}

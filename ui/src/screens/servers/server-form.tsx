@@ -7,6 +7,7 @@ import type { RemoteTransport } from "../../bindings/RemoteTransport";
 import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
 import { ErrorBanner } from "../../components/error-banner";
+import { SamplingModelsField, samplingModelsSetting } from "./sampling-models-field";
 import { SandboxFields, sandboxFields, sandboxSetting } from "./sandbox-fields";
 import { lines } from "./text-lines";
 
@@ -46,6 +47,7 @@ export function ServerForm(props: {
   const [timeout, setTimeoutSecs] = useState(o?.requestTimeoutSecs ? String(o.requestTimeoutSecs) : "");
   const [maxBytes, setMaxBytes] = useState(o?.maxMessageBytes ? String(o.maxMessageBytes) : "");
   const [sandbox, setSandbox] = useState(sandboxFields(o?.sandbox));
+  const [samplingModels, setSamplingModels] = useState(o?.samplingModels ?? []);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -77,6 +79,9 @@ export function ServerForm(props: {
     }
     config.requestTimeoutSecs = t;
     config.maxMessageBytes = m;
+    const models = samplingModelsSetting(samplingModels, o?.samplingModels);
+    if (models === undefined) delete config.samplingModels;
+    else config.samplingModels = models;
     setBusy(true);
     setError(null);
     props.onSaving?.(name.trim(), props.original?.name ?? null);
@@ -166,6 +171,7 @@ export function ServerForm(props: {
           <input type="number" min={1} value={maxBytes} placeholder="16777216" onChange={(e) => setMaxBytes(e.currentTarget.value)} />
         </label>
       </div>
+      <SamplingModelsField backend={props.backend} value={samplingModels} onChange={setSamplingModels} />
       <label className="field check">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         <span>Enabled</span>
