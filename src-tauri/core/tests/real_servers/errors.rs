@@ -257,9 +257,15 @@ async fn drops_mid_call() -> String {
                 "error": {"code": -32601, "message": "Method not found"}})),
         }
     }
+    serve_mcp(axum::routing::post(answer)).await
+}
+
+/// Serves `post` at `/mcp` on a loopback port (GET is refused: no event stream); its URL.
+async fn serve_mcp(post: axum::routing::MethodRouter) -> String {
+    use axum::http::StatusCode;
     let app = axum::Router::new().route(
         "/mcp",
-        axum::routing::post(answer).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
+        post.get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -405,14 +411,7 @@ async fn with_session_id(
             }
         }
     };
-    let app = axum::Router::new().route(
-        "/mcp",
-        axum::routing::post(answer).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, seen)
+    (serve_mcp(axum::routing::post(answer)).await, seen)
 }
 
 /// A session ID a server should never send is refused: a huge one fails the connection with a
