@@ -4,30 +4,12 @@
 //! failing input is kept in `proptest-regressions/` and replayed first on every run.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::Value;
 
 use crate::config::Config as SwitchboardConfig;
+use crate::fuzzing::{config, words};
 use crate::secrets::{MemoryStore, SecretStore, expand_in};
 use crate::visible::{has_hidden, is_stripped, reveal, strip};
-
-fn config(default: u32) -> Config {
-    let cases = std::env::var("SWITCHBOARD_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default);
-    Config {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel(
-            "proptest-regressions",
-        ))),
-        ..Config::default()
-    }
-}
-
-fn words(pool: &'static [&'static str], max: usize) -> impl Strategy<Value = String> + Clone {
-    prop::collection::vec(prop::sample::select(pool), 0..=max).prop_map(|w| w.concat())
-}
 
 /// A value a config field might hold.
 fn field_value() -> impl Strategy<Value = Value> {

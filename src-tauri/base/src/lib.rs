@@ -10,6 +10,8 @@ pub mod error;
 pub mod events;
 #[cfg(test)]
 mod fuzz;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod logging;
 pub mod paths;
 pub mod private;

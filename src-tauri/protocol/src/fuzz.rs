@@ -1,26 +1,9 @@
-//! What this crate's property tests share, on `proptest`: how many cases a target runs
-//! (`SWITCHBOARD_FUZZ_CASES`, else the target's own default; `scripts/fuzz.sh` runs them long),
-//! failing inputs kept beside the source in `proptest-regressions/` (replayed first on every
-//! run), and the inputs framing cares about: byte streams cut anywhere, text that exercises
-//! UTF-8, bytes with line ends more often than chance.
+//! What this crate's property tests share: the runner's configuration and word-built text from
+//! the base layer (`switchboard_base::fuzzing`), and the inputs framing cares about: byte streams
+//! cut anywhere, text that exercises UTF-8, bytes with line ends more often than chance, any JSON.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, FileFailurePersistence};
-
-/// The runner's configuration: `default` cases unless `SWITCHBOARD_FUZZ_CASES` says.
-pub fn config(default: u32) -> Config {
-    let cases = std::env::var("SWITCHBOARD_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default);
-    Config {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel(
-            "proptest-regressions",
-        ))),
-        ..Config::default()
-    }
-}
+pub use switchboard_base::fuzzing::{config, words};
 
 /// Where to cut a stream: piece lengths, mostly small.
 pub fn cuts() -> impl Strategy<Value = Vec<usize>> {
@@ -83,9 +66,4 @@ pub fn json(
                 .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
-}
-
-/// Words that mean something to the parsers under test, to build hostile text from.
-pub fn words(pool: &'static [&'static str], max: usize) -> impl Strategy<Value = String> + Clone {
-    prop::collection::vec(prop::sample::select(pool), 0..=max).prop_map(|w| w.concat())
 }
