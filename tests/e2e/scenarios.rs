@@ -392,13 +392,11 @@ pub async fn chat_with_a_tool_call_and_a_prompt(desktop: &Desktop) {
                 .any(|t| t["function"]["name"] == "everything__echo")
         })
     };
-    // The note comes before the request reaches the provider; Send is back once the turn (and so
-    // the request) is done.
+    // The note is there before the turn (the chat asks the core which tools are held back), so
+    // it says nothing of the request: wait for the request itself, then for the turn's end.
+    let first = first_request(&chat_model).await;
+    assert!(!offered(&first.1), "an unapproved tool was offered");
     s.wait_for("[data-testid=chat-send]", SHORT).await;
-    assert!(
-        !offered(&chat_model.requests()[0].1),
-        "an unapproved tool was offered"
-    );
     s.click_css("[data-testid=chat-review-tools]").await;
     s.select(
         "[data-testid=chat-pins] [data-testid=server-picker]",
@@ -824,6 +822,21 @@ pub async fn server_content_cannot_take_over_the_window(desktop: &Desktop) {
     desktop.screenshot("navigation-refused.png").await;
     s.click_css("[data-testid=navigation-refused-dismiss]")
         .await;
+}
+
+/// The first request `provider` received, once it has one.
+async fn first_request(provider: &replay_provider::Provider) -> (String, serde_json::Value) {
+    let deadline = std::time::Instant::now() + SHORT;
+    loop {
+        if let Some(first) = provider.requests().into_iter().next() {
+            return first;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the provider never received the chat's request"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Approve (armed) is the element at its own centre: nothing lies over it.

@@ -442,9 +442,10 @@ impl LaunchReview {
 }
 
 impl LaunchReview {
-    /// Whether the dialog masked this env-file value (its text is ours, not the file's).
+    /// Whether the dialog masked this env-file value (its text is ours, not the file's): decided
+    /// by the name, as `env_file_settings` decides, never by the value's text.
     fn env_file_masked(&self, s: &LaunchSetting) -> bool {
-        s.value.starts_with("(secret, ") && s.value.ends_with(" characters)")
+        crate::config::import::looks_secret(&s.name)
     }
 }
 
@@ -547,7 +548,14 @@ fn quoted(s: &str) -> String {
 
 /// One changed field as two lines: what it was and what it is now.
 fn change_text(change: &FieldChange) -> String {
-    let field = change.path.trim_start_matches('/').replace('/', " › ");
+    // Each step of the path quoted: a key with a line break in it cannot fake a line.
+    let field = change
+        .path
+        .trim_start_matches('/')
+        .split('/')
+        .map(quoted)
+        .collect::<Vec<_>>()
+        .join(" › ");
     let shown = |v: &Option<Value>| match v {
         None | Some(Value::Null) => "(not set)".to_owned(),
         Some(Value::String(s)) => quoted(s),

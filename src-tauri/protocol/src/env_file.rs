@@ -1,14 +1,17 @@
 //! A server's `envFile`: the dotenv file whose variables join its environment, read the same
 //! way when it is launched and when its contents are made part of what the person trusts.
+//!
+//! Read by a parser of its own that never substitutes: `$NAME` and `${NAME}` stay as written in
+//! every kind of value, so no way of writing a file can hand the child a host variable (a
+//! provider key) that the allow-list keeps from it, and a password with a `$` arrives whole. It
+//! takes what dotenv files hold: `export`, comments, unquoted values (a ` #` starts a comment),
+//! single quotes (literal), double quotes (escapes, several lines), quoted parts run together.
 
 use std::path::Path;
 
 use crate::error::{Error, ErrorCode, Result};
 
-/// The variables of a dotenv file, read by `dotenvy` (quotes, escapes, `export`, comments,
-/// multi-line values) without touching the host's own environment. Values are literal: `$NAME`
-/// is not expanded, so a file cannot hand the child a host variable (a provider key) that the
-/// allow-list keeps from it, and a password with a `$` arrives whole.
+/// The variables of a dotenv file (see the module's header), or a refusal naming the file.
 pub fn read(file: &Path, server: &str) -> Result<Vec<(String, String)>> {
     read_entries(file).map_err(|why| {
         Error::new(
@@ -18,22 +21,29 @@ pub fn read(file: &Path, server: &str) -> Result<Vec<(String, String)>> {
     })
 }
 
-/// The variables of `file`, or why it cannot be read.
+/// The variables of `file`, or why it cannot be read (never quoting a value: it may be secret).
 pub fn read_entries(file: &Path) -> std::result::Result<Vec<(String, String)>, String> {
     let text = read_capped(file).map_err(|e| e.to_string())?;
-    let literal = literal_dollars(&text);
-    dotenvy::from_read_iter(literal.as_bytes())
-        .map(|item| item.map_err(|e| e.to_string()))
-        .collect()
+    parse(&text)
 }
 
 /// Larger than any real dotenv file: a file that grows without end is refused, not read.
 const MAX_BYTES: u64 = 1 << 20;
 
+/// The file's text, if it is a regular file of at most [`MAX_BYTES`]: a FIFO or a device would
+/// block or never end.
 fn read_capped(file: &Path) -> std::io::Result<String> {
     use std::io::Read;
+    if !std::fs::metadata(file)?.is_file() {
+        return Err(std::io::Error::other("it is not a regular file"));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
     let mut text = String::new();
-    std::fs::File::open(file)?
+    options
+        .open(file)?
         .take(MAX_BYTES + 1)
         .read_to_string(&mut text)?;
     if text.len() as u64 > MAX_BYTES {
@@ -42,31 +52,205 @@ fn read_capped(file: &Path) -> std::io::Result<String> {
     Ok(text)
 }
 
-/// Escapes every `$` that dotenvy would expand (outside single quotes and comments), so it reads
-/// as a plain `$`.
-fn literal_dollars(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    let (mut single, mut double, mut escaped, mut comment) = (false, false, false, false);
-    let mut previous = '\n';
-    for c in text.chars() {
-        if comment {
-            comment = c != '\n';
-        } else if escaped {
-            escaped = false;
-        } else if single {
-            single = c != '\'';
-        } else {
+/// The `NAME=value` lines of `text`.
+fn parse(text: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let mut at = Cursor {
+        chars: text.chars().peekable(),
+        line: 1,
+    };
+    while let Some(c) = at.skip_blank() {
+        if c == '#' {
+            at.skip_line();
+            continue;
+        }
+        let mut name = at.name();
+        if name == "export" && at.peek().is_some_and(|c| c == ' ' || c == '\t') {
+            at.skip_spaces();
+            name = at.name();
+        }
+        at.skip_spaces();
+        if name.is_empty() || at.next() != Some('=') {
+            return Err(format!("line {}: expected NAME=value", at.line));
+        }
+        at.skip_spaces();
+        out.push((name, at.value()?));
+    }
+    Ok(out)
+}
+
+struct Cursor<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+    line: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&mut self) -> Option<char> {
+        self.chars.peek().copied()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.chars.next();
+        if c == Some('\n') {
+            self.line += 1;
+        }
+        c
+    }
+
+    /// Skips whitespace and empty lines; the next character, if any.
+    fn skip_blank(&mut self) -> Option<char> {
+        while self.peek()?.is_whitespace() {
+            self.next();
+        }
+        self.peek()
+    }
+
+    fn skip_spaces(&mut self) {
+        while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
+            self.next();
+        }
+    }
+
+    fn skip_line(&mut self) {
+        while self.next().is_some_and(|c| c != '\n') {}
+    }
+
+    fn name(&mut self) -> String {
+        let mut name = String::new();
+        while let Some(c) = self
+            .peek()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        {
+            name.push(c);
+            self.next();
+        }
+        name
+    }
+
+    /// A value up to the end of its line (or of its last quoted part), its parts run together.
+    fn value(&mut self) -> std::result::Result<String, String> {
+        let mut value = String::new();
+        while let Some(c) = self.peek() {
             match c {
-                '\\' => escaped = true,
-                '"' => double = !double,
-                '\'' if !double => single = true,
-                '#' if !double && previous.is_whitespace() => comment = true,
-                '$' => out.push('\\'),
-                _ => {}
+                '\n' => {
+                    self.next();
+                    break;
+                }
+                '\'' => self.single_quoted(&mut value)?,
+                '"' => self.double_quoted(&mut value)?,
+                ' ' | '\t' => {
+                    let gap = self.spaces();
+                    match self.peek() {
+                        None | Some('\n') => {}
+                        Some('#') => {
+                            self.skip_line();
+                            break;
+                        }
+                        Some(_) => value.push_str(&gap),
+                    }
+                }
+                '\\' => {
+                    self.next();
+                    value.extend(self.next());
+                }
+                c => {
+                    self.next();
+                    value.push(c);
+                }
             }
         }
-        out.push(c);
-        previous = c;
+        Ok(value)
     }
-    out
+
+    fn spaces(&mut self) -> String {
+        let mut gap = String::new();
+        while let Some(c) = self.peek().filter(|c| *c == ' ' || *c == '\t') {
+            gap.push(c);
+            self.next();
+        }
+        gap
+    }
+
+    fn single_quoted(&mut self, value: &mut String) -> std::result::Result<(), String> {
+        let start = self.line;
+        self.next();
+        loop {
+            match self.next() {
+                Some('\'') => return Ok(()),
+                Some(c) => value.push(c),
+                None => return Err(format!("line {start}: a single quote is never closed")),
+            }
+        }
+    }
+
+    fn double_quoted(&mut self, value: &mut String) -> std::result::Result<(), String> {
+        let start = self.line;
+        self.next();
+        loop {
+            match self.next() {
+                Some('"') => return Ok(()),
+                Some('\\') => match self.next() {
+                    Some('n') => value.push('\n'),
+                    Some('t') => value.push('\t'),
+                    Some('r') => value.push('\r'),
+                    Some(c @ ('"' | '\\' | '$' | '\'')) => value.push(c),
+                    Some(c) => {
+                        value.push('\\');
+                        value.push(c);
+                    }
+                    None => break,
+                },
+                Some(c) => value.push(c),
+                None => break,
+            }
+        }
+        Err(format!("line {start}: a double quote is never closed"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_way_of_writing_a_value_reaches_the_hosts_variables() {
+        // SAFETY: set before any thread of this test reads the environment.
+        unsafe { std::env::set_var("SWITCHBOARD_ENV_FILE_CANARY", "leaked") };
+        let cases = [
+            "X=a\\ #${SWITCHBOARD_ENV_FILE_CANARY}",
+            "X=a\r#${SWITCHBOARD_ENV_FILE_CANARY}",
+            "X=\"$SWITCHBOARD_ENV_FILE_CANARY\"",
+            "X=${SWITCHBOARD_ENV_FILE_CANARY}",
+            "X='$SWITCHBOARD_ENV_FILE_CANARY'",
+            "X=a\\$SWITCHBOARD_ENV_FILE_CANARY",
+        ];
+        for text in cases {
+            let parsed = parse(text).unwrap();
+            assert!(
+                parsed.iter().all(|(_, v)| !v.contains("leaked")),
+                "{text:?}: {parsed:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_line_is_named_by_its_number_never_its_value() {
+        let e = parse("A=1\nB=\"s3cret never closed\n").unwrap_err();
+        assert!(e.contains("line 2"), "{e}");
+        assert!(!e.contains("s3cret"), "{e}");
+        let e = parse("A=1\nnot a line\n").unwrap_err();
+        assert_eq!(e, "line 2: expected NAME=value");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("env");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a plain system call on a path this test owns.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_entries(&fifo).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+    }
 }

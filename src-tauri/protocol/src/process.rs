@@ -460,11 +460,14 @@ fn die_with_host(cmd: &mut Command) {
 
 /// The child inherits no descriptor of ours beyond its stdio, even one a library opened without
 /// close-on-exec (a database file, a socket): every descriptor from 3 up is marked to close at
-/// exec (marked, not closed, so the box's ruleset stays usable until then).
+/// exec (marked, not closed, so the box's ruleset stays usable until then). Where the kernel
+/// lacks `close_range`'s flag (before 5.11) or a seccomp profile refuses it, each descriptor is
+/// marked one by one.
 #[cfg(target_os = "linux")]
 fn inherit_nothing(cmd: &mut Command) {
     const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    // SAFETY: one system call, async-signal-safe, on no memory of ours.
+    // SAFETY: only system calls (close_range, getrlimit, fcntl), async-signal-safe, on no memory
+    // but a local struct.
     unsafe {
         cmd.pre_exec(|| {
             let marked = libc::syscall(
@@ -473,13 +476,25 @@ fn inherit_nothing(cmd: &mut Command) {
                 libc::c_uint::MAX,
                 CLOSE_RANGE_CLOEXEC,
             );
-            // Kernels before 5.11 lack the flag: descriptors of ours are close-on-exec anyway.
-            let e = std::io::Error::last_os_error();
-            match e.raw_os_error() {
-                _ if marked == 0 => Ok(()),
-                Some(libc::EINVAL | libc::ENOSYS) => Ok(()),
-                _ => Err(e),
+            if marked == 0 {
+                return Ok(());
             }
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            let open_max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+                limit.rlim_cur.min(1 << 16) as libc::c_int
+            } else {
+                1024
+            };
+            for fd in 3..open_max {
+                let flags = libc::fcntl(fd, libc::F_GETFD);
+                if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                    libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+                }
+            }
+            Ok(())
         });
     }
 }

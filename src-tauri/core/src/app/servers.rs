@@ -284,19 +284,23 @@ impl App {
         let paths = args
             .paths
             .map(|ps| ps.into_iter().map(PathBuf::from).collect());
-        if let Some(server) = args.server.as_deref() {
-            self.confirm_roots(server, paths.as_ref(), confirm).await?;
+        if let Some(server) = args.server.as_deref()
+            && let Some(granted) = self.confirm_roots(server, paths.as_ref(), confirm).await?
+        {
+            // Its supervisor must run what was trusted: saved as a whole, it restarts with it.
+            return self.0.host.save_server(server, granted, Some(server)).await;
         }
         self.0.host.set_roots(args.server.as_deref(), paths).await
     }
 
-    /// Asks the person to trust `server` with roots `paths` when it is trusted now.
+    /// Asks the person to trust `server` with roots `paths` when it is trusted now; the config
+    /// trusted, if the person was asked and said yes.
     async fn confirm_roots(
         &self,
         server: &str,
         paths: Option<&Vec<PathBuf>>,
         confirm: super::Confirm,
-    ) -> Result<()> {
+    ) -> Result<Option<ServerConfig>> {
         let before = self.configured_server(server)?;
         let mut after = before.clone();
         after.roots = paths
@@ -306,7 +310,7 @@ impl App {
         if trust.verdict(server, &before) != TrustVerdict::Trusted
             || trust.verdict(server, &after) == TrustVerdict::Trusted
         {
-            return Ok(());
+            return Ok(None);
         }
         let mut review = LaunchReview::of(server, &after, &trust);
         // The person's own edit: rules and pins carry over to what they confirm.
@@ -317,8 +321,9 @@ impl App {
                 format!("{server:?}'s roots were not changed: you did not trust them"),
             ));
         }
-        let name = server.to_owned();
-        off_thread(move || trust.grant(&name, &after)).await
+        let (name, granted) = (server.to_owned(), after.clone());
+        off_thread(move || trust.grant(&name, &granted)).await?;
+        Ok(Some(after))
     }
 
     /// The handle of configured server `name`, if its definition is trusted to run.

@@ -161,12 +161,12 @@ fn a_changed_definition_is_shown_field_by_field_with_each_argument_quoted() {
     );
     assert!(
         text.contains(
-            "  args\n    was: \"-y\", \"@scope/server\"\n    now: \"-y\", \"@scope/server two\"\n"
+            "  \"args\"\n    was: \"-y\", \"@scope/server\"\n    now: \"-y\", \"@scope/server two\"\n"
         ),
         "{text}"
     );
     assert!(
-        text.contains("  env › LD_PRELOAD\n    was: (not set)\n    now: \"/tmp/x.so\"\n"),
+        text.contains("  \"env\" › \"LD_PRELOAD\"\n    was: (not set)\n    now: \"/tmp/x.so\"\n"),
         "{text}"
     );
     // Kept across restarts: a new process compares with the same trusted definition.
@@ -293,7 +293,10 @@ fn what_the_env_file_holds_is_trusted_and_an_edit_to_it_asks_again() {
     let review = LaunchReview::of("fs", &config, &trust);
     let text = review.text();
     assert!(text.contains("  LD_PRELOAD=\"/tmp/evil.so\"\n"), "{text}");
-    assert!(text.contains("envFileEntries › LD_PRELOAD"), "{text}");
+    assert!(
+        text.contains("\"envFileEntries\" › \"LD_PRELOAD\""),
+        "{text}"
+    );
     // A secret-looking value is masked in the dialog and kept nowhere.
     assert!(text.contains("API_TOKEN=(secret, 12 characters)"), "{text}");
     assert!(!text.contains("s3cret"), "{text}");

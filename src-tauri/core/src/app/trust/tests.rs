@@ -442,6 +442,8 @@ async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
         TrustVerdict::Trusted
     );
 
+    assert!(appears(&marker).await, "it ran before");
+    std::fs::remove_file(&marker).unwrap();
     app.set_roots(roots("s"), answer(true)).await.unwrap();
     assert_eq!(
         app.configured_server("s").unwrap().roots,
@@ -451,6 +453,9 @@ async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
         app.trust_review(&name("s")).unwrap().verdict,
         TrustVerdict::Trusted
     );
+    // It runs with them: started again, never held for trust.
+    assert!(appears(&marker).await, "it did not run with its new roots");
+    assert_ne!(status(&app, "s"), ServerStatus::NeedsTrust);
     app.shutdown().await;
 }
 
