@@ -1,13 +1,15 @@
 //! The `scope` parameter of a `WWW-Authenticate` challenge, read the way RFC 9110 writes
 //! auth-params (a quoted string may hold commas, spaces and `scope=`; a backslash escapes), and
-//! widened for a step-up. Whatever a server writes, what is read back from a widened challenge
-//! is what was meant to be asked for.
+//! widened for a step-up. The widened challenge is written anew, with only the parameters sign-in
+//! reads (`scope`, `resource_metadata`): rmcp reads a challenge more loosely (the first `scope=`
+//! anywhere, in any case), and a rewritten one reads the same both ways.
 
 use std::ops::Range;
 
-/// Where the first `scope` parameter's value is in `challenge` (quotes included), and the value
-/// itself; `None` when there is none, or its quoted string never ends.
-fn scope_param(challenge: &str) -> Option<(Range<usize>, &str)> {
+/// Where the first parameter `name` (in any case) has its value in `challenge` (quotes
+/// included), and the value itself; `None` when there is none, or its quoted string never ends.
+fn param<'a>(challenge: &'a str, name: &str) -> Option<(Range<usize>, &'a str)> {
+    let key = format!("{name}=");
     let mut chars = challenge.char_indices().peekable();
     let mut previous = None;
     while let Some((i, c)) = chars.next() {
@@ -17,8 +19,9 @@ fn scope_param(challenge: &str) -> Option<(Range<usize>, &str)> {
             continue;
         }
         let boundary = matches!(previous, None | Some(' ' | '\t' | ','));
-        if boundary && challenge[i..].starts_with("scope=") {
-            return value_at(challenge, i + "scope=".len());
+        let here = challenge.get(i..i + key.len());
+        if boundary && here.is_some_and(|h| h.eq_ignore_ascii_case(&key)) {
+            return value_at(challenge, i + key.len());
         }
         previous = Some(c);
     }
@@ -61,7 +64,7 @@ fn is_scope_token(s: &str) -> bool {
 /// The scopes a `WWW-Authenticate` challenge names (its `scope` parameter), if any: only valid
 /// scope tokens, space-separated.
 pub fn challenge_scopes(challenge: &str) -> Option<String> {
-    let (_, value) = scope_param(challenge)?;
+    let (_, value) = param(challenge, "scope")?;
     let scopes: Vec<&str> = value
         .split_whitespace()
         .filter(|s| is_scope_token(s))
@@ -72,8 +75,7 @@ pub fn challenge_scopes(challenge: &str) -> Option<String> {
 /// `challenge` with its `scope` parameter widened to also hold `granted` (first, in their
 /// order), so a step-up asks for the union; a challenge without one is left as it is.
 pub fn with_scopes_kept(challenge: &str, granted: &[String]) -> String {
-    let (Some(asked), Some((range, _))) = (challenge_scopes(challenge), scope_param(challenge))
-    else {
+    let Some(asked) = challenge_scopes(challenge) else {
         return challenge.to_owned();
     };
     let mut union: Vec<&str> = granted
@@ -86,12 +88,15 @@ pub fn with_scopes_kept(challenge: &str, granted: &[String]) -> String {
             union.push(scope);
         }
     }
-    format!(
-        "{}\"{}\"{}",
-        &challenge[..range.start],
-        union.join(" "),
-        &challenge[range.end..]
-    )
+    let mut widened = format!("Bearer scope=\"{}\"", union.join(" "));
+    // The metadata's address, if it is one a quoted string can carry as it is.
+    if let Some((_, at)) = param(challenge, "resource_metadata")
+        && !at.contains(['"', '\\'])
+        && url::Url::parse(at).is_ok()
+    {
+        widened.push_str(&format!(", resource_metadata=\"{at}\""));
+    }
+    widened
 }
 
 #[cfg(test)]
@@ -127,7 +132,7 @@ mod tests {
         let c = r#"Bearer error="insufficient_scope", scope="mcp:write mcp:read", resource_metadata="https://a.example/prm""#;
         assert_eq!(
             with_scopes_kept(c, &granted),
-            r#"Bearer error="insufficient_scope", scope="mcp:basic mcp:read mcp:write", resource_metadata="https://a.example/prm""#
+            r#"Bearer scope="mcp:basic mcp:read mcp:write", resource_metadata="https://a.example/prm""#
         );
         assert_eq!(
             with_scopes_kept("Bearer scope=mcp:write", &granted),
@@ -135,6 +140,9 @@ mod tests {
         );
         let none = r#"Bearer resource_metadata="https://a.example/prm""#;
         assert_eq!(with_scopes_kept(none, &granted), none);
+        // A `scope=` inside another parameter's value is neither read nor kept.
+        let hidden = r#"Bearer realm="scope=x", Scope="a""#;
+        assert_eq!(with_scopes_kept(hidden, &[]), r#"Bearer scope="a""#);
         let bad = vec!["x\"y".to_owned()];
         assert_eq!(
             with_scopes_kept("Bearer scope=a", &bad),
