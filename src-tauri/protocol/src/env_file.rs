@@ -136,12 +136,19 @@ impl Cursor<'_> {
                     self.next();
                     break;
                 }
+                // A file written on Windows: CRLF ends the line too.
+                '\r' if self.crlf() => {
+                    self.next();
+                    self.next();
+                    break;
+                }
                 '\'' => self.single_quoted(&mut value)?,
                 '"' => self.double_quoted(&mut value)?,
                 ' ' | '\t' => {
                     let gap = self.spaces();
                     match self.peek() {
                         None | Some('\n') => {}
+                        Some('\r') if self.crlf() => {}
                         Some('#') => {
                             self.skip_line();
                             break;
@@ -160,6 +167,12 @@ impl Cursor<'_> {
             }
         }
         Ok(value)
+    }
+
+    /// Whether a CR starts here that a LF follows.
+    fn crlf(&self) -> bool {
+        let mut ahead = self.chars.clone();
+        ahead.next() == Some('\r') && ahead.next() == Some('\n')
     }
 
     fn spaces(&mut self) -> String {
@@ -231,6 +244,17 @@ mod tests {
                 "{text:?}: {parsed:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_file_written_on_windows_reads_the_same() {
+        let parsed = parse("A=1\r\nB=\"two\" # note\r\nC='x' \r\n").unwrap();
+        let expected = [("A", "1"), ("B", "two"), ("C", "x")];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(parsed, expected);
     }
 
     #[test]
