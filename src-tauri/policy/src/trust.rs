@@ -77,13 +77,7 @@ pub fn is_plain_http(url: &str) -> bool {
     let Ok(url) = url::Url::parse(url) else {
         return false;
     };
-    let loopback = match url.host() {
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    url.scheme() == "http" && !loopback
+    url.scheme() == "http" && !switchboard_protocol::auth::loopback::is_loopback_host(&url)
 }
 
 /// What the trust dialog says of an env file that cannot be read (the server will not start).
@@ -321,9 +315,12 @@ impl LaunchReview {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default(),
         };
+        // Read once (it holds what the env file holds): the digest, the hidden characters and
+        // the changes are all of the same reading.
+        let value = launch_value(config);
         Self {
             server: shown(server),
-            digest: launch_digest(config),
+            digest: crate::canonical::digest(&value),
             verdict: trust.verdict(server, config),
             command: config.command.as_deref().map(shown),
             args: config.args.iter().map(|a| shown(a)).collect(),
@@ -339,11 +336,11 @@ impl LaunchReview {
             headers: settings(&config.headers),
             transport,
             plain_http: config.url.as_deref().is_some_and(is_plain_http),
-            hidden_characters: crate::visible::json_has_hidden(&launch_value(config))
+            hidden_characters: crate::visible::json_has_hidden(&value)
                 || crate::visible::has_hidden(server),
             changes: trust
                 .last_ran(server)
-                .map(|before| pins::changes(&before, &launch_value(config)))
+                .map(|before| pins::changes(&before, &value))
                 .unwrap_or_default(),
             sandbox: SandboxReview::of(server, config, trust),
             settings: reach_lines(config),

@@ -140,13 +140,18 @@ impl Authorizer for Loopback {
 pub fn opens_in_browser(url: &url::Url) -> bool {
     match url.scheme() {
         "https" => true,
-        "http" => match url.host() {
-            Some(url::Host::Domain(d)) => d == "localhost",
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        },
+        "http" => is_loopback_host(url),
         _ => false,
+    }
+}
+
+/// Whether `url`'s host is this computer's loopback (`localhost`, 127.0.0.0/8, `::1`).
+pub fn is_loopback_host(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
     }
 }
 
