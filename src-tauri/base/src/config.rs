@@ -242,6 +242,119 @@ pub struct OAuthClient {
     /// A client ID metadata document (used when the authorization server supports them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_metadata_url: Option<String>,
+    /// How the tokens are got: a person signing in in the browser (the default), or the client
+    /// itself with no person present (a machine-to-machine server).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub grant: OAuthGrant,
+    /// For `clientCredentials` with `private_key_jwt`: the client's PEM private key, as a
+    /// `${secret:NAME}` reference to the keychain (it signs a short-lived assertion per request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<String>,
+    /// The algorithm `private_key` signs with: `ES256` (the default), `ES384`, `RS256`, `RS384`
+    /// or `RS512`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signing_algorithm: Option<String>,
+    /// For `jwtBearer`: the JWT the workload's platform issued it, usually `${env:VAR}` (give
+    /// this or `assertionFile`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion: Option<String>,
+    /// For `jwtBearer`: the file the platform keeps the workload's JWT fresh in (a Kubernetes
+    /// projected token, say), read anew for every token request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion_file: Option<String>,
+    /// For `enterpriseManaged`: the enterprise identity provider's issuer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idp_issuer: Option<String>,
+    /// For `enterpriseManaged`: the identity provider's token endpoint, where the person's ID
+    /// token is exchanged for an authorization grant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idp_token_endpoint: Option<String>,
+    /// For `enterpriseManaged`: the client id Switchboard is registered under at the identity
+    /// provider. The ID token itself is `assertion` or `assertionFile`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idp_client_id: Option<String>,
+    /// Scopes to ask for with a machine grant (space-separated), beyond those the server names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+/// How a server's tokens are got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum OAuthGrant {
+    /// A person signs in in the browser (OAuth authorization code with PKCE).
+    #[default]
+    AuthorizationCode,
+    /// The client signs in as itself with its secret or private key (OAuth client credentials,
+    /// the `io.modelcontextprotocol/oauth-client-credentials` extension).
+    ClientCredentials,
+    /// A workload presents the JWT its platform issued it (RFC 7523 JWT bearer grant, workload
+    /// identity federation).
+    JwtBearer,
+    /// The enterprise's identity provider vouches for the person: their ID token is exchanged
+    /// there for an authorization grant the server's authorization server accepts (SEP-990, the
+    /// `io.modelcontextprotocol/enterprise-managed-authorization` extension).
+    EnterpriseManaged,
+}
+
+/// The algorithms a `private_key_jwt` assertion may be signed with.
+pub const SIGNING_ALGORITHMS: [&str; 5] = ["ES256", "ES384", "RS256", "RS384", "RS512"];
+
+impl OAuthClient {
+    /// Whether the settings make sense together: a machine grant has what it signs in with.
+    fn check(&self) -> std::result::Result<(), String> {
+        let token = self.assertion.is_some() as u8 + self.assertion_file.is_some() as u8;
+        let idp = [
+            &self.idp_issuer,
+            &self.idp_token_endpoint,
+            &self.idp_client_id,
+        ];
+        match self.grant {
+            OAuthGrant::AuthorizationCode if self.private_key.is_some() || token > 0 => Err(
+                "`privateKey`, `assertion` and `assertionFile` need a machine `grant` \
+                 (`clientCredentials`, `jwtBearer` or `enterpriseManaged`)"
+                    .into(),
+            ),
+            OAuthGrant::ClientCredentials if self.client_id.is_none() => Err(
+                "`clientCredentials` needs the `clientId` the authorization server \
+                     registered"
+                    .into(),
+            ),
+            OAuthGrant::ClientCredentials
+                if self.client_secret.is_some() == self.private_key.is_some() =>
+            {
+                Err(
+                    "`clientCredentials` needs exactly one of `clientSecret` and `privateKey`"
+                        .into(),
+                )
+            }
+            OAuthGrant::JwtBearer | OAuthGrant::EnterpriseManaged if token != 1 => Err(
+                "`jwtBearer` and `enterpriseManaged` need exactly one of `assertion` and \
+                 `assertionFile`"
+                    .into(),
+            ),
+            OAuthGrant::EnterpriseManaged
+                if self.client_id.is_none() || idp.iter().any(|f| f.is_none()) =>
+            {
+                Err(
+                    "`enterpriseManaged` needs `clientId`, `idpIssuer`, `idpTokenEndpoint` and \
+                     `idpClientId`"
+                        .into(),
+                )
+            }
+            OAuthGrant::EnterpriseManaged if self.private_key.is_some() => {
+                Err("`enterpriseManaged` signs in with `clientSecret`, not `privateKey`".into())
+            }
+            _ => match &self.signing_algorithm {
+                Some(a) if !SIGNING_ALGORITHMS.contains(&a.as_str()) => Err(format!(
+                    "`signingAlgorithm` {a:?} is not one of {}",
+                    SIGNING_ALGORITHMS.join(", ")
+                )),
+                _ => Ok(()),
+            },
+        }
+    }
 }
 
 fn yes() -> bool {
@@ -323,6 +436,9 @@ impl ServerConfig {
                 }
                 _ => {}
             }
+        }
+        if let Some(oauth) = &self.oauth {
+            oauth.check().map_err(|why| invalid("oauth", why))?;
         }
         match (&self.command, &self.url) {
             (Some(_), Some(_)) => Err(invalid(
@@ -569,6 +685,54 @@ mod tests {
         }
         let fine = r#"{"mcpServers":{"s":{"command":"x","maxMessageBytes":1073741824}}}"#;
         assert!(Config::parse(fine, p()).is_ok());
+    }
+
+    #[test]
+    fn a_machine_grant_has_what_it_signs_in_with() {
+        let server = |oauth: &str| {
+            format!(r#"{{"mcpServers":{{"s":{{"url":"https://m.example/mcp","oauth":{oauth}}}}}}}"#)
+        };
+        let bad = [
+            (r#"{"grant":"clientCredentials"}"#, "needs the `clientId`"),
+            (
+                r#"{"grant":"clientCredentials","clientId":"c"}"#,
+                "exactly one of `clientSecret` and `privateKey`",
+            ),
+            (
+                r#"{"grant":"clientCredentials","clientId":"c","clientSecret":"a","privateKey":"b"}"#,
+                "exactly one of `clientSecret` and `privateKey`",
+            ),
+            (
+                r#"{"grant":"clientCredentials","clientId":"c","privateKey":"k","signingAlgorithm":"HS256"}"#,
+                "`signingAlgorithm` \"HS256\" is not one of",
+            ),
+            (
+                r#"{"grant":"jwtBearer"}"#,
+                "exactly one of `assertion` and `assertionFile`",
+            ),
+            (r#"{"privateKey":"k"}"#, "need a machine `grant`"),
+            (
+                r#"{"grant":"enterpriseManaged","assertion":"t","clientId":"c"}"#,
+                "needs `clientId`, `idpIssuer`",
+            ),
+            (r#"{"grant":"password"}"#, "unknown variant"),
+        ];
+        for (oauth, why) in bad {
+            let e = Config::parse(&server(oauth), p()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ConfigInvalid, "{oauth}");
+            assert!(e.message.contains(why), "{oauth}: {e}");
+        }
+        let fine = [
+            r#"{"grant":"clientCredentials","clientId":"c","clientSecret":"${secret:s}"}"#,
+            r#"{"grant":"clientCredentials","clientId":"c","privateKey":"${secret:k}","signingAlgorithm":"RS256"}"#,
+            r#"{"grant":"jwtBearer","assertionFile":"/var/run/token"}"#,
+            r#"{"grant":"enterpriseManaged","clientId":"c","clientSecret":"x","assertion":"${env:ID}","idpIssuer":"https://i","idpTokenEndpoint":"https://i/t","idpClientId":"sb"}"#,
+            r#"{"clientId":"c"}"#,
+        ];
+        for oauth in fine {
+            let c = Config::parse(&server(oauth), p()).unwrap();
+            assert!(c.mcp_servers["s"].oauth.is_some(), "{oauth}");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 use switchboard_core::app::{Authorizer, MAX_AUTHORIZATIONS};
-use switchboard_core::app::{OAuthClient, ServerConfig};
+use switchboard_core::app::{OAuthClient, OAuthGrant, ServerConfig};
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::Session;
@@ -24,12 +24,7 @@ pub async fn run(session: &Session, url: &str) -> Result<ExitCode> {
         .unwrap_or(Value::Null);
     tracing::info!(%scenario, "conformance run");
     let mut server = ServerConfig::remote(url, Default::default());
-    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_owned);
-    server.oauth = Some(OAuthClient {
-        client_id: text("client_id"),
-        client_secret: text("client_secret"),
-        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
-    });
+    server.oauth = Some(oauth_settings(&scenario, &context));
     let authorizer = Redirects::new()?;
     let mut authorizations = 0;
     loop {
@@ -60,6 +55,43 @@ pub async fn run(session: &Session, url: &str) -> Result<ExitCode> {
     }
 }
 
+/// The `oauth` settings a user would write for the scenario's server. The machine grants are the
+/// extensions' own scenarios (the suite gives a pre-registered client's credentials to others too,
+/// which sign in with a person), so the scenario's name chooses them, as a user's choice would.
+/// Their secrets stand in the config as the suite gives them; a user's are `${secret:NAME}`.
+fn oauth_settings(scenario: &str, context: &Value) -> OAuthClient {
+    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_owned);
+    let mut oauth = OAuthClient {
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        ..Default::default()
+    };
+    match scenario {
+        "auth/client-credentials-basic" | "auth/client-credentials-jwt" => {
+            oauth.grant = OAuthGrant::ClientCredentials;
+            oauth.private_key = text("private_key_pem");
+            oauth.signing_algorithm = text("signing_algorithm");
+            oauth.client_metadata_url = None;
+        }
+        "auth/enterprise-managed-authorization" => {
+            oauth.grant = OAuthGrant::EnterpriseManaged;
+            oauth.assertion = text("idp_id_token");
+            oauth.idp_issuer = text("idp_issuer");
+            oauth.idp_token_endpoint = text("idp_token_endpoint");
+            oauth.idp_client_id = text("idp_client_id");
+            oauth.client_metadata_url = None;
+        }
+        "auth/wif-jwt-bearer" => {
+            oauth.grant = OAuthGrant::JwtBearer;
+            oauth.assertion = text("valid_jwt");
+            oauth.client_metadata_url = None;
+        }
+        _ => {}
+    }
+    oauth
+}
+
 /// Connects, lists the tools and calls each (with the arguments the scenario's `toolCalls` give,
 /// else made up from the schema); a tool's own failure is only logged, a failure to be let in
 /// ends the attempt.
@@ -76,6 +108,9 @@ async fn exercise(
     let result = async {
         if c.summary().capabilities.get("tools").is_some() {
             let tools = c.list_tools().await?;
+            if scenario == "json-schema-2020-12-preservation" {
+                return echo_schema(c, &tools).await;
+            }
             if scenario != "initialize" {
                 let calls = given_calls(context).unwrap_or_else(|| {
                     tools
@@ -97,6 +132,22 @@ async fn exercise(
     .await;
     live.shutdown().await;
     result
+}
+
+/// The scenario's own step: the input schema of its focal tool, as Switchboard keeps it, sent
+/// back through its echo tool, so the suite sees which JSON Schema 2020-12 keywords survived.
+async fn echo_schema(
+    c: &switchboard_core::app::Connection,
+    tools: &[rmcp::model::Tool],
+) -> Result<()> {
+    let focal = tools
+        .iter()
+        .find(|t| t.name == "json_schema_2020_12_tool")
+        .ok_or_else(|| Error::new(ErrorCode::ToolNotFound, "the server lists no focal tool"))?;
+    let schema = Value::Object((*focal.input_schema).clone());
+    c.call_tool("json_schema_echo", Some(json!({ "schema": schema })))
+        .await
+        .map(drop)
 }
 
 /// The suite's authorization server redirects at once: the redirect is read, with no browser

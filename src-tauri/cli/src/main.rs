@@ -242,7 +242,8 @@ enum Command {
         #[arg(value_name = "SERVER ARG VALUE", required = true)]
         rest: Vec<String>,
     },
-    /// Ping a server.
+    /// Check that a server answers: `ping` up to 2025-11-25; a server on 2026-07-28 (which removed
+    /// `ping`) is sent `server/discover` instead, and the time is that request's round trip.
     Ping {
         #[command(flatten)]
         target: Target,

@@ -452,6 +452,17 @@ const BACKCOMPAT_SCENARIOS: [&str; 2] = [
     "auth/2025-03-26-oauth-endpoint-fallback",
 ];
 
+/// The extension scenarios (unscored by the suite, run beside the required ones): the machine
+/// grants, each behind the `oauth` settings a user would write (see the README's sign-in
+/// section), and the JSON Schema 2020-12 keywords kept as a server sent them.
+const EXTENSION_SCENARIOS: [&str; 5] = [
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/enterprise-managed-authorization",
+    "auth/wif-jwt-bearer",
+    "json-schema-2020-12-preservation",
+];
+
 /// Runs every client scenario `revision` requires (the suite runs them in parallel, beside the
 /// unscored extension scenarios) and returns whether the scored ones all passed, with the
 /// suite's summary.
@@ -467,7 +478,8 @@ fn conformance_requirements(revision: &str) -> (bool, String) {
 }
 
 /// @modelcontextprotocol/conformance (pinned in tests/fixtures/package.json): every client
-/// scenario that 2026-07-28 and 2025-11-25 require, and the 2025-03-26 back-compat ones.
+/// scenario that 2026-07-28 and 2025-11-25 require, the 2025-03-26 back-compat ones, and the
+/// extension scenarios.
 #[test]
 fn conformance_client_scenarios_pass() {
     let mut report = String::new();
@@ -479,13 +491,13 @@ fn conformance_client_scenarios_pass() {
             failed.push(format!("--requirements {revision}"));
         }
     }
-    for scenario in BACKCOMPAT_SCENARIOS {
+    for scenario in BACKCOMPAT_SCENARIOS.iter().chain(&EXTENSION_SCENARIOS) {
         let (passed, out) = conformance_scenario(scenario, |_| {});
         let verdict = if passed { "PASSED" } else { "FAILED" };
         report.push_str(&format!("{verdict}  {scenario}\n"));
         if !passed {
             eprintln!("{out}");
-            failed.push(scenario.to_owned());
+            failed.push(scenario.to_string());
         }
     }
     eprintln!("{report}");

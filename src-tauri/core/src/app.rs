@@ -27,7 +27,7 @@ pub use crate::chat::{Conversation, ConversationView, WithheldTool};
 pub use crate::config::import::locations::{self as import_locations, ImportCandidate};
 pub use crate::config::import::{ImportPlan, ImportReport};
 pub use crate::config::{
-    Config, NetworkSetting, OAuthClient, SandboxProfile, SandboxSetting, ServerConfig,
+    Config, NetworkSetting, OAuthClient, OAuthGrant, SandboxProfile, SandboxSetting, ServerConfig,
 };
 pub use crate::connection::{CompletionRef, Connection, Live};
 pub use crate::elicitation::choices as elicitation_choices;

@@ -639,9 +639,11 @@ impl Supervisor {
     async fn back_off(&mut self, error: Error, attempt: &mut u32) -> Next {
         *attempt += 1;
         tracing::warn!(server = %self.opts.server, attempt = *attempt, "{}", error.message);
-        // Trying again cannot help a server that wants the person to sign in first.
+        // Trying again cannot help a server that wants the person to sign in first, nor one
+        // whose authorization server refused the sign-in it was configured with (a machine
+        // grant's secret or token: asking again is asking to be locked out).
         let gave_up = *attempt > self.policy.max_attempts && !self.lost_remote;
-        if gave_up || error.needs_sign_in() {
+        if gave_up || error.needs_sign_in() || error.code == ErrorCode::AuthFailed {
             self.set(ServerState::Failed { error });
             return Next::Idle;
         }

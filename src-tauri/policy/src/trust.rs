@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use ts_rs::TS;
 
-use crate::config::{NetworkSetting, SandboxProfile, SandboxSetting, ServerConfig};
+use crate::config::{NetworkSetting, OAuthGrant, SandboxProfile, SandboxSetting, ServerConfig};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::{self, FieldChange};
 use crate::store::{Store, now_ms};
@@ -174,6 +174,30 @@ fn reach_lines(c: &ServerConfig) -> Vec<LaunchSetting> {
             o.client_metadata_url
                 .as_ref()
                 .map(|u| format!("client metadata {}", quoted(u))),
+            (o.grant != OAuthGrant::AuthorizationCode)
+                .then(|| format!("signs in with no person present ({})", grant_name(o.grant))),
+            o.private_key
+                .as_ref()
+                .map(|k| format!("private key {}", quoted(k))),
+            o.signing_algorithm
+                .as_ref()
+                .map(|a| format!("signed with {}", quoted(a))),
+            o.assertion
+                .as_ref()
+                .map(|a| format!("workload token {}", quoted(a))),
+            o.assertion_file
+                .as_ref()
+                .map(|f| format!("workload token file {}", quoted(f))),
+            o.idp_issuer
+                .as_ref()
+                .map(|i| format!("identity provider {}", quoted(i))),
+            o.idp_token_endpoint
+                .as_ref()
+                .map(|t| format!("its token endpoint {}", quoted(t))),
+            o.idp_client_id
+                .as_ref()
+                .map(|c| format!("client id there {}", quoted(c))),
+            o.scope.as_ref().map(|s| format!("scopes {}", quoted(s))),
         ];
         add(
             "Sign-in client",
@@ -863,6 +887,15 @@ impl Trust {
         if let Some(store) = &self.0.store {
             store.detach(f);
         }
+    }
+}
+
+fn grant_name(grant: OAuthGrant) -> &'static str {
+    match grant {
+        OAuthGrant::AuthorizationCode => "authorization code",
+        OAuthGrant::ClientCredentials => "client credentials",
+        OAuthGrant::JwtBearer => "workload identity",
+        OAuthGrant::EnterpriseManaged => "enterprise-managed",
     }
 }
 

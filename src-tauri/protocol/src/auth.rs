@@ -14,6 +14,7 @@ mod account;
 mod challenge;
 mod credentials;
 pub mod loopback;
+mod machine;
 
 use std::sync::Arc;
 
@@ -25,7 +26,9 @@ use rmcp::transport::auth::{
 pub use account::SignInInfo;
 pub use challenge::{challenge_scopes, with_scopes_kept};
 pub use credentials::KeychainCredentials;
+pub use machine::{Enterprise, IssuedToken, MachineGrant};
 
+use crate::config::OAuthGrant;
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::{self, SecretStore};
 
@@ -57,12 +60,16 @@ pub trait Authorizer: Send + Sync {
 
 /// How Switchboard identifies itself to one server's authorization server, from the server's
 /// config: a pre-registered client, a client ID metadata document, or (neither given) dynamic
-/// registration.
+/// registration; or, for a machine grant, how the client signs in with no person present.
 #[derive(Clone, Default)]
 pub struct ClientIdentity {
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
     pub client_metadata_url: Option<String>,
+    /// Set for a machine grant: signing in then needs no person.
+    pub machine: Option<MachineGrant>,
+    /// Scopes a machine grant asks for beyond those the server names.
+    pub scope: Option<String>,
 }
 
 impl std::fmt::Debug for ClientIdentity {
@@ -75,6 +82,7 @@ impl std::fmt::Debug for ClientIdentity {
                 &self.client_secret.as_ref().map(|_| "[redacted]"),
             )
             .field("client_metadata_url", &self.client_metadata_url)
+            .field("machine", &self.machine)
             .finish()
     }
 }
@@ -89,15 +97,31 @@ impl ClientIdentity {
         let Some(c) = config else {
             return Ok(Self::default());
         };
-        let secret = c
-            .client_secret
-            .as_deref()
-            .map(|s| secrets::expand(s, store, server))
-            .transpose()?;
+        let expand = |v: Option<&String>| v.map(|s| secrets::expand(s, store, server)).transpose();
+        let secret = expand(c.client_secret.as_ref())?;
+        let machine = match c.grant {
+            OAuthGrant::AuthorizationCode => None,
+            OAuthGrant::ClientCredentials => Some(client_credentials(
+                c,
+                secret.clone(),
+                expand(c.private_key.as_ref())?,
+            )?),
+            OAuthGrant::JwtBearer => Some(MachineGrant::Workload {
+                client_id: c.client_id.clone(),
+                token: issued_token(c, expand(c.assertion.as_ref())?)?,
+            }),
+            OAuthGrant::EnterpriseManaged => Some(enterprise(
+                c,
+                secret.clone(),
+                expand(c.assertion.as_ref())?,
+            )?),
+        };
         Ok(Self {
             client_id: c.client_id.clone(),
             client_secret: secret,
             client_metadata_url: c.client_metadata_url.clone(),
+            machine,
+            scope: c.scope.clone(),
         })
     }
 
@@ -122,8 +146,9 @@ impl ClientIdentity {
 }
 
 /// Signs in to the server at `url`: discovery from `challenge` (the server's `WWW-Authenticate`),
-/// registration, the person's step through `authorizer`, and the token exchange. The tokens go to
-/// the keychain, where the server's connections find them.
+/// registration, the person's step through `authorizer`, and the token exchange; or, for a
+/// machine grant, the token request alone ([`sign_in_unattended`]). The tokens go to the
+/// keychain, where the server's connections find them.
 pub async fn sign_in(
     url: &str,
     challenge: Option<&str>,
@@ -131,6 +156,9 @@ pub async fn sign_in(
     store: Arc<dyn SecretStore>,
     authorizer: &dyn Authorizer,
 ) -> Result<()> {
+    if identity.machine.is_some() {
+        return sign_in_unattended(url, challenge, identity, store).await;
+    }
     let credentials = KeychainCredentials::new(store, url);
     // Asking for more access keeps what was granted (SEP-2350): the new token replaces the old.
     let granted = match credentials.stored().await {
@@ -165,6 +193,79 @@ pub async fn sign_in(
         .map_err(failed)?;
     tracing::info!(%url, "signed in");
     Ok(())
+}
+
+/// Signs in with `identity`'s machine grant, with no person present (an error when it has none).
+pub async fn sign_in_unattended(
+    url: &str,
+    challenge: Option<&str>,
+    identity: &ClientIdentity,
+    store: Arc<dyn SecretStore>,
+) -> Result<()> {
+    let Some(grant) = &identity.machine else {
+        return Err(Error::new(
+            ErrorCode::AuthRequired,
+            "this server needs a person to sign in",
+        ));
+    };
+    machine::sign_in(url, challenge, grant, identity.scope.as_deref(), store).await
+}
+
+fn client_credentials(
+    c: &crate::config::OAuthClient,
+    secret: Option<String>,
+    key: Option<String>,
+) -> Result<MachineGrant> {
+    let Some(client_id) = c.client_id.clone() else {
+        return Err(misconfigured("`clientCredentials` needs `clientId`"));
+    };
+    match (secret, key) {
+        (Some(secret), None) => Ok(MachineGrant::Secret { client_id, secret }),
+        (None, Some(pem)) => Ok(MachineGrant::PrivateKey {
+            client_id,
+            pem,
+            algorithm: machine::signing_algorithm(c.signing_algorithm.as_deref())?,
+        }),
+        _ => Err(misconfigured(
+            "`clientCredentials` needs exactly one of `clientSecret` and `privateKey`",
+        )),
+    }
+}
+
+fn issued_token(c: &crate::config::OAuthClient, given: Option<String>) -> Result<IssuedToken> {
+    match (given, &c.assertion_file) {
+        (Some(given), _) => Ok(IssuedToken::Given(given)),
+        (None, Some(file)) => Ok(IssuedToken::File(file.into())),
+        (None, None) => Err(misconfigured(
+            "a machine grant needs `assertion` or `assertionFile`",
+        )),
+    }
+}
+
+fn enterprise(
+    c: &crate::config::OAuthClient,
+    secret: Option<String>,
+    given: Option<String>,
+) -> Result<MachineGrant> {
+    let needed = |v: &Option<String>, field: &str| {
+        v.clone()
+            .ok_or_else(|| misconfigured(&format!("`enterpriseManaged` needs `{field}`")))
+    };
+    Ok(MachineGrant::Enterprise(Box::new(Enterprise {
+        idp_issuer: needed(&c.idp_issuer, "idpIssuer")?,
+        idp_token_endpoint: needed(&c.idp_token_endpoint, "idpTokenEndpoint")?,
+        idp_client_id: needed(&c.idp_client_id, "idpClientId")?,
+        client_id: needed(&c.client_id, "clientId")?,
+        secret,
+        id_token: issued_token(c, given)?,
+    })))
+}
+
+fn misconfigured(why: &str) -> Error {
+    Error::new(
+        ErrorCode::ConfigInvalid,
+        format!("the server's `oauth` settings: {why}"),
+    )
 }
 
 /// `metadata`, if it lists `S256` among its PKCE methods. MCP clients must refuse an
@@ -358,7 +459,11 @@ mod tests {
         let identity = ClientIdentity {
             client_id: Some("switchboard".into()),
             client_secret: Some("canary-secret-value".into()),
-            client_metadata_url: None,
+            machine: Some(MachineGrant::Secret {
+                client_id: "switchboard".into(),
+                secret: "canary-secret-value".into(),
+            }),
+            ..Default::default()
         };
         let shown = format!("{identity:?}");
         assert!(!shown.contains("canary-secret-value"), "{shown}");

@@ -325,7 +325,17 @@ async fn an_authorization_server_without_pkce_s256_is_refused() {
 
 /// The app with `url` configured as server "protected", its tokens in `store`.
 async fn app_with(url: &str, dir: &std::path::Path, store: Arc<MemoryStore>) -> App {
-    let config = serde_json::json!({ "mcpServers": { "protected": { "url": url } } });
+    app_defining(serde_json::json!({ "url": url }), dir, store).await
+}
+
+/// The app with server "protected" defined by `definition`, its secrets and tokens in `store`,
+/// trusted.
+async fn app_defining(
+    definition: serde_json::Value,
+    dir: &std::path::Path,
+    store: Arc<MemoryStore>,
+) -> App {
+    let config = serde_json::json!({ "mcpServers": { "protected": definition } });
     std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
     let paths = Paths {
         config_file: dir.join("config.json"),
@@ -455,5 +465,65 @@ async fn the_app_signs_in_steps_up_for_more_scopes_and_notices_a_revoked_sign_in
     app.sign_in_server(protected(), browser()).await.unwrap();
     let again = app.call_tool(call("whoami"), |_| true).await.unwrap();
     assert!(first_text(&again).starts_with("signed in"), "{again:?}");
+    app.shutdown().await;
+}
+
+/// How many client credentials requests the fixture's token endpoint has had.
+async fn machine_requests(url: &str) -> u64 {
+    let at = url.replace("/mcp", "/machine-requests");
+    let said: serde_json::Value = reqwest::get(at).await.unwrap().json().await.unwrap();
+    said["requests"].as_u64().unwrap()
+}
+
+/// A machine-to-machine server (the client credentials grant, its secret in the keychain)
+/// connects with no person: the app gets a token from the authorization server by itself and
+/// calls a tool with it. With a wrong secret the server's refusal becomes the server's state, in
+/// the server's words, after one request: a refused grant is not retried.
+#[tokio::test]
+async fn a_machine_server_signs_in_with_no_person_and_a_refused_secret_is_not_retried() {
+    let server = protected_server().await;
+    let define = |secret: &str| {
+        let store = Arc::new(MemoryStore::default());
+        store.set("server/protected/secret", secret).unwrap();
+        let definition = serde_json::json!({
+            "url": server.url,
+            "oauth": {
+                "grant": "clientCredentials",
+                "clientId": "machine-client",
+                "clientSecret": "${secret:server/protected/secret}",
+            },
+        });
+        (definition, store)
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    let (definition, store) = define("machine-secret");
+    let app = app_defining(definition, dir.path(), store.clone()).await;
+    wait_state(&app, |s| matches!(s, ServerState::Running { .. })).await;
+    let me = app.call_tool(call("whoami"), |_| true).await.unwrap();
+    assert_eq!(first_text(&me), "signed in as machine-client");
+    let info = app.sign_in_info(protected()).await.unwrap().unwrap();
+    assert!(info.scopes.iter().any(|s| s == "mcp:tools"), "{info:?}");
+    assert_eq!(machine_requests(&server.url).await, 1);
+    app.shutdown().await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (definition, store) = define("not-the-secret");
+    let app = app_defining(definition, dir.path(), store).await;
+    let failed = wait_state(&app, |s| matches!(s, ServerState::Failed { .. })).await;
+    let ServerState::Failed { error } = failed else {
+        unreachable!()
+    };
+    assert_eq!(error.code, ErrorCode::AuthFailed, "{}", error.message);
+    assert!(
+        error.message.contains("invalid_client"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        machine_requests(&server.url).await,
+        2,
+        "asked again after a refusal"
+    );
     app.shutdown().await;
 }

@@ -337,6 +337,36 @@ fn the_review_shows_the_settings_that_widen_reach() {
     );
 }
 
+/// A machine grant signs in by itself once trusted: the dialog names the grant and every
+/// credential reference it will use, and a change to any of them asks again.
+#[test]
+fn a_machine_grant_and_its_credentials_are_shown_and_trusted() {
+    let (_store, trust) = trust();
+    let mut config = ServerConfig::remote("https://reports.example/mcp", Default::default());
+    config.oauth = Some(crate::config::OAuthClient {
+        grant: crate::config::OAuthGrant::ClientCredentials,
+        client_id: Some("bot".into()),
+        private_key: Some("${secret:server/reports/key}".into()),
+        signing_algorithm: Some("RS256".into()),
+        ..Default::default()
+    });
+    let text = LaunchReview::of("reports", &config, &trust).text();
+    assert!(
+        text.contains("signs in with no person present (client credentials)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("private key \"${secret:server/reports/key}\""),
+        "{text}"
+    );
+    trust.grant("reports", &config).unwrap();
+    assert!(trust.admit("reports", &config));
+    if let Some(o) = config.oauth.as_mut() {
+        o.private_key = Some("${secret:elsewhere}".into());
+    }
+    assert!(!trust.admit("reports", &config));
+}
+
 #[test]
 fn plain_http_to_another_computer_is_marked() {
     let (_store, trust) = trust();

@@ -371,9 +371,40 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     })
 }
 
+/// Dials a remote server over `transport`. A server configured with a machine grant that asks
+/// for sign-in (none yet, or the token expired: these grants give no refresh token) is signed in
+/// to with no person present and dialled once more.
+async fn dial_remote(
+    d: &Dial,
+    url: &url::Url,
+    transport: RemoteTransport,
+) -> std::result::Result<Shaken, Failure> {
+    let first = dial_remote_once(d, url, transport).await;
+    let unattended = d
+        .config
+        .oauth
+        .as_ref()
+        .is_some_and(|o| o.grant != crate::config::OAuthGrant::AuthorizationCode);
+    let challenge = match &first {
+        Err(Failure::Error(e)) if unattended => match &e.challenge {
+            Some(c) => c.clone(),
+            None => return first,
+        },
+        _ => return first,
+    };
+    let (c, st, name) = (d.config.oauth.clone(), d.store.clone(), d.server.clone());
+    let identity = crate::store::off_thread(move || {
+        crate::auth::ClientIdentity::from_config(c.as_ref(), st.as_ref(), &name)
+    })
+    .await?;
+    crate::auth::sign_in_unattended(url.as_str(), Some(&challenge), &identity, d.store.clone())
+        .await?;
+    dial_remote_once(d, url, transport).await
+}
+
 /// Dials a remote server over `transport`: Streamable HTTP, legacy HTTP+SSE, or the spec's
 /// fallback from the first to the second.
-async fn dial_remote(
+async fn dial_remote_once(
     d: &Dial,
     url: &url::Url,
     transport: RemoteTransport,
