@@ -63,6 +63,23 @@ pub enum RemoteTransport {
     Sse,
 }
 
+/// One reading of a server's env file: its variables in order, or why it could not be read
+/// (never quoting a value). Its `Debug` names the variables only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EnvFileRead(pub std::sync::Arc<std::result::Result<Vec<(String, String)>, String>>);
+
+impl std::fmt::Debug for EnvFileRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &*self.0 {
+            Ok(entries) => f
+                .debug_list()
+                .entries(entries.iter().map(|(name, _)| name))
+                .finish(),
+            Err(why) => write!(f, "unreadable: {why}"),
+        }
+    }
+}
+
 /// One configured server: how to reach it plus its settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -81,6 +98,11 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "string | null")]
     pub env_file: Option<PathBuf>,
+    /// What `env_file` held when it was read once for one start: the trust check and the spawn
+    /// both use this one reading, so the file cannot change between them. Never saved.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub env_file_read: Option<EnvFileRead>,
     /// Working directory for the child.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "string | null")]

@@ -615,15 +615,18 @@ impl Supervisor {
     }
 
     async fn connect(&mut self, attempt: &mut u32) -> Next {
+        // This start's options, its env file read once: what is checked is what is spawned.
+        let mut opts = self.opts.clone();
+        opts.config = switchboard_protocol::env_file::read_once(&opts.config);
         // Nothing the user has not trusted is spawned or dialed, however it got into the file.
-        if !self.trust.admit(&self.opts.server, &self.opts.config) {
+        if !self.trust.admit(&opts.server, &opts.config) {
             self.set(ServerState::NeedsTrust);
             return Next::Idle;
         }
         self.set(ServerState::Starting { attempt: *attempt });
         // Decided at each start: the definition, its trust or its roots may have changed.
-        self.opts.sandbox = sandboxing(&self.trust, self.place.as_ref(), &self.opts);
-        let connecting = (self.connector)(self.opts.clone());
+        opts.sandbox = sandboxing(&self.trust, self.place.as_ref(), &opts);
+        let connecting = (self.connector)(opts);
         tokio::select! {
             result = connecting => match result {
                 Ok(live) => self.serve(live, attempt).await,

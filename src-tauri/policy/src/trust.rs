@@ -45,8 +45,8 @@ fn launch_value(c: &ServerConfig) -> Value {
     });
     // What the file holds runs as much as `env` does: an edit to it (adding `LD_PRELOAD`) asks
     // again. Each value is kept as a fingerprint, so a kept definition holds no secret of it.
-    if let Some(file) = &c.env_file {
-        value["envFileEntries"] = match env_file::read_entries(file) {
+    if let Some(read) = env_file::entries_of(c) {
+        value["envFileEntries"] = match read {
             Ok(entries) => entries
                 .into_iter()
                 .map(|(name, v)| (name, Value::String(fingerprint(&v))))
@@ -107,8 +107,10 @@ fn fingerprint(value: &str) -> String {
 
 /// The env file's variables as the dialog shows them: a value whose name looks secret is masked
 /// (its length shown), every other value shown with hidden characters revealed.
-fn env_file_settings(file: &std::path::Path) -> Vec<LaunchSetting> {
-    let Ok(entries) = env_file::read_entries(file) else {
+fn env_file_settings(
+    read: std::result::Result<Vec<(String, String)>, String>,
+) -> Vec<LaunchSetting> {
+    let Ok(entries) = read else {
         return vec![LaunchSetting {
             name: UNREADABLE.into(),
             value: String::new(),
@@ -339,8 +341,9 @@ impl LaunchReview {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default(),
         };
-        // Read once (it holds what the env file holds): the digest, the hidden characters and
-        // the changes are all of the same reading.
+        // The env file read once: the digest, the verdict, the variables shown, the hidden
+        // characters and the changes are all of the same reading.
+        let config = &env_file::read_once(config);
         let value = launch_value(config);
         Self {
             server: shown(server),
@@ -351,9 +354,7 @@ impl LaunchReview {
             cwd: path(&config.cwd),
             env: settings(&config.env),
             env_file: path(&config.env_file),
-            env_file_entries: config
-                .env_file
-                .as_deref()
+            env_file_entries: env_file::entries_of(config)
                 .map(env_file_settings)
                 .unwrap_or_default(),
             url: config.url.as_deref().map(shown),
@@ -776,7 +777,8 @@ impl Trust {
 
     /// Trusts definition `config` as what `server` runs (blocking: call off the runtime).
     pub fn grant(&self, server: &str, config: &ServerConfig) -> Result<()> {
-        let (digest, text) = (launch_digest(config), launch_value(config).to_string());
+        let value = launch_value(config);
+        let (digest, text) = (crate::canonical::digest(&value), value.to_string());
         if let Some(store) = &self.0.store {
             store.with(|c| {
                 c.execute(
@@ -793,7 +795,7 @@ impl Trust {
         let mut book = self.book()?;
         book.trusted.insert(digest.clone());
         book.bound.insert(server.to_owned(), digest.clone());
-        book.definitions.insert(digest, launch_value(config));
+        book.definitions.insert(digest, value);
         Ok(())
     }
 

@@ -9,15 +9,28 @@
 
 use std::path::Path;
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::config::{EnvFileRead, ServerConfig};
 
-/// The variables of a dotenv file (see the module's header), or a refusal naming the file.
-pub fn read(file: &Path, server: &str) -> Result<Vec<(String, String)>> {
-    read_entries(file).map_err(|why| {
-        Error::new(
-            ErrorCode::ConfigInvalid,
-            format!("server {server:?}: envFile {}: {why}", file.display()),
-        )
+/// `config` with its env file read once (see [`ServerConfig::env_file_read`]); as it is when it
+/// names none.
+pub fn read_once(config: &ServerConfig) -> ServerConfig {
+    let mut read = config.clone();
+    read.env_file_read = config
+        .env_file
+        .as_deref()
+        .map(|file| EnvFileRead(std::sync::Arc::new(read_entries(file))));
+    read
+}
+
+/// The variables of `config`'s env file, from its one reading when it has been read
+/// ([`read_once`]), else read now; `None` when it names no file.
+pub fn entries_of(
+    config: &ServerConfig,
+) -> Option<std::result::Result<Vec<(String, String)>, String>> {
+    let file = config.env_file.as_deref()?;
+    Some(match &config.env_file_read {
+        Some(read) => (*read.0).clone(),
+        None => read_entries(file),
     })
 }
 

@@ -46,8 +46,9 @@ impl App {
     }
 
     async fn grant(&self, server: &str, review: &LaunchReview) -> Result<()> {
-        // Bound to what was shown: a definition edited during the review is not trusted.
-        let config = self.configured_server(server)?;
+        // Bound to what was shown: a definition (or env file) edited during the review is not
+        // trusted. One reading of the env file is both checked and trusted.
+        let config = switchboard_protocol::env_file::read_once(&self.configured_server(server)?);
         if launch_digest(&config) != review.digest {
             return Err(Error::new(
                 ErrorCode::ApprovalMismatch,

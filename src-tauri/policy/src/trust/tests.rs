@@ -271,6 +271,24 @@ fn a_server_trusted_before_sandboxing_runs_as_it_did_until_sandboxed() {
     );
 }
 
+/// The check and the spawn share one reading of the env file: a start checked on a reading
+/// keeps that reading's verdict (and the spawn uses the same variables), while the next start
+/// reads the file again and sees the edit.
+#[test]
+fn a_start_is_judged_on_the_one_reading_of_the_env_file_it_spawns_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(".env");
+    std::fs::write(&file, "LOG_LEVEL=debug\n").unwrap();
+    let mut config = server();
+    config.env_file = Some(file.clone());
+    let (_store, trust) = trust();
+    trust.grant("fs", &config).unwrap();
+    let this_start = env_file::read_once(&config);
+    std::fs::write(&file, "LOG_LEVEL=debug\nLD_PRELOAD=/tmp/evil.so\n").unwrap();
+    assert!(trust.admit("fs", &this_start));
+    assert!(!trust.admit("fs", &env_file::read_once(&config)));
+}
+
 #[test]
 fn what_the_env_file_holds_is_trusted_and_an_edit_to_it_asks_again() {
     let dir = tempfile::tempdir().unwrap();

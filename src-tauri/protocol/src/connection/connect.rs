@@ -41,8 +41,13 @@ fn child_env(
     server: &str,
 ) -> Result<BTreeMap<String, String>> {
     let mut env = BTreeMap::new();
-    if let Some(file) = &config.env_file {
-        env.extend(crate::env_file::read(file, server)?);
+    if let (Some(file), Some(read)) = (&config.env_file, crate::env_file::entries_of(config)) {
+        env.extend(read.map_err(|why| {
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("server {server:?}: envFile {}: {why}", file.display()),
+            )
+        })?);
     }
     for (k, v) in &config.env {
         env.insert(k.clone(), secrets::expand(v, store, server)?);
@@ -883,5 +888,30 @@ mod tests {
         config.env_file = Some(dir.path().join("missing.env"));
         let e = child_env(&config, &crate::secrets::MemoryStore::default(), "s").unwrap_err();
         assert_eq!(e.code, ErrorCode::ConfigInvalid);
+    }
+
+    /// The start that was trusted on one reading of the env file spawns with that reading: an
+    /// edit between the trust check and the spawn does not reach the child.
+    #[test]
+    fn a_start_spawns_with_the_env_file_as_it_was_read_for_its_trust_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".env");
+        std::fs::write(&file, "A=1\n").unwrap();
+        let mut config = ServerConfig::stdio("x", vec![]);
+        config.env_file = Some(file.clone());
+        let read = crate::env_file::read_once(&config);
+        std::fs::write(&file, "A=1\nLD_PRELOAD=/tmp/evil.so\n").unwrap();
+        let store = crate::secrets::MemoryStore::default();
+        let env = child_env(&read, &store, "s").unwrap();
+        assert!(!env.contains_key("LD_PRELOAD"), "{env:?}");
+        // Unread, it is read now.
+        let env = child_env(&config, &store, "s").unwrap();
+        assert_eq!(env["LD_PRELOAD"], "/tmp/evil.so");
+        // The reading's Debug names variables, never values.
+        let shown = format!("{:?}", crate::env_file::read_once(&config));
+        assert!(
+            shown.contains("LD_PRELOAD") && !shown.contains("evil"),
+            "{shown}"
+        );
     }
 }
