@@ -7,6 +7,7 @@ import { OpenLink } from "./components/content";
 import { ErrorDetails } from "./components/error-details";
 import type { Error as BackendError } from "./bindings/Error";
 import type { Opened } from "./bindings/Opened";
+import type { SkillForChat } from "./bindings/SkillForChat";
 import { ReviewDialog } from "./components/review-dialog";
 import { SignInWaiting, useSignIn } from "./components/sign-in";
 import { needsSignIn, useHost } from "./host";
@@ -14,6 +15,7 @@ import { ServersScreen } from "./screens/servers";
 import type { ScreenId } from "./shell";
 import { SCREENS } from "./shell";
 import type { ToolSelection } from "./screens/tools";
+import { withSkill } from "./screens/chat/blocks";
 
 // Only the first screen is in the window's first script. The others load when first opened, and
 // with them what only they use (the MCP Apps bridge brings the MCP SDK and zod): the window
@@ -24,6 +26,7 @@ const ToolsScreen = lazy(() => import("./screens/tools").then((m) => ({ default:
 const TasksScreen = lazy(() => import("./screens/tasks").then((m) => ({ default: m.TasksScreen })));
 const ResourcesScreen = lazy(() => import("./screens/resources").then((m) => ({ default: m.ResourcesScreen })));
 const PromptsScreen = lazy(() => import("./screens/prompts").then((m) => ({ default: m.PromptsScreen })));
+const SkillsScreen = lazy(() => import("./screens/skills").then((m) => ({ default: m.SkillsScreen })));
 const RootsScreen = lazy(() => import("./screens/roots").then((m) => ({ default: m.RootsScreen })));
 const ModelsScreen = lazy(() => import("./screens/models").then((m) => ({ default: m.ModelsScreen })));
 const ApprovalsScreen = lazy(() => import("./screens/approvals").then((m) => ({ default: m.ApprovalsScreen })));
@@ -53,6 +56,13 @@ export function App(props: { backend: Backend }) {
   // was showing, the Gallery comes forward with it.
   const [opened, setOpened] = useState<Opened | null>(null);
   const openedTaken = useCallback(() => setOpened(null), []);
+  // Skills loaded for the chat's next message (on the Skills screen, or in the chat): kept here,
+  // so that they wait while another screen shows.
+  const [chatSkills, setChatSkills] = useState<SkillForChat[]>([]);
+  const skillToChat = useCallback((skill: SkillForChat) => {
+    setChatSkills((list) => withSkill(list, skill));
+    setScreen("chat");
+  }, []);
   const { backend } = props;
   useSubscription(
     useCallback(
@@ -133,13 +143,18 @@ export function App(props: { backend: Backend }) {
                   onInstalled={() => void host.reload()}
                 />} />
           ) : null}
-          {screen === "chat" ? <Loaded element={<ChatScreen backend={props.backend} host={host} />} /> : null}
+          {screen === "chat" ? (
+            <Loaded element={<ChatScreen backend={props.backend} host={host} skills={chatSkills} onSkills={setChatSkills} />} />
+          ) : null}
           {screen === "tools" ? (
             <Loaded element={<ToolsScreen backend={props.backend} host={host} selection={tools} onSelect={setTools} />} />
           ) : null}
           {screen === "tasks" ? <Loaded element={<TasksScreen backend={props.backend} />} /> : null}
           {screen === "resources" ? <Loaded element={<ResourcesScreen backend={props.backend} host={host} />} /> : null}
           {screen === "prompts" ? <Loaded element={<PromptsScreen backend={props.backend} host={host} />} /> : null}
+          {screen === "skills" ? (
+            <Loaded element={<SkillsScreen backend={props.backend} host={host} onUseInChat={skillToChat} />} />
+          ) : null}
           {screen === "roots" ? <Loaded element={<RootsScreen backend={props.backend} host={host} />} /> : null}
           {screen === "models" ? <Loaded element={<ModelsScreen backend={props.backend} />} /> : null}
           {screen === "approvals" ? <Loaded element={<ApprovalsScreen backend={props.backend} host={host} />} /> : null}

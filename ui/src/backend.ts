@@ -34,6 +34,8 @@ import type { RootsView } from "./bindings/RootsView";
 import type { ServerConfig } from "./bindings/ServerConfig";
 import type { ServerView } from "./bindings/ServerView";
 import type { SignInInfo } from "./bindings/SignInInfo";
+import type { Skill } from "./bindings/Skill";
+import type { SkillForChat } from "./bindings/SkillForChat";
 import type { TaskView } from "./bindings/TaskView";
 import type {
   AppContextParams,
@@ -124,6 +126,15 @@ export interface Backend {
     value: string,
     context: Record<string, string>,
   ): Promise<Completion>;
+
+  // Skills (the MCP Skills extension): every read is checked against the server's listing, and
+  // content that fails is never used.
+  /** A server's skills, by their entries only: nothing of a skill is read. */
+  listSkills(server: string): Promise<Skill[]>;
+  /** Reads skill `uri` (its SKILL.md), checked, with the content that brings it into a chat. */
+  loadSkill(server: string, uri: string): Promise<SkillForChat>;
+  /** One file of a skill (`skill`: the URI of its SKILL.md) as text, checked. */
+  readSkillFile(server: string, skill: string, uri: string): Promise<string>;
 
   // Roots
   getRoots(): Promise<RootsView>;

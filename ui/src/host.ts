@@ -214,6 +214,25 @@ export function running(servers: ServerView[]): ServerView[] {
   return servers.filter((s) => s.status.state === "running");
 }
 
+/** The capability under which a server offers skills (the MCP Skills extension, SEP-2640). */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
+/** What a screen lists of a server: one of its capabilities, or its skills (an extension). */
+export type Offer = "tools" | "resources" | "prompts" | "skills";
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Whether `server` runs and offers `what`, as its handshake said. */
+export function offers(server: ServerView, what: Offer): boolean {
+  if (server.status.state !== "running") return false;
+  const capabilities = server.status.summary.capabilities;
+  if (what !== "skills") return what in capabilities;
+  const extensions = capabilities["extensions"];
+  return isObject(extensions) && isObject(extensions[SKILLS_EXTENSION]);
+}
+
 /** A short human status line. */
 export function statusText(view: ServerView, now: number, since: number): string {
   const s = view.status;

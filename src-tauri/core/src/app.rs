@@ -14,6 +14,7 @@ pub use gallery::{
     InstallLink, InstallOption, InstallRequest, Listing, Opened, Page, RegistryRef, RegistrySearch,
     UpdateView, pick_choice,
 };
+pub use skills::SkillForChat;
 pub use trust::Confirm;
 
 // Everything the shell and the CLI need besides `App`, in one place: they name nothing of the
@@ -29,7 +30,7 @@ pub use crate::config::import::{ImportPlan, ImportReport};
 pub use crate::config::{
     Config, NetworkSetting, OAuthClient, OAuthGrant, SandboxProfile, SandboxSetting, ServerConfig,
 };
-pub use crate::connection::{CompletionRef, Connection, Live};
+pub use crate::connection::{CompletionRef, Connection, Live, LoadedSkill, Skill, SkillFile};
 pub use crate::elicitation::choices as elicitation_choices;
 pub use crate::events::{CoreEvent, Listener, ServerEvent};
 pub use crate::host::RootsView;
@@ -53,6 +54,7 @@ mod gallery;
 mod mcp_apps;
 mod reviews;
 mod servers;
+mod skills;
 mod tasks;
 mod trust;
 

@@ -32,6 +32,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::handler::Approver;
 mod connect;
 mod request;
+mod skills;
 mod subscriptions;
 mod task_call;
 
@@ -43,6 +44,7 @@ use crate::secrets::SecretStore;
 use crate::transport::CloseReason;
 use crate::transport::task_fields::TaskFields;
 pub use connect::{connect, connect_transport};
+pub use skills::{EXTENSION as SKILLS_EXTENSION, LoadedSkill, Skill, SkillFile};
 pub use task_call::LOST as TASK_LOST;
 
 /// The shortest time a server gets to start and answer the handshake.

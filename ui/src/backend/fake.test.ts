@@ -62,3 +62,27 @@ describe("FakeBackend: MCP Apps views", () => {
     expect(b.calls.map((c) => c.method)).toEqual(["openAppView", "appMessage", "appUpdateContext", "closeAppView", "appReadResource"]);
   });
 });
+
+describe("FakeBackend: skills", () => {
+  const notes = "skill://release-notes/SKILL.md";
+
+  it("offers skills only on a server that says so in its capabilities", async () => {
+    const b = new FakeBackend().addServer("plain").addSkillServer("docs");
+    const [plain, docs] = await b.listServers();
+    expect(plain!.status.state === "running" && "extensions" in plain!.status.summary.capabilities).toBe(false);
+    expect(docs!.status.state === "running" && docs!.status.summary.capabilities["extensions"]).toEqual({
+      "io.modelcontextprotocol/skills": {},
+    });
+    expect(await rejection(b.listSkills("plain"))).toBe("not_supported");
+    expect((await b.listSkills("docs")).map((s) => s.name)).toEqual(["release-notes", "changelog"]);
+  });
+
+  it("reads only the files a skill lists, and refuses one that no longer matches", async () => {
+    const b = new FakeBackend().addSkillServer("docs");
+    const loaded = await b.loadSkill("docs", notes);
+    expect(loaded.content[1]).toEqual({ type: "resource", resource: { uri: notes, mimeType: "text/markdown", text: loaded.loaded.text } });
+    expect(await rejection(b.readSkillFile("docs", notes, "skill://release-notes/../../secrets"))).toBe("server_error");
+    b.skills["docs"]![0]!.tampered = [notes];
+    expect(await rejection(b.loadSkill("docs", notes))).toBe("server_error");
+  });
+});

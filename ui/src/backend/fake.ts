@@ -21,6 +21,8 @@ import type { CallProgress } from "../bindings/CallProgress";
 import type { CoreEvent } from "../bindings/CoreEvent";
 import type { ImportCandidate } from "../bindings/ImportCandidate";
 import { withheldOf } from "./fake-withheld";
+import type { FakeSkill } from "./fake-skills";
+import { fakeSkills, loadFakeSkill, readFakeSkillFile } from "./fake-skills";
 import type { FakeEntry } from "./fake-gallery";
 import { FAKE_BUNDLE, FAKE_OTHER_REGISTRY, FAKE_REGISTRY, fakeRegistry, fakeUpdates, formOf, searchPage, versionsOf } from "./fake-gallery";
 import type { BundleForm } from "../bindings/BundleForm";
@@ -34,8 +36,11 @@ import type { ServerConfig } from "../bindings/ServerConfig";
 import type { ServerStatus } from "../bindings/ServerStatus";
 import type { ServerView } from "../bindings/ServerView";
 import type { SignInInfo } from "../bindings/SignInInfo";
+import type { Skill } from "../bindings/Skill";
+import type { SkillForChat } from "../bindings/SkillForChat";
 import type { TaskView } from "../bindings/TaskView";
 import type { Commands } from "../bindings/Commands";
+import { SKILLS_EXTENSION } from "../host";
 import type {
   AppContextParams,
   AppMessageParams,
@@ -72,14 +77,16 @@ export const APP_TOOLS: Tool[] = [
 
 const NO_PERMISSIONS: AppPermissions = { camera: false, microphone: false, geolocation: false, clipboardWrite: false };
 
-function running(name: string): ServerStatus {
+/** A running server's status; `skills`: it offers skills too. */
+function running(name: string, skills = false): ServerStatus {
+  const extensions = skills ? { extensions: { [SKILLS_EXTENSION]: {} } } : {};
   return {
     state: "running",
     summary: {
       protocolVersion: "2025-11-25",
       transport: "stdio",
       serverInfo: { name, version: "1.0.0" },
-      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} },
+      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {}, ...extensions },
       instructions: `Use ${name} for testing.`,
     },
   };
@@ -109,7 +116,12 @@ export class FakeBackend implements Backend {
     this.calls.push({ method, args });
   }
 
-  addServer(name: string, status: ServerStatus = running(name), config: ServerConfig = { command: "demo", args: [] }) {
+  /** A running status for `name`, with the skills extension when it has skills. */
+  private running(name: string): ServerStatus {
+    return running(name, name in this.skills);
+  }
+
+  addServer(name: string, status: ServerStatus = this.running(name), config: ServerConfig = { command: "demo", args: [] }) {
     const sandbox = config.command ? "sandboxed" : "remote";
     this.servers.push({ name, status, stderrTail: [`${name} started`], config, sandbox, sandboxHint: null, refusedHosts: [] });
     this.roots.servers[name] = null;
@@ -139,7 +151,7 @@ export class FakeBackend implements Backend {
   }
   async startServer(name: string) {
     this.log("startServer", name);
-    this.emit({ type: "status", server: name, status: running(name) });
+    this.emit({ type: "status", server: name, status: this.running(name) });
   }
   async stopServer(name: string) {
     this.log("stopServer", name);
@@ -156,7 +168,7 @@ export class FakeBackend implements Backend {
       this.signingIn = {
         resolve: () => {
           this.signIns[name] ??= { issuer: null, account: null, scopes: [] };
-          this.emit({ type: "status", server: name, status: running(name) });
+          this.emit({ type: "status", server: name, status: this.running(name) });
           resolve();
         },
         reject,
@@ -193,7 +205,7 @@ export class FakeBackend implements Backend {
   trustAnswer = true;
   async trustServer(name: string) {
     this.log("trustServer", name);
-    if (this.trustAnswer) this.emit({ type: "status", server: name, status: running(name) });
+    if (this.trustAnswer) this.emit({ type: "status", server: name, status: this.running(name) });
     return this.trustAnswer;
   }
   async removeServer(name: string) {
@@ -204,7 +216,7 @@ export class FakeBackend implements Backend {
     this.log("setServerEnabled", name, enabled);
     const s = this.find(name);
     s.config = { ...s.config, enabled };
-    s.status = enabled ? running(name) : { state: "disabled" };
+    s.status = enabled ? this.running(name) : { state: "disabled" };
   }
   /** The other hosts' files "found" in their usual places. */
   importFound: ImportCandidate[] = [];
@@ -404,6 +416,38 @@ export class FakeBackend implements Backend {
       city: ["Paris", "Prague", "Lisbon"],
     };
     return { values: (all[argument] ?? []).filter((v) => v.startsWith(value)) };
+  }
+
+  /** The skills of the servers that offer them, by server (`addSkillServer`). */
+  skills: Record<string, FakeSkill[]> = {};
+
+  /** Adds a running server that offers `skills` (the fake's two by default). */
+  addSkillServer(name: string, skills: FakeSkill[] = fakeSkills()) {
+    this.skills[name] = skills;
+    return this.addServer(name);
+  }
+  private heldSkill(server: string, uri: string): FakeSkill {
+    this.find(server);
+    const list = this.skills[server];
+    if (!list) throw { code: "not_supported", message: `server ${JSON.stringify(server)} offers no skills` };
+    const held = list.find((s) => s.skill.uri === uri);
+    if (!held) throw { code: "invalid_input", message: `server ${JSON.stringify(server)} lists no skill ${uri}` };
+    return held;
+  }
+  async listSkills(server: string): Promise<Skill[]> {
+    this.log("listSkills", server);
+    this.find(server);
+    const list = this.skills[server];
+    if (!list) throw { code: "not_supported", message: `server ${JSON.stringify(server)} offers no skills` };
+    return structuredClone(list.map((s) => s.skill));
+  }
+  async loadSkill(server: string, uri: string): Promise<SkillForChat> {
+    this.log("loadSkill", server, uri);
+    return loadFakeSkill(server, this.heldSkill(server, uri));
+  }
+  async readSkillFile(server: string, skill: string, uri: string): Promise<string> {
+    this.log("readSkillFile", server, skill, uri);
+    return readFakeSkillFile(server, this.heldSkill(server, skill), uri);
   }
 
   async getRoots() {
@@ -823,6 +867,7 @@ export function demoBackend(): FakeBackend {
   const b = new FakeBackend({ resources: 100_000 });
   b.extraTools = APP_TOOLS;
   b.addServer("everything");
+  b.addSkillServer("docs");
   b.addServer("filesystem", {
     state: "restarting",
     attempt: 2,

@@ -61,6 +61,10 @@ export const tauriBackend: Backend = {
   complete: async (server, target, argument, value, context) =>
     (await call("complete", { server, target, argument, value, context })).completion,
 
+  listSkills: (server) => call("list_skills", { server }),
+  loadSkill: (server, uri) => call("load_skill", { server, uri }),
+  readSkillFile: (server, skill, uri) => call("read_skill_file", { server, skill, uri }),
+
   getRoots: () => call("get_roots", none),
   setRoots: async (server, paths) => void (await call("set_roots", { server, paths })),
   pickFolder: () => call("pick_folder", none),

@@ -54,6 +54,10 @@ import type { SetEnabled } from "./SetEnabled";
 import type { SetLogLevel } from "./SetLogLevel";
 import type { SetRoots } from "./SetRoots";
 import type { SignInInfo } from "./SignInInfo";
+import type { Skill } from "./Skill";
+import type { SkillFileRef } from "./SkillFileRef";
+import type { SkillForChat } from "./SkillForChat";
+import type { SkillRef } from "./SkillRef";
 import type { TaskRef } from "./TaskRef";
 import type { TaskView } from "./TaskView";
 import type { UpdateView } from "./UpdateView";
@@ -85,6 +89,9 @@ export type Commands = {
   unsubscribe_resource: { args: ResourceUri; result: null };
   list_prompts: { args: ServerName; result: Mcp.Prompt[] };
   get_prompt: { args: GetPrompt; result: Mcp.GetPromptResult };
+  list_skills: { args: ServerName; result: Skill[] };
+  load_skill: { args: SkillRef; result: SkillForChat };
+  read_skill_file: { args: SkillFileRef; result: string };
   complete: { args: Complete; result: { completion: Mcp.Completion } };
   get_roots: { args: NoArgs; result: RootsView };
   pending_reviews: { args: NoArgs; result: Review[] };
@@ -168,6 +175,9 @@ export const COMMAND_NAMES = [
   "unsubscribe_resource",
   "list_prompts",
   "get_prompt",
+  "list_skills",
+  "load_skill",
+  "read_skill_file",
   "complete",
   "get_roots",
   "pending_reviews",

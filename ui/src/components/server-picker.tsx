@@ -2,18 +2,18 @@
 // and how their lists name an item (hidden characters revealed, with a warning).
 import type { ReactNode } from "react";
 import type { ServerView } from "../bindings/ServerView";
-import { running } from "../host";
+import type { Offer } from "../host";
+import { offers, running } from "../host";
 import { Revealed } from "./revealed";
 
 export function ServerPicker(props: {
   servers: ServerView[];
   value: string | null;
   onChange: (name: string) => void;
-  need?: string;
+  need?: Offer;
 }) {
-  const list = running(props.servers).filter((s) =>
-    props.need && s.status.state === "running" ? props.need in s.status.summary.capabilities : true,
-  );
+  const { need } = props;
+  const list = running(props.servers).filter((s) => !need || offers(s, need));
   return (
     <label className="picker">
       <span>Server</span>
@@ -42,10 +42,8 @@ export function ServerPicker(props: {
 }
 
 /** Keeps the picked server valid: the first running one when none is picked yet. */
-export function pickDefault(servers: ServerView[], current: string | null, need?: string): string | null {
-  const list = running(servers).filter((s) =>
-    need && s.status.state === "running" ? need in s.status.summary.capabilities : true,
-  );
+export function pickDefault(servers: ServerView[], current: string | null, need?: Offer): string | null {
+  const list = running(servers).filter((s) => !need || offers(s, need));
   if (current && list.some((s) => s.name === current)) return current;
   return current && servers.some((s) => s.name === current) ? current : (list[0]?.name ?? null);
 }

@@ -1,11 +1,13 @@
 // The Chat: conversations with one of your models, which may call the running servers' tools —
 // only those you approved as they are, each call shown in the approval dialog with its arguments
 // editable, and in the chat as it went out. The tools held back are listed (before the first
-// message too) and can be reviewed here. The composer's "/" palette finds every prompt of every
-// server, "@" attaches a server's resource. Answers stream in. The session's state is
-// chat/session.ts; the parts shown are the other files of chat/.
-import { useMemo } from "react";
+// message too) and can be reviewed here. The composer's "/" palette finds every prompt and skill of
+// every server, "@" attaches a server's resource; a skill loaded on the Skills screen waits in the
+// composer too. Answers stream in. The session's state is chat/session.ts; the parts shown are the
+// other files of chat/.
+import { useMemo, useState } from "react";
 import type { Backend } from "../backend";
+import type { SkillForChat } from "../bindings/SkillForChat";
 import { ErrorBanner } from "../components/error-banner";
 import type { HostState } from "../host";
 import type { ServerTool } from "./chat/calls";
@@ -16,14 +18,20 @@ import { useEverything } from "./chat/everything";
 import { LiveTurn } from "./chat/live";
 import { Message } from "./chat/message";
 import { useChatSession } from "./chat/session";
+import type { ChatSkills } from "./chat/skills";
+import { SkillChips } from "./chat/skills";
 import { UnderCall } from "./chat/under-call";
 import { WithheldReview } from "./chat/withheld";
 
 export { chatCallId, sentArguments } from "./chat/calls";
 export { fuzzyScore } from "./chat/composer";
 
-export function ChatScreen(props: { backend: Backend; host: HostState }) {
+/** `skills`: those loaded for the next message, kept by the window while another screen shows
+ * (else by the chat itself). */
+export function ChatScreen(props: { backend: Backend; host: HostState } & Partial<ChatSkills>) {
   const { backend, host } = props;
+  const own = useState<SkillForChat[]>([]);
+  const [skills, onSkills] = props.skills && props.onSkills ? [props.skills, props.onSkills] : own;
   const tools = useEverything<ServerTool>(host, "tools", async (server) =>
     (await backend.listTools(server)).map((tool) => ({ server, tool })),
   );
@@ -85,6 +93,8 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
               busy={state.busy}
               viewMessages={state.viewMessages}
               onDropViewMessage={(key) => dispatch({ type: "dropViewMessage", key })}
+              skills={skills}
+              onSkills={onSkills}
               viewContexts={state.viewContexts}
               onDropViewContext={(viewId) => dispatch({ type: "dropViewContext", viewId })}
               onSend={(added) => void send(conversation, added)}
@@ -92,10 +102,18 @@ export function ChatScreen(props: { backend: Backend; host: HostState }) {
             />
           </>
         ) : (
-          <p className="muted">
-            Start a chat with one of your models. It can use the running servers' tools you approved (Approvals ›
-            Tool definitions); you approve each call.
-          </p>
+          <>
+            {skills.length ? (
+              <div className="banner ok" data-testid="skills-waiting">
+                <SkillChips skills={skills} onSkills={onSkills} /> will go with your next message: open a conversation or
+                start a New chat.
+              </div>
+            ) : null}
+            <p className="muted">
+              Start a chat with one of your models. It can use the running servers' tools you approved (Approvals ›
+              Tool definitions); you approve each call.
+            </p>
+          </>
         )}
       </section>
     </div>

@@ -88,6 +88,9 @@ command_table! { $
         unsubscribe_resource(ResourceUri) -> () as "null";
         list_prompts(ServerName) -> Vec<Prompt> as "Mcp.Prompt[]";
         get_prompt(GetPrompt) -> GetPromptResult as "Mcp.GetPromptResult";
+        list_skills(ServerName) -> Vec<Skill> as "Skill[]";
+        load_skill(SkillRef) -> SkillForChat as "SkillForChat";
+        read_skill_file(SkillFileRef) -> String as "string";
         complete(Complete) -> CompleteResult as "{ completion: Mcp.Completion }";
         get_roots(NoArgs) -> RootsView as "RootsView";
         pending_reviews(NoArgs) -> Vec<Review> as "Review[]";
@@ -155,6 +158,8 @@ command_table! { $
 /// Result types named in the table that come from the core's bindings.
 const RESULT_TYPES: &[&str] = &[
     "ServerView",
+    "Skill",
+    "SkillForChat",
     "ImportCandidate",
     "ImportPlan",
     "ImportReport",

@@ -124,6 +124,25 @@ pub struct ResourceUri {
     pub uri: String,
 }
 
+/// A skill of a server, by the URI of its `SKILL.md`.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SkillRef {
+    pub server: String,
+    pub uri: String,
+}
+
+/// One file of a skill: `skill` is the URI of its `SKILL.md`, `uri` the file's.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SkillFileRef {
+    pub server: String,
+    pub skill: String,
+    pub uri: String,
+}
+
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]

@@ -18,4 +18,5 @@ mod oauth;
 mod python_sdk;
 mod remote_loss;
 mod sandbox;
+mod skills;
 mod tasks;

@@ -1,18 +1,24 @@
-// The chat's composer: the person's message, with a "/" palette that finds every prompt of every
-// server (fuzzy), fills its arguments with completion and puts its messages into the composer, and
-// "@" that attaches a server's resource. What a tool's view asks to send waits here for the person.
-// Servers' text (and what it put in the composer) is shown with hidden characters revealed.
+// The chat's composer: the person's message, with a "/" palette that finds every prompt and skill
+// of every server (fuzzy) — a prompt's arguments are filled with completion and its messages put
+// into the composer, a skill is loaded to go with the message — and "@" that attaches a server's
+// resource. What a tool's view asks to send waits here for the person. Servers' text (and what it
+// put in the composer) is shown with hidden characters revealed.
 import { useMemo, useRef, useState } from "react";
 import type { Backend } from "../../backend";
+import { errorMessage } from "../../backend";
 import type { NewMessage } from "../../bindings/NewMessage";
 import { decodeTextBlob } from "../../components/content";
+import { ErrorBanner } from "../../components/error-banner";
 import { HiddenMark, Revealed, RevealedCopy } from "../../components/revealed";
 import { hasHidden } from "../../components/visible";
 import type { HostState } from "../../host";
 import type { ContentBlock, GetPromptResult, Prompt, Resource } from "../../mcp";
 import { PromptPanel } from "../prompts";
+import { chatBlock, skillBlocks, withSkill } from "./blocks";
 import type { Json } from "./calls";
 import { useEverything } from "./everything";
+import type { ChatSkills, SkillEntry } from "./skills";
+import { SkillChips, SkillOption } from "./skills";
 import type { ViewContext, ViewMessage } from "./views";
 import { contextBlocks, viewBlocks } from "./views";
 
@@ -75,24 +81,50 @@ function blockLabel(b: ContentBlock): string {
   }
 }
 
-/** A prompt's content block as the model takes it: embedded resources and links become text. */
-function chatBlock(b: Json): Json {
-  if (b.type === "resource") {
-    const r = (b.resource ?? {}) as Json;
-    return typeof r.text === "string"
-      ? { type: "text", text: `Resource ${String(r.uri)}:\n${r.text}` }
-      : { type: "text", text: `Resource ${String(r.uri)} (binary, not shown to the model)` };
-  }
-  if (b.type === "resource_link") return { type: "text", text: `Resource link: ${String(b.uri)}` };
-  return b;
+/** An option of the palette: a prompt or a skill ("/"), or a resource ("@"). */
+type PaletteMatch =
+  | { kind: "prompt"; entry: PromptEntry }
+  | { kind: "skill"; entry: SkillEntry }
+  | { kind: "resource"; entry: ResourceEntry };
+
+/** What an option of the palette says after its server: a prompt's or a skill's description, a
+ * resource's URI. */
+function optionDetail(m: PaletteMatch): string {
+  if (m.kind === "prompt") return m.entry.prompt.description ?? "";
+  return m.kind === "skill" ? m.entry.skill.description : m.entry.resource.uri;
 }
 
-/** An option of the palette: a prompt or a resource. */
-type PaletteMatch = { kind: "prompt"; entry: PromptEntry } | { kind: "resource"; entry: ResourceEntry };
+/** What an option is found by. */
+function searchedText(m: PaletteMatch): string {
+  if (m.kind === "prompt") return `${m.entry.prompt.name} ${m.entry.prompt.title ?? ""} ${m.entry.server}`;
+  return m.kind === "skill" ? `${m.entry.skill.name} ${m.entry.server}` : `${m.entry.resource.name} ${m.entry.resource.uri}`;
+}
 
-/** What an option of the palette says after its server: a prompt's description, a resource's URI. */
-function optionDetail(m: PaletteMatch): string {
-  return m.kind === "prompt" ? (m.entry.prompt.description ?? "") : m.entry.resource.uri;
+/** The options that match `query` best, the best first. */
+function bestMatches(options: PaletteMatch[], query: string): PaletteMatch[] {
+  return options
+    .map((m) => ({ m, s: fuzzyScore(query, searchedText(m)) }))
+    .filter((x) => x.s !== null)
+    .sort((a, b) => (b.s ?? 0) - (a.s ?? 0))
+    .slice(0, 12)
+    .map((x) => x.m);
+}
+
+/** An option's name: a prompt's title and name, a skill's name, or "@" and a resource's name. */
+function OptionLabel(props: { match: PaletteMatch }) {
+  const m = props.match;
+  if (m.kind === "prompt") return <PromptLabel prompt={m.entry.prompt} />;
+  if (m.kind === "skill") return <SkillOption skill={m.entry.skill} />;
+  return (
+    <span className="name">
+      @<Revealed text={m.entry.resource.name} />
+    </span>
+  );
+}
+
+function optionName(m: PaletteMatch): string {
+  if (m.kind === "prompt") return m.entry.prompt.name;
+  return m.kind === "skill" ? m.entry.skill.name : m.entry.resource.uri;
 }
 
 /** A prompt named as the Prompts screen names it: its title, with its name beneath; or its name. */
@@ -129,7 +161,7 @@ async function attach(backend: Backend, entry: ResourceEntry): Promise<Json[]> {
   });
 }
 
-export function Composer(props: {
+export function Composer(props: ChatSkills & {
   backend: Backend;
   host: HostState;
   busy: boolean;
@@ -146,8 +178,14 @@ export function Composer(props: {
   const input = useRef<HTMLTextAreaElement>(null);
   const [picked, setPicked] = useState<PromptEntry | null>(null);
   const [highlight, setHighlight] = useState(0);
+  const [skillProblem, setSkillProblem] = useState<string | null>(null);
+  const [loadingSkill, setLoadingSkill] = useState<string | null>(null);
   const prompts = useEverything<PromptEntry>(host, "prompts", async (server) =>
     (await backend.listPrompts(server)).map((prompt) => ({ server, prompt })),
+  );
+  // Listed only: nothing of a skill is read until it is picked.
+  const skills = useEverything<SkillEntry>(host, "skills", async (server) =>
+    (await backend.listSkills(server)).map((skill) => ({ server, skill })),
   );
   const resources = useEverything<ResourceEntry>(host, "resources", async (server) => {
     // Enough pages to find what people attach, without walking a huge server's whole list.
@@ -166,27 +204,36 @@ export function Composer(props: {
   const at = /(?:^|\s)@(\S*)$/.exec(text)?.[1] ?? null;
   const matches = useMemo(() => {
     if (slash !== null)
-      return prompts
-        .map((p) => ({ p, s: fuzzyScore(slash, `${p.prompt.name} ${p.prompt.title ?? ""} ${p.server}`) }))
-        .filter((x) => x.s !== null)
-        .sort((a, b) => (b.s ?? 0) - (a.s ?? 0))
-        .slice(0, 12)
-        .map((x) => ({ kind: "prompt" as const, entry: x.p }));
-    if (at !== null)
-      return resources
-        .map((r) => ({ r, s: fuzzyScore(at, `${r.resource.name} ${r.resource.uri}`) }))
-        .filter((x) => x.s !== null)
-        .sort((a, b) => (b.s ?? 0) - (a.s ?? 0))
-        .slice(0, 12)
-        .map((x) => ({ kind: "resource" as const, entry: x.r }));
+      return bestMatches(
+        [...prompts.map((entry) => ({ kind: "prompt" as const, entry })), ...skills.map((entry) => ({ kind: "skill" as const, entry }))],
+        slash,
+      );
+    if (at !== null) return bestMatches(resources.map((entry) => ({ kind: "resource" as const, entry })), at);
     return [];
-  }, [slash, at, prompts, resources]);
+  }, [slash, at, prompts, skills, resources]);
+
+  // A skill picked is loaded (its SKILL.md read and checked) to go with the next message.
+  const { onSkills } = props;
+  const takeSkill = (entry: SkillEntry) => {
+    setSkillProblem(null);
+    setLoadingSkill(entry.skill.name);
+    backend
+      .loadSkill(entry.server, entry.skill.uri)
+      .then(
+        (loaded) => onSkills((list) => withSkill(list, loaded)),
+        (e: unknown) => setSkillProblem(errorMessage(e)),
+      )
+      .finally(() => setLoadingSkill(null));
+  };
 
   const choose = (i: number) => {
     const m = matches[i];
     if (!m) return;
     if (m.kind === "prompt") {
       setPicked(m.entry);
+      setText("");
+    } else if (m.kind === "skill") {
+      takeSkill(m.entry);
       setText("");
     } else {
       setAttached((a) => [...a, { label: `@${m.entry.resource.name}`, resource: m.entry }]);
@@ -196,13 +243,15 @@ export function Composer(props: {
   };
 
   const submit = async () => {
-    if (props.busy || (text.trim() === "" && attached.length === 0)) return;
-    const blocks: Json[] = [];
+    if (props.busy || (text.trim() === "" && attached.length === 0 && props.skills.length === 0)) return;
+    // A skill's instructions come before what the person attached and wrote.
+    const blocks: Json[] = props.skills.flatMap(skillBlocks);
     for (const a of attached) blocks.push(...("resource" in a ? await attach(backend, a.resource) : [a.block]));
     if (text.trim() !== "") blocks.push({ type: "text", text: text.trim() });
     props.onSend([{ role: "user", content: [...contextBlocks(props.viewContexts), ...blocks] }]);
     setText("");
     setAttached([]);
+    onSkills([]);
   };
 
   // Into the composer, not sent: the person adds to it and sends it.
@@ -294,20 +343,14 @@ export function Composer(props: {
                 role="option"
                 aria-selected={i === highlight}
                 className={i === highlight ? "item selected" : "item"}
-                data-testid={m.kind === "prompt" ? "palette-prompt-option" : "palette-resource-option"}
-                data-name={m.kind === "prompt" ? m.entry.prompt.name : m.entry.resource.uri}
+                data-testid={`palette-${m.kind}-option`}
+                data-name={optionName(m)}
                 onMouseDown={(e) => {
                   e.preventDefault();
                   choose(i);
                 }}
               >
-                {m.kind === "prompt" ? (
-                  <PromptLabel prompt={m.entry.prompt} />
-                ) : (
-                  <span className="name">
-                    @<Revealed text={m.entry.resource.name} />
-                  </span>
-                )}{" "}
+                <OptionLabel match={m} />{" "}
                 <span className="muted small">
                   <Revealed text={[m.entry.server, optionDetail(m)].filter(Boolean).join(" · ")} />
                 </span>
@@ -316,8 +359,15 @@ export function Composer(props: {
           ))}
         </ul>
       ) : null}
-      {attached.length ? (
+      <ErrorBanner error={skillProblem} testId="composer-error" role="alert" />
+      {loadingSkill ? (
+        <div className="muted" data-testid="skill-loading">
+          <span className="spinner" aria-hidden="true" /> Loading the skill <Revealed text={loadingSkill} />…
+        </div>
+      ) : null}
+      {attached.length || props.skills.length ? (
         <div className="chips" data-testid="attachments">
+          <SkillChips skills={props.skills} onSkills={onSkills} />
           {attached.map((a, i) => (
             <span key={i} className="chip" data-testid="attachment">
               <Revealed text={a.label} />
@@ -333,7 +383,7 @@ export function Composer(props: {
           ref={input}
           data-testid="chat-input"
           rows={3}
-          placeholder="Message the model. / for a server's prompt, @ to attach a resource. Ctrl+Enter sends."
+          placeholder="Message the model. / for a server's prompt or skill, @ to attach a resource. Ctrl+Enter sends."
           value={text}
           onChange={(e) => {
             setText(e.currentTarget.value);

@@ -1,13 +1,17 @@
 // A chat message: its text (markdown when it looks like it), images, the model's tool calls as
-// they went out and their results; hidden characters in any of it shown revealed, with a warning.
+// they went out and their results, and the skills the person sent, by name; hidden characters in
+// any of it shown revealed, with a warning.
 import type { ReactNode } from "react";
 import { Fragment } from "react";
 import type { ChatMessage } from "../../bindings/ChatMessage";
 import { looksLikeMarkdown, Markdown, ZoomableImage } from "../../components/content";
 import { HiddenMark, Revealed } from "../../components/revealed";
 import { hasHidden, reveal } from "../../components/visible";
+import type { Part } from "./blocks";
+import { partsOf } from "./blocks";
 import type { Json } from "./calls";
 import { inputOf, sameJson } from "./calls";
+import { SentSkill } from "./skills";
 
 /** Chat text: rendered (sanitized) markdown when it looks like markdown, else plain paragraphs. */
 export function ChatText(props: { text: string }) {
@@ -100,17 +104,21 @@ export function Message(props: {
 }) {
   const blocks = Array.isArray(props.message.content) ? (props.message.content as Json[]) : [];
   const onlyResults = blocks.length > 0 && blocks.every((b) => b.type === "tool_result");
+  // Only the person's own messages carry skills.
+  const parts: Part[] = props.message.role === "user" ? partsOf(blocks) : blocks.map((block) => ({ block }));
   return (
     <div className={`message ${onlyResults ? "tool" : props.message.role}`} data-testid="chat-message" data-role={props.message.role}>
       <div className="role">{onlyResults ? "tools" : props.message.role}</div>
-      {blocks.map((b, i) =>
-        b.type === "tool_use" ? (
+      {parts.map((p, i) =>
+        "skill" in p ? (
+          <SentSkill key={i} skill={p.skill} blocks={p.blocks} />
+        ) : p.block.type === "tool_use" ? (
           <Fragment key={i}>
-            <ToolUse block={b} sent={props.sentFor(b)} />
-            {props.appFor?.(b)}
+            <ToolUse block={p.block} sent={props.sentFor(p.block)} />
+            {props.appFor?.(p.block)}
           </Fragment>
         ) : (
-          <Block key={i} block={b} />
+          <Block key={i} block={p.block} />
         ),
       )}
     </div>

@@ -14,6 +14,7 @@ import type { CoreEvent } from "../../bindings/CoreEvent";
 import type { NewMessage } from "../../bindings/NewMessage";
 import type { TaskView } from "../../bindings/TaskView";
 import type { AppMessageParams } from "../../mcp";
+import { skillOf } from "./blocks";
 import type { Json, ServerTool } from "./calls";
 import { chatCallId } from "./calls";
 import type { ViewContext, ViewMessage } from "./views";
@@ -250,6 +251,14 @@ export function chatReducer(s: ChatSession, a: ChatAction): ChatSession {
   }
 }
 
+/** A new conversation's title: the first words of its first message, else the skill it brought. */
+export function titleOf(messages: NewMessage[]): string {
+  const blocks = messages.flatMap((m) => m.content as Json[]);
+  const first = blocks.find((b) => b.type === "text" && !skillOf(b));
+  const skill = blocks.map(skillOf).find((m) => m !== null);
+  return String(first?.text ?? (skill ? `Skill ${skill.name}` : "Chat")).slice(0, 60);
+}
+
 /** The chat's session over the backend: `tools` are the running servers' (a change asks again
  * which of them are held back). */
 export function useChatSession(
@@ -322,9 +331,7 @@ export function useChatSession(
       dispatch({ type: "sending", turn: messages[messages.length - 1]?.role === "user" });
       try {
         if (conversation.title === "New chat") {
-          const first = messages.flatMap((m) => m.content as Json[]).find((b) => b.type === "text");
-          const title = String(first?.text ?? "Chat").slice(0, 60);
-          await backend.updateConversation({ ...conversation, title });
+          await backend.updateConversation({ ...conversation, title: titleOf(messages) });
         }
         await backend.sendMessage(conversation.id, messages);
       } catch (e) {

@@ -26,7 +26,10 @@ export function viewLabel(view: AppView, tool: Tool): string {
 export function viewBlocks(label: string, content: ContentBlock[] | undefined, structured?: Record<string, unknown>): Json[] {
   const out: Json[] = [];
   for (const b of content ?? []) {
-    if (b.type === "text" || b.type === "image") out.push(b as unknown as Json);
+    // A text goes as its words alone: nothing a view adds to it can mark it as something else
+    // (a skill's, blocks.ts).
+    if (b.type === "text") out.push({ type: "text", text: b.text });
+    else if (b.type === "image") out.push(b as unknown as Json);
     else out.push({ type: "text", text: `From ${label}: ${JSON.stringify(b)}` });
   }
   if (structured !== undefined) out.push({ type: "text", text: `From ${label}: ${JSON.stringify(structured)}` });

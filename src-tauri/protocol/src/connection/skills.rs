@@ -1,0 +1,526 @@
+//! The client side of the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`).
+//!
+//! A server's skills are listed by their entries only (name, description, the files each
+//! holds): nothing of a skill is fetched ahead of need, not on connecting, listing or showing.
+//! A skill's `SKILL.md` is read when the person loads it, a supporting file when it is asked
+//! for; every read is checked against the entry held (size, then sha256 digest, and for
+//! `SKILL.md` its frontmatter field by field) and content that fails is never used. Only the
+//! files the entry lists are read, only from the server that listed them. All of it is the
+//! server's text: hostile until the person has seen it.
+
+use base64::Engine;
+use rmcp::model::{ClientRequest, CustomRequest, ResourceContents, ServerResult};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use sha2::Digest;
+use ts_rs::TS;
+
+use super::Connection;
+use crate::error::{Error, ErrorCode, Result};
+
+/// The extension's identifier, under `capabilities.extensions`.
+pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
+
+/// The most files and bytes of one skill a host must accept; more is refused.
+pub const MAX_FILES: usize = 512;
+pub const MAX_SKILL_BYTES: u64 = 16 << 20;
+
+/// Bounds on one server's listing.
+const MAX_PAGES: usize = 100;
+const MAX_SKILLS: usize = 10_000;
+
+/// The longest frontmatter read (the YAML between the `---` lines).
+const MAX_FRONTMATTER: usize = 64 * 1024;
+
+/// One skill as its server lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Skill {
+    /// The URI of its `SKILL.md`.
+    pub uri: String,
+    /// `frontmatter.name`.
+    pub name: String,
+    /// `frontmatter.description`.
+    pub description: String,
+    /// The whole frontmatter as the server sent it.
+    #[ts(type = "Record<string, unknown>")]
+    pub frontmatter: Map<String, Value>,
+    /// Every file of the skill (`SKILL.md` too), or `None` when the server says the set is
+    /// dynamic (then only `SKILL.md` is read, checked by its frontmatter alone).
+    pub files: Option<Vec<SkillFile>>,
+}
+
+/// One file of a skill as its entry lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SkillFile {
+    pub uri: String,
+    /// `sha256:` and 64 lowercase hex digits.
+    pub digest: String,
+    /// Bytes.
+    #[ts(type = "number")]
+    pub size: u64,
+}
+
+/// A skill's `SKILL.md`, read and checked.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct LoadedSkill {
+    pub skill: Skill,
+    /// The whole `SKILL.md`, frontmatter included.
+    pub text: String,
+}
+
+impl Connection {
+    /// Whether the server offers skills (declares the extension and resources).
+    pub fn offers_skills(&self) -> bool {
+        let caps = &self.summary().capabilities;
+        caps.get("extensions")
+            .and_then(|e| e.get(EXTENSION))
+            .is_some_and(Value::is_object)
+            && self.has_capability("resources")
+    }
+
+    /// Every skill the server lists, following every cursor. An entry that breaks the
+    /// extension's rules is left out (and logged); the others are kept.
+    pub async fn list_skills(&self) -> Result<Vec<Skill>> {
+        self.require_skills()?;
+        let (mut skills, mut cursor, mut seen) = (Vec::new(), None::<String>, Vec::new());
+        for _ in 0..MAX_PAGES {
+            let params = cursor
+                .as_ref()
+                .map_or(json!({}), |c| json!({ "cursor": c }));
+            let page = self.skills_request("skills/list", params).await?;
+            for entry in page
+                .get("skills")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                match Skill::from_entry(entry) {
+                    Ok(skill) => skills.push(skill),
+                    Err(why) => {
+                        tracing::warn!(server = %self.inner.server, "skill left out: {why}")
+                    }
+                }
+            }
+            if skills.len() > MAX_SKILLS {
+                return Err(self.list_too_long(format!("more than {MAX_SKILLS} skills")));
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => {
+                    if seen.iter().any(|s| s == next) {
+                        return Err(self.list_too_long(format!("the cursor {next:?} twice")));
+                    }
+                    seen.push(next.to_owned());
+                    cursor = Some(next.to_owned());
+                }
+                _ => return Ok(skills),
+            }
+        }
+        Err(self.list_too_long(format!("more than {MAX_PAGES} pages")))
+    }
+
+    /// The server's current entry for the skill whose `SKILL.md` is `uri`.
+    pub async fn get_skill(&self, uri: &str) -> Result<Skill> {
+        self.require_skills()?;
+        let answer = self
+            .skills_request("skills/get", json!({ "uri": uri }))
+            .await?;
+        let entry = answer.get("skill").unwrap_or(&Value::Null);
+        Skill::from_entry(entry).map_err(|why| self.bad_skill(why))
+    }
+
+    /// The entry to check skill `reference` by (the URI of its `SKILL.md`, or its name when
+    /// only one skill of the server has it): the one the server lists, else (a listing may be
+    /// partial) the one it gives for that URI.
+    pub async fn held_skill(&self, reference: &str) -> Result<Skill> {
+        let listed = self.list_skills().await?;
+        if let Some(skill) = listed.iter().find(|s| s.uri == reference) {
+            return Ok(skill.clone());
+        }
+        let named: Vec<&Skill> = listed.iter().filter(|s| s.name == reference).collect();
+        match named.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => self.get_skill(reference).await,
+            many => Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "server {:?} has {} skills named {:?}; give one's URI: {}",
+                    self.inner.server,
+                    many.len(),
+                    crate::visible::reveal(reference),
+                    many.iter()
+                        .map(|s| crate::visible::reveal(&s.uri).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        }
+    }
+
+    /// Reads `skill`'s `SKILL.md` and checks it against the entry: size and digest when the
+    /// entry lists its files, and the frontmatter field by field always. A skill that fails is
+    /// not loaded.
+    pub async fn load_skill(&self, skill: &Skill) -> Result<LoadedSkill> {
+        let bytes = self.read_skill_file(skill, &skill.uri).await?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| self.unverified(skill, &skill.uri, "it is not UTF-8 text"))?;
+        let read = frontmatter(&text).map_err(|why| self.unverified(skill, &skill.uri, &why))?;
+        if read != skill.frontmatter {
+            let field = differing_field(&read, &skill.frontmatter);
+            return Err(self.unverified(
+                skill,
+                &skill.uri,
+                &format!("its frontmatter's {field:?} differs from the listing"),
+            ));
+        }
+        Ok(LoadedSkill {
+            skill: skill.clone(),
+            text,
+        })
+    }
+
+    /// Reads file `uri` of `skill` and checks it against the entry. Only a file the entry lists
+    /// is read (for a dynamic skill, only its `SKILL.md`).
+    pub async fn read_skill_file(&self, skill: &Skill, uri: &str) -> Result<Vec<u8>> {
+        let listed = match &skill.files {
+            Some(files) => files.iter().find(|f| f.uri == uri).cloned(),
+            None if uri == skill.uri => None,
+            None => {
+                return Err(self.unverified(skill, uri, "the skill lists no files to check it by"));
+            }
+        };
+        if skill.files.is_some() && listed.is_none() {
+            return Err(self.unverified(skill, uri, "the skill's listing does not name it"));
+        }
+        let read = self.read_resource(uri).await?;
+        let bytes =
+            contents_bytes(&read.contents, uri).map_err(|why| self.unverified(skill, uri, &why))?;
+        if let Some(file) = listed {
+            check_file(&bytes, &file).map_err(|why| self.unverified(skill, uri, &why))?;
+        } else if bytes.len() as u64 > MAX_SKILL_BYTES {
+            return Err(self.unverified(skill, uri, "it is larger than a skill may be"));
+        }
+        Ok(bytes)
+    }
+
+    fn require_skills(&self) -> Result<()> {
+        if self.offers_skills() {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            format!("server {:?} offers no skills", self.inner.server),
+        ))
+    }
+
+    async fn skills_request(&self, method: &str, params: Value) -> Result<Value> {
+        let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
+        let answer = self.request(request, None).await?;
+        // rmcp decodes a result by its shape: whatever variant it chose, its JSON is the answer.
+        let value = match answer {
+            ServerResult::CustomResult(r) => r.0,
+            other => serde_json::to_value(other).unwrap_or(Value::Null),
+        };
+        Ok(value)
+    }
+
+    fn bad_skill(&self, why: String) -> Error {
+        Error::new(
+            ErrorCode::ServerError,
+            format!(
+                "server {:?} sent a skill Switchboard cannot use: {why}",
+                self.inner.server
+            ),
+        )
+    }
+
+    fn unverified(&self, skill: &Skill, uri: &str, why: &str) -> Error {
+        Error::new(
+            ErrorCode::ServerError,
+            format!(
+                "server {:?}'s skill {:?}: {} was not used: {why}",
+                self.inner.server,
+                crate::visible::reveal(&skill.name),
+                crate::visible::reveal(uri)
+            ),
+        )
+    }
+}
+
+impl Skill {
+    /// A listing entry, if it keeps the extension's rules: a `uri`, a frontmatter with a
+    /// string `name` and `description` (the name, for a `skill://` URI, the last segment of its
+    /// path), and `resources`: `"dynamic"` or at most [`MAX_FILES`] files of at most
+    /// [`MAX_SKILL_BYTES`] together, `SKILL.md` among them, each with a sha256 digest.
+    fn from_entry(entry: &Value) -> std::result::Result<Self, String> {
+        let uri = entry.get("uri").and_then(Value::as_str).ok_or("no uri")?;
+        let frontmatter = entry
+            .get("frontmatter")
+            .and_then(Value::as_object)
+            .ok_or("no frontmatter")?
+            .clone();
+        let text = |k: &str| {
+            frontmatter
+                .get(k)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let name = text("name").ok_or("the frontmatter has no name")?;
+        let description = text("description").ok_or("the frontmatter has no description")?;
+        if let Some(path) = uri.strip_prefix("skill://") {
+            let dir = path
+                .strip_suffix("/SKILL.md")
+                .ok_or("its uri does not end in /SKILL.md")?;
+            if dir.rsplit('/').next() != Some(name.as_str()) {
+                return Err(format!("its uri {uri:?} does not end in its name {name:?}"));
+            }
+        }
+        let files = match entry.get("resources") {
+            Some(Value::String(s)) if s == "dynamic" => None,
+            Some(Value::Array(list)) => Some(listed_files(list, uri)?),
+            _ => return Err("no resources".into()),
+        };
+        Ok(Self {
+            uri: uri.to_owned(),
+            name,
+            description,
+            frontmatter,
+            files,
+        })
+    }
+}
+
+fn listed_files(list: &[Value], skill_md: &str) -> std::result::Result<Vec<SkillFile>, String> {
+    if list.len() > MAX_FILES {
+        return Err(format!("more than {MAX_FILES} files"));
+    }
+    let files: Vec<SkillFile> = list
+        .iter()
+        .map(|f| serde_json::from_value::<SkillFile>(f.clone()).map_err(|e| e.to_string()))
+        .collect::<std::result::Result<_, _>>()?;
+    if files.iter().map(|f| f.size).sum::<u64>() > MAX_SKILL_BYTES {
+        return Err("larger than a skill may be".into());
+    }
+    if let Some(bad) = files.iter().find(|f| hex_digest(&f.digest).is_none()) {
+        return Err(format!("the digest of {:?} is not sha256", bad.uri));
+    }
+    if !files.iter().any(|f| f.uri == skill_md) {
+        return Err("its files do not include its SKILL.md".into());
+    }
+    Ok(files)
+}
+
+/// The 64 lowercase hex digits of a `sha256:` digest.
+fn hex_digest(digest: &str) -> Option<&str> {
+    let hex = digest.strip_prefix("sha256:")?;
+    (hex.len() == 64
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    .then_some(hex)
+}
+
+/// Size first (a mismatch is a failure whatever the digest), then the digest.
+fn check_file(bytes: &[u8], file: &SkillFile) -> std::result::Result<(), String> {
+    if bytes.len() as u64 != file.size {
+        return Err(format!(
+            "it is {} bytes where the listing says {}",
+            bytes.len(),
+            file.size
+        ));
+    }
+    let hash = sha2::Sha256::digest(bytes);
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    if Some(hex.as_str()) != hex_digest(&file.digest) {
+        return Err("its digest differs from the listing".into());
+    }
+    Ok(())
+}
+
+/// The bytes of the one content `uri` names in a `resources/read` answer.
+fn contents_bytes(
+    contents: &[ResourceContents],
+    uri: &str,
+) -> std::result::Result<Vec<u8>, String> {
+    let found = contents
+        .iter()
+        .filter_map(|c| serde_json::to_value(c).ok())
+        .find(|c| c.get("uri").and_then(Value::as_str) == Some(uri))
+        .ok_or("the server's answer holds no content for it")?;
+    if let Some(text) = found.get("text").and_then(Value::as_str) {
+        return Ok(text.as_bytes().to_vec());
+    }
+    let blob = found
+        .get("blob")
+        .and_then(Value::as_str)
+        .ok_or("its content is neither text nor a blob")?;
+    base64::engine::general_purpose::STANDARD
+        .decode(blob)
+        .map_err(|_| "its content is not base64".to_owned())
+}
+
+/// The YAML frontmatter of a `SKILL.md`, as JSON.
+fn frontmatter(text: &str) -> std::result::Result<Map<String, Value>, String> {
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+        .ok_or("it has no frontmatter")?;
+    let end = rest
+        .match_indices("\n---")
+        .map(|(i, _)| i)
+        .find(|&i| matches!(rest[i + 4..].chars().next(), None | Some('\n' | '\r')))
+        .ok_or("its frontmatter does not end")?;
+    let yaml = &rest[..=end];
+    if yaml.len() > MAX_FRONTMATTER {
+        return Err("its frontmatter is too long".into());
+    }
+    let value: Value =
+        serde_yaml_ng::from_str(yaml).map_err(|e| format!("its frontmatter is not YAML: {e}"))?;
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err("its frontmatter is not a mapping".into()),
+    }
+}
+
+/// The first field `a` and `b` disagree on.
+fn differing_field(a: &Map<String, Value>, b: &Map<String, Value>) -> String {
+    a.keys()
+        .chain(b.keys())
+        .find(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MD: &str = "---\nname: pdf\ndescription: Fill PDFs\n---\n\nBody.\n";
+
+    fn digest(bytes: &[u8]) -> String {
+        let hash = sha2::Sha256::digest(bytes);
+        format!(
+            "sha256:{}",
+            hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        )
+    }
+
+    fn entry() -> Value {
+        json!({
+            "uri": "skill://docs/pdf/SKILL.md",
+            "frontmatter": { "name": "pdf", "description": "Fill PDFs" },
+            "resources": [
+                { "uri": "skill://docs/pdf/SKILL.md", "digest": digest(MD.as_bytes()), "size": MD.len() },
+            ],
+        })
+    }
+
+    #[test]
+    fn an_entry_keeps_the_extensions_rules_or_is_left_out() {
+        let skill = Skill::from_entry(&entry()).unwrap();
+        assert_eq!(
+            (skill.name.as_str(), skill.files.as_ref().map(Vec::len)),
+            ("pdf", Some(1))
+        );
+        let mut dynamic = entry();
+        dynamic["resources"] = json!("dynamic");
+        assert_eq!(Skill::from_entry(&dynamic).unwrap().files, None);
+        let broken: [(&str, Value); 6] = [
+            ("uri", json!("skill://docs/other/SKILL.md")),
+            ("uri", json!("skill://docs/pdf/README.md")),
+            ("frontmatter", json!({ "name": "pdf" })),
+            ("resources", Value::Null),
+            (
+                "resources",
+                json!([{ "uri": "skill://docs/pdf/SKILL.md", "digest": "md5:00", "size": 1 }]),
+            ),
+            (
+                "resources",
+                json!([{ "uri": "skill://docs/pdf/x.md", "digest": digest(b""), "size": 0 }]),
+            ),
+        ];
+        for (field, value) in broken {
+            let mut e = entry();
+            e[field] = value.clone();
+            assert!(Skill::from_entry(&e).is_err(), "{field}: {value}");
+        }
+        let mut many = entry();
+        let file = json!({ "uri": "skill://docs/pdf/SKILL.md", "digest": digest(b""), "size": 0 });
+        many["resources"] = Value::Array(vec![file; MAX_FILES + 1]);
+        assert!(Skill::from_entry(&many).is_err());
+        let mut huge = entry();
+        huge["resources"][0]["size"] = json!(MAX_SKILL_BYTES + 1);
+        assert!(Skill::from_entry(&huge).is_err());
+    }
+
+    #[test]
+    fn a_file_is_checked_by_size_then_digest() {
+        let file = SkillFile {
+            uri: "u".into(),
+            digest: digest(b"abc"),
+            size: 3,
+        };
+        assert!(check_file(b"abc", &file).is_ok());
+        assert!(check_file(b"abcd", &file).unwrap_err().contains("4 bytes"));
+        assert!(check_file(b"abd", &file).unwrap_err().contains("digest"));
+        let upper = SkillFile {
+            digest: digest(b"abc").to_uppercase().replace("SHA256", "sha256"),
+            ..file
+        };
+        assert!(
+            check_file(b"abc", &upper).is_err(),
+            "digests are lowercase hex"
+        );
+    }
+
+    #[test]
+    fn the_frontmatter_is_read_as_yaml_between_its_lines() {
+        let read = frontmatter(MD).unwrap();
+        assert_eq!(
+            Value::Object(read),
+            json!({ "name": "pdf", "description": "Fill PDFs" })
+        );
+        let crlf = MD.replace('\n', "\r\n");
+        assert_eq!(frontmatter(&crlf).unwrap()["name"], "pdf");
+        for bad in [
+            "no frontmatter",
+            "---\nname: x\n",
+            "---\n- a list\n---\n",
+            "---\n: :\n  - [\n---\n",
+        ] {
+            assert!(frontmatter(bad).is_err(), "{bad:?}");
+        }
+        let long = format!("---\nname: {}\n---\n", "x".repeat(MAX_FRONTMATTER));
+        assert!(frontmatter(&long).unwrap_err().contains("too long"));
+        // A `---` inside a value does not end it.
+        let inner = "---\nname: a\ndescription: x---y\n---\nbody";
+        assert_eq!(frontmatter(inner).unwrap()["description"], "x---y");
+    }
+
+    /// A few hundred bytes of aliases that would expand to billions of nodes are refused, not
+    /// expanded.
+    #[test]
+    fn an_alias_bomb_in_the_frontmatter_is_refused() {
+        let mut yaml = String::from("---\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let prev = format!("*a{}", i - 1);
+            yaml.push_str(&format!("a{i}: &a{i} [{}]\n", vec![prev; 10].join(", ")));
+        }
+        yaml.push_str("name: n\ndescription: d\n---\n");
+        assert!(frontmatter(&yaml).is_err());
+    }
+
+    #[test]
+    fn the_differing_field_is_named() {
+        let a = frontmatter(MD).unwrap();
+        let mut b = a.clone();
+        b.insert("description".into(), json!("Exfiltrate credentials"));
+        assert_eq!(differing_field(&a, &b), "description");
+        b.remove("description");
+        assert_eq!(differing_field(&a, &b), "description");
+    }
+}
