@@ -37,6 +37,8 @@ import type { SignInInfo } from "./bindings/SignInInfo";
 import type { Skill } from "./bindings/Skill";
 import type { SkillForChat } from "./bindings/SkillForChat";
 import type { TaskView } from "./bindings/TaskView";
+import type { ToolSet } from "./bindings/ToolSet";
+import type { ToolSwitchesView } from "./bindings/ToolSwitchesView";
 import type {
   AppContextParams,
   AppMessageParams,
@@ -167,6 +169,18 @@ export interface Backend {
   withheldTools(): Promise<WithheldTool[]>;
   /** Pins the reviewed items as shown (each with its digest); refused if one changed meanwhile. */
   approvePins(server: string, items: PinChoice[]): Promise<number>;
+
+  // What the chat's model is offered, as the person shapes it (the person can still call every
+  // tool on the Tools screen).
+  /** The tools switched off for the model, the servers whose new tools start off, and the tool sets. */
+  toolSwitches(): Promise<ToolSwitchesView>;
+  /** Switches one tool on or off for the model. */
+  setToolEnabled(server: string, tool: string, enabled: boolean): Promise<void>;
+  /** Whether a server's tools not seen yet start on or off for the model (tools seen keep theirs). */
+  setNewToolsEnabled(server: string, enabled: boolean): Promise<void>;
+  /** Creates or replaces a tool set (its name trimmed: 1 to 64 characters, no control characters). */
+  saveToolSet(set: ToolSet): Promise<void>;
+  deleteToolSet(name: string): Promise<void>;
 
   // LLM providers (keys go to the OS keychain and never come back)
   listProviders(): Promise<ProviderSettings[]>;

@@ -39,6 +39,10 @@ pub struct Config {
     /// when empty, the official MCP Registry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub registries: Vec<String>,
+    /// Above how many tools a chat's model searches the tools instead of being offered them all
+    /// (default 40).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_search_above: Option<usize>,
     /// Keys Switchboard does not know, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
@@ -529,6 +533,23 @@ const MAX_SECS: u64 = 7 * 24 * 3600;
 /// The largest message a server may be allowed: 1 GiB.
 const MAX_MESSAGE_BYTES: u64 = 1 << 30;
 
+/// The top-level field `key` of the file, taken out of `root`; `None` when absent or null.
+fn take<T: serde::de::DeserializeOwned>(
+    root: &mut Map<String, Value>,
+    key: &str,
+    file: &Path,
+) -> Result<Option<T>> {
+    match root.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v).map(Some).map_err(|e| {
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("{}: field `{key}`: {e}", file.display()),
+            )
+        }),
+    }
+}
+
 fn invalid_field(file: &Path, server: &str, field: &str, why: String) -> Error {
     Error::new(
         ErrorCode::ConfigInvalid,
@@ -580,18 +601,14 @@ impl Config {
             }
         };
         let mut config = Config {
-            roots: match root.remove("roots") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(v) => serde_json::from_value(v).map_err(|e| {
-                    Error::new(
-                        ErrorCode::ConfigInvalid,
-                        format!("{}: field `roots`: {e}", file.display()),
-                    )
-                })?,
-            },
-            extra: root,
-            ..Config::default()
+            roots: take(&mut root, "roots", file)?.unwrap_or_default(),
+            audit_retention_days: take(&mut root, "auditRetentionDays", file)?,
+            registries: take(&mut root, "registries", file)?.unwrap_or_default(),
+            tool_search_above: take(&mut root, "toolSearchAbove", file)?,
+            mcp_servers: IndexMap::new(),
+            extra: Map::new(),
         };
+        config.extra = root;
         for (name, value) in servers {
             let server: ServerConfig = serde_path_to_error::deserialize(value).map_err(|e| {
                 let field = e.path().to_string();
@@ -707,6 +724,24 @@ mod tests {
         }
         let fine = r#"{"mcpServers":{"s":{"command":"x","maxMessageBytes":1073741824}}}"#;
         assert!(Config::parse(fine, p()).is_ok());
+    }
+
+    /// The top-level settings are read from the file (they were once left among the unknown
+    /// keys) and written back where they were.
+    #[test]
+    fn the_top_level_settings_are_read_and_kept() {
+        let text = r#"{"mcpServers":{},"registries":["https://r.example"],"auditRetentionDays":3,
+                       "toolSearchAbove":12,"x-mine":true}"#;
+        let c = Config::parse(text, p()).unwrap();
+        assert_eq!(c.registries, ["https://r.example"]);
+        assert_eq!(c.audit_retention_days, Some(3));
+        assert_eq!(c.tool_search_above, Some(12));
+        assert_eq!(c.extra.keys().collect::<Vec<_>>(), ["x-mine"]);
+        let written: Value = serde_json::to_value(&c).unwrap();
+        assert_eq!(written["toolSearchAbove"], 12);
+        assert_eq!(written["x-mine"], true);
+        let e = Config::parse(r#"{"toolSearchAbove":"many"}"#, p()).unwrap_err();
+        assert!(e.message.contains("field `toolSearchAbove`"), "{e}");
     }
 
     #[test]

@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0008_keychain_index.sql"),
     include_str!("store/migrations/0009_unsandboxed.sql"),
     include_str!("store/migrations/0010_registry_cache.sql"),
+    include_str!("store/migrations/0011_tool_switches.sql"),
 ];
 
 /// The file name of the database inside the data directory.

@@ -25,7 +25,7 @@ use switchboard_core::app::requests::ImportApply;
 use switchboard_core::app::{App, AppBuilder};
 use switchboard_core::app::{CompletionRef, Connection, Live};
 use switchboard_core::app::{Config, NetworkSetting, SandboxProfile, SandboxSetting, ServerConfig};
-use switchboard_core::app::{Models, Provider, ProviderKind};
+use switchboard_core::app::{Models, OfferedTool, Provider, ProviderKind, ToolIndex, tokens};
 use switchboard_core::{Error, ErrorCode, Result};
 
 const EXIT_CODES: &str = "\
@@ -177,12 +177,32 @@ enum RegistryAction {
 enum Command {
     /// Connect to every enabled server; one JSON line each.
     Servers,
-    /// List tools (all pages).
+    /// List tools (all pages); `--all` lists every enabled configured server's (starting each),
+    /// `--tokens` prints what each tool's definition costs a model in tokens, then each server's
+    /// total, instead of the definitions.
     Tools {
         #[command(flatten)]
         target: Target,
+        /// Every enabled configured server.
+        #[arg(long)]
+        all: bool,
+        /// Tokens per tool and per server, counted for `--model` (default gpt-4o).
+        #[arg(long)]
+        tokens: bool,
         #[arg(value_name = "SERVER")]
         rest: Vec<String>,
+    },
+    /// Find tools by what they do, over every enabled configured server's tools that are on for
+    /// the model: one JSON line per hit (server, tool, score), best first. Starts each server.
+    FindTools {
+        /// What the tool should do, in words.
+        query: String,
+        /// How many tools to print.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Seconds to wait for each server.
+        #[arg(long)]
+        timeout: Option<u64>,
     },
     /// Call a tool: `call <server> TOOL [--args JSON]`.
     Call {
@@ -521,6 +541,69 @@ impl Session {
     }
 }
 
+/// `tools` as JSON lines: each definition (with its server), or with `tokens_for` a model,
+/// what each costs that model in tokens and then each server's total.
+fn print_tools(tools: &[OfferedTool], tokens_for: Option<&str>) -> Result<ExitCode> {
+    let Some(model) = tokens_for else {
+        for t in tools {
+            print_line(&json!({ "server": t.server, "tool": t.definition }))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let tokenizer = tokens::tokenizer_for(model);
+    let counted = tokens::tool_tokens(tokenizer, tools);
+    let mut servers: Vec<(String, u64, usize)> = Vec::new();
+    for t in &counted {
+        print_line(&json!({ "server": t.server, "tool": t.tool, "tokens": t.tokens }))?;
+        match servers.iter_mut().find(|(s, _, _)| *s == t.server) {
+            Some((_, sum, n)) => (*sum, *n) = (*sum + t.tokens, *n + 1),
+            None => servers.push((t.server.clone(), t.tokens, 1)),
+        }
+    }
+    for (server, sum, n) in servers {
+        print_line(
+            &json!({ "server": server, "tools": n, "tokens": sum, "tokenizer": tokenizer }),
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tools of every enabled configured server, each started for the asking; a server that
+/// cannot be reached is left out, and said so in the log (`-v`).
+async fn every_servers_tools(
+    session: &Session,
+    timeout: Option<Duration>,
+) -> Result<Vec<OfferedTool>> {
+    let config = session.config()?;
+    let mut tools = Vec::new();
+    for name in config
+        .mcp_servers
+        .iter()
+        .filter(|(_, s)| s.enabled)
+        .map(|(n, _)| n)
+    {
+        let live = match session.app.connect_configured(name, &[], timeout).await {
+            Ok(live) => live,
+            Err(e) => {
+                tracing::warn!(server = %name, "left out: {}", e.message);
+                continue;
+            }
+        };
+        match live.connection.list_tools().await {
+            Ok(list) => tools.extend(list.into_iter().filter_map(|t| {
+                Some(OfferedTool {
+                    server: name.clone(),
+                    definition: serde_json::to_value(t).ok()?,
+                    instructions: None,
+                })
+            })),
+            Err(e) => tracing::warn!(server = %name, "left out: {}", e.message),
+        }
+        live.shutdown().await;
+    }
+    Ok(tools)
+}
+
 /// A server that requires sign-in, or more access than was granted, says how to sign in.
 fn login_hint(mut e: Error, server: &str) -> Error {
     let login = format!("switchboard-cli login {}", shell_words::quote(server));
@@ -688,14 +771,54 @@ async fn run(cli: Cli) -> Result<ExitCode> {
     let session = Session::new(&cli).await?;
     match &cli.command {
         Command::Servers => servers(&session).await,
-        Command::Tools { target, rest } => {
+        Command::Tools {
+            target,
+            all,
+            tokens,
+            rest,
+        } => {
+            let model = cli.model.as_deref().unwrap_or("gpt-4o");
+            if *all {
+                let timeout = target.timeout.map(Duration::from_secs);
+                let tools = every_servers_tools(&session, timeout).await?;
+                return print_tools(&tools, tokens.then_some(model));
+            }
             with_connection(&session, target, rest, async |c, _| {
-                for t in c.list_tools().await? {
-                    print_line(&t)?;
+                let tools = c.list_tools().await?;
+                if !*tokens {
+                    for t in tools {
+                        print_line(&t)?;
+                    }
+                    return Ok(ExitCode::SUCCESS);
                 }
-                Ok(ExitCode::SUCCESS)
+                let offered: Vec<OfferedTool> = tools
+                    .into_iter()
+                    .filter_map(|t| {
+                        Some(OfferedTool {
+                            server: c.summary().server_info["name"]
+                                .as_str()
+                                .unwrap_or("server")
+                                .to_owned(),
+                            definition: serde_json::to_value(t).ok()?,
+                            instructions: None,
+                        })
+                    })
+                    .collect();
+                print_tools(&offered, Some(model))
             })
             .await
+        }
+        Command::FindTools {
+            query,
+            limit,
+            timeout,
+        } => {
+            let tools = every_servers_tools(&session, timeout.map(Duration::from_secs)).await?;
+            let tools = session.app.tools_for_model(tools).await?;
+            for hit in ToolIndex::new(&tools).search(query, *limit) {
+                print_line(&hit)?;
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Call { target, args, rest } => {
             let args = parse_json_arg("--args", args.as_deref())?;

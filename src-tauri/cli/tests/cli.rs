@@ -214,6 +214,70 @@ fn skills_are_listed_and_one_is_loaded_by_name() {
     );
 }
 
+/// `find-tools` ranks the tools of every enabled configured server by what they do: real
+/// servers (everything, filesystem, memory), the best match first, one JSON line per hit; and
+/// `tools --all --tokens` says what their definitions cost a model, per tool and per server.
+#[test]
+fn find_tools_ranks_every_servers_tools_by_what_they_do() {
+    let home = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let bin = |name: &str| fixture(&format!("node_modules/.bin/{name}"));
+    let config = home.path().join("config.json");
+    let definition = serde_json::json!({ "mcpServers": {
+        "everything": { "command": bin("mcp-server-everything"), "args": ["stdio"], "sandbox": false },
+        "files": { "command": bin("mcp-server-filesystem"), "args": [files.path()], "sandbox": false },
+        "memory": { "command": bin("mcp-server-memory"), "sandbox": false },
+        "off": { "command": "/nonexistent/server", "disabled": true },
+    }});
+    std::fs::write(&config, definition.to_string()).unwrap();
+    for server in ["everything", "files", "memory"] {
+        trust(home.path(), &config, server);
+    }
+    let find = |query: &str| {
+        let o = command(home.path(), &["find-tools", query, "--limit", "3"])
+            .env("SWITCHBOARD_CONFIG", &config)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        stdout_lines(&o)
+    };
+    let hits = find("read the contents of a text file");
+    assert!(hits.len() <= 3 && !hits.is_empty(), "{hits:?}");
+    assert_eq!(hits[0]["server"], "files", "{hits:?}");
+    assert!(
+        hits[0]["tool"].as_str().unwrap().starts_with("read"),
+        "{hits:?}"
+    );
+    assert!(hits[0]["score"].as_f64().unwrap() >= hits.last().unwrap()["score"].as_f64().unwrap());
+    let hits = find("create entities in the knowledge graph");
+    assert_eq!(
+        (hits[0]["server"].as_str(), hits[0]["tool"].as_str()),
+        (Some("memory"), Some("create_entities")),
+        "{hits:?}"
+    );
+
+    // What each tool's definition costs, and each server's total of them.
+    let o = command(home.path(), &["tools", "--all", "--tokens"])
+        .env("SWITCHBOARD_CONFIG", &config)
+        .output()
+        .unwrap();
+    let lines = stdout_lines(&o);
+    let (tools, totals): (Vec<_>, Vec<_>) = lines.iter().partition(|l| l.get("tool").is_some());
+    assert_eq!(totals.len(), 3, "{totals:?}");
+    for total in &totals {
+        let server = total["server"].as_str().unwrap();
+        let of: Vec<_> = tools.iter().filter(|t| t["server"] == server).collect();
+        let sum: u64 = of.iter().map(|t| t["tokens"].as_u64().unwrap()).sum();
+        assert_eq!(total["tokens"].as_u64(), Some(sum), "{server}");
+        assert_eq!(total["tools"].as_u64(), Some(of.len() as u64), "{server}");
+        assert_eq!(total["tokenizer"], "o200kBase");
+        assert!(
+            of.iter().all(|t| t["tokens"].as_u64().unwrap() > 5),
+            "{of:?}"
+        );
+    }
+}
+
 #[test]
 fn errors_are_one_line_with_a_stable_code_and_exit_code() {
     let o = cli(&["tools", "nope"]);

@@ -24,7 +24,9 @@ pub use crate::approvals::{Review, ReviewKind, Reviewer, Verdict};
 pub use crate::audit::{AuditEntry, AuditQuery};
 pub use crate::auth::loopback::{Loopback, Open};
 pub use crate::auth::{Authorizer, MAX_AUTHORIZATIONS, SignInInfo, challenge_scopes};
-pub use crate::chat::{Conversation, ConversationView, WithheldTool};
+pub use crate::chat::search::{Hit, ToolIndex};
+pub use crate::chat::tokens;
+pub use crate::chat::{Conversation, ConversationView, OfferedTool, WithheldTool};
 pub use crate::config::import::locations::{self as import_locations, ImportCandidate};
 pub use crate::config::import::{ImportPlan, ImportReport};
 pub use crate::config::{
@@ -44,6 +46,7 @@ pub use crate::providers::{Models, Provider, ProviderKind};
 pub use crate::secrets::{KEYCHAIN_FIX, Keychain, MemoryStore};
 pub use crate::servers::ServerView;
 pub use crate::tasks::TaskView;
+pub use crate::tool_switches::{ToolRef, ToolSet, ToolSwitchesView};
 pub use crate::trust::{LaunchReview, TrustVerdict};
 pub use crate::visible::{reveal, reveal_json};
 

@@ -10,7 +10,9 @@
 //! can be tried without a key.
 
 mod partial;
+pub mod search;
 mod store;
+pub mod tokens;
 mod tools;
 mod turn;
 
@@ -18,7 +20,7 @@ pub use crate::events::{ChatMessage, WithheldReason, WithheldTool};
 pub use store::{Chats, Conversation, ConversationView};
 #[cfg(test)]
 pub(crate) use tools::MAX_TOOL_NAME;
-pub use tools::{OfferedTool, ToolNames, ToolSource, accepted};
+pub use tools::{OfferedTool, ToolNames, ToolSource, accepted, chosen};
 #[cfg(test)]
 pub(crate) use turn::STOPPED;
 pub use turn::{

@@ -17,5 +17,7 @@ pub use switchboard_base::{Error, ErrorCode, Result};
 // the shell and the CLI use `app`, which re-exports what they need (a test checks); tests reach
 // the lower crates directly.
 use switchboard_base::{canonical, config, error, events, logging, paths, secrets, store, visible};
-use switchboard_policy::{approvals, audit, elicitation, pins, providers, sampling, trust};
+use switchboard_policy::{
+    approvals, audit, elicitation, pins, providers, sampling, tool_switches, trust,
+};
 use switchboard_protocol::{auth, catalog, connection, egress, handler, mcp_apps, process, tasks};

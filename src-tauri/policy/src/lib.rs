@@ -10,6 +10,7 @@ pub mod pins;
 pub mod providers;
 pub mod rate;
 pub mod sampling;
+pub mod tool_switches;
 pub mod trust;
 
 // The layers below under the names the modules of this crate use for them.

@@ -86,3 +86,28 @@ describe("FakeBackend: skills", () => {
     expect(await rejection(b.loadSkill("docs", notes))).toBe("server_error");
   });
 });
+
+describe("FakeBackend: tool switches and sets", () => {
+  it("keeps the switches and sets as the core does: names trimmed and checked, members once each", async () => {
+    const b = new FakeBackend();
+    await b.setToolEnabled("s", "b", false);
+    await b.setToolEnabled("s", "a", false);
+    await b.setToolEnabled("s", "b", true);
+    await b.setNewToolsEnabled("s", false);
+    const echo = { server: "s", tool: "echo" };
+    await b.saveToolSet({ name: "  Zed ", members: [echo, { server: "r", tool: "x" }, echo] });
+    await b.saveToolSet({ name: "Alpha", members: [] });
+    expect(await b.toolSwitches()).toEqual({
+      off: [{ server: "s", tool: "a" }],
+      newToolsOff: ["s"],
+      sets: [
+        { name: "Alpha", members: [] },
+        { name: "Zed", members: [{ server: "r", tool: "x" }, echo] },
+      ],
+    });
+    expect(await rejection(b.saveToolSet({ name: "tab\there", members: [] }))).toBe("invalid_input");
+    expect(await rejection(b.saveToolSet({ name: "   ", members: [] }))).toBe("invalid_input");
+    await b.deleteToolSet("Zed");
+    expect((await b.toolSwitches()).sets.map((s) => s.name)).toEqual(["Alpha"]);
+  });
+});

@@ -20,6 +20,7 @@ import type { Verdict } from "../bindings/Verdict";
 import type { CallProgress } from "../bindings/CallProgress";
 import type { CoreEvent } from "../bindings/CoreEvent";
 import type { ImportCandidate } from "../bindings/ImportCandidate";
+import { FakeSwitches } from "./fake-switches";
 import { withheldOf } from "./fake-withheld";
 import type { FakeSkill } from "./fake-skills";
 import { fakeSkills, loadFakeSkill, readFakeSkillFile } from "./fake-skills";
@@ -39,6 +40,7 @@ import type { SignInInfo } from "../bindings/SignInInfo";
 import type { Skill } from "../bindings/Skill";
 import type { SkillForChat } from "../bindings/SkillForChat";
 import type { TaskView } from "../bindings/TaskView";
+import type { ToolSet } from "../bindings/ToolSet";
 import type { Commands } from "../bindings/Commands";
 import { SKILLS_EXTENSION } from "../host";
 import type {
@@ -541,6 +543,30 @@ export class FakeBackend implements Backend {
     return items.length;
   }
 
+  /** The switches and sets of what the model is offered (the fake chat does not apply them). */
+  switches = new FakeSwitches();
+
+  async toolSwitches() {
+    this.log("toolSwitches");
+    return this.switches.view();
+  }
+  async setToolEnabled(server: string, tool: string, enabled: boolean) {
+    this.log("setToolEnabled", server, tool, enabled);
+    this.switches.setTool(server, tool, enabled);
+  }
+  async setNewToolsEnabled(server: string, enabled: boolean) {
+    this.log("setNewToolsEnabled", server, enabled);
+    this.switches.setNewTools(server, enabled);
+  }
+  async saveToolSet(set: ToolSet) {
+    this.log("saveToolSet", structuredClone(set));
+    this.switches.saveSet(set);
+  }
+  async deleteToolSet(name: string) {
+    this.log("deleteToolSet", name);
+    this.switches.deleteSet(name);
+  }
+
   conversations: { conversation: Conversation; messages: ChatMessage[] }[] = [];
   /** What the fake model answers: text, or a function of the conversation so far. */
   answer: (messages: ChatMessage[]) => unknown[] = () => [{ type: "text", text: "Hello from the model." }];
@@ -575,6 +601,7 @@ export class FakeBackend implements Backend {
     return conversation;
   }
   async updateConversation(conversation: Conversation) {
+    this.log("updateConversation", structuredClone(conversation));
     this.conv(conversation.id).conversation = { ...conversation };
   }
   async deleteConversation(id: string) {

@@ -80,6 +80,11 @@ export const tauriBackend: Backend = {
   reviewPins: (server) => call("review_pins", { server }),
   withheldTools: () => call("withheld_tools", none),
   approvePins: (server, items) => call("approve_pins", { server, items }),
+  toolSwitches: () => call("tool_switches", none),
+  setToolEnabled: async (server, tool, enabled) => void (await call("set_tool_enabled", { server, tool, enabled })),
+  setNewToolsEnabled: async (server, enabled) => void (await call("set_new_tools_enabled", { server, enabled })),
+  saveToolSet: async (set) => void (await call("save_tool_set", set)),
+  deleteToolSet: async (name) => void (await call("delete_tool_set", { name })),
 
   listProviders: () => call("list_providers", none),
   saveProvider: async (settings, apiKey) => void (await call("save_provider", { settings, apiKey })),

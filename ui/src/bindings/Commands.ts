@@ -52,7 +52,9 @@ import type { ServerName } from "./ServerName";
 import type { ServerView } from "./ServerView";
 import type { SetEnabled } from "./SetEnabled";
 import type { SetLogLevel } from "./SetLogLevel";
+import type { SetNewToolsEnabled } from "./SetNewToolsEnabled";
 import type { SetRoots } from "./SetRoots";
+import type { SetToolEnabled } from "./SetToolEnabled";
 import type { SignInInfo } from "./SignInInfo";
 import type { Skill } from "./Skill";
 import type { SkillFileRef } from "./SkillFileRef";
@@ -60,6 +62,9 @@ import type { SkillForChat } from "./SkillForChat";
 import type { SkillRef } from "./SkillRef";
 import type { TaskRef } from "./TaskRef";
 import type { TaskView } from "./TaskView";
+import type { ToolSet } from "./ToolSet";
+import type { ToolSetName } from "./ToolSetName";
+import type { ToolSwitchesView } from "./ToolSwitchesView";
 import type { UpdateView } from "./UpdateView";
 import type { Url } from "./Url";
 import type { ViewId } from "./ViewId";
@@ -107,6 +112,11 @@ export type Commands = {
   provider_models: { args: ProviderId; result: string[] };
   review_pins: { args: ServerName; result: PinItem[] };
   withheld_tools: { args: NoArgs; result: WithheldTool[] };
+  tool_switches: { args: NoArgs; result: ToolSwitchesView };
+  set_tool_enabled: { args: SetToolEnabled; result: null };
+  set_new_tools_enabled: { args: SetNewToolsEnabled; result: null };
+  save_tool_set: { args: ToolSet; result: null };
+  delete_tool_set: { args: ToolSetName; result: null };
   approve_pins: { args: ApprovePins; result: number };
   list_conversations: { args: NoArgs; result: Conversation[] };
   get_conversation: { args: ConversationId; result: ConversationView };
@@ -193,6 +203,11 @@ export const COMMAND_NAMES = [
   "provider_models",
   "review_pins",
   "withheld_tools",
+  "tool_switches",
+  "set_tool_enabled",
+  "set_new_tools_enabled",
+  "save_tool_set",
+  "delete_tool_set",
   "approve_pins",
   "list_conversations",
   "get_conversation",

@@ -21,4 +21,9 @@ auditRetentionDays?: number | null,
  * The registries the gallery lists servers from (base URLs), the first being the default;
  * when empty, the official MCP Registry.
  */
-registries?: Array<string>, };
+registries?: Array<string>, 
+/**
+ * Above how many tools a chat's model searches the tools instead of being offered them all
+ * (default 40).
+ */
+toolSearchAbove?: number | null, };

@@ -7,4 +7,8 @@ export type Conversation = { id: string, title: string,
 /**
  * The provider and model the next turn goes to.
  */
-provider: string, model: string, updatedMs: number, };
+provider: string, model: string, updatedMs: number, 
+/**
+ * The tool sets the model is offered tools from; absent: every tool switched on.
+ */
+toolSets?: Array<string>, };

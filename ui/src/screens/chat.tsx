@@ -3,8 +3,9 @@
 // editable, and in the chat as it went out. The tools held back are listed (before the first
 // message too) and can be reviewed here. The composer's "/" palette finds every prompt and skill of
 // every server, "@" attaches a server's resource; a skill loaded on the Skills screen waits in the
-// composer too. Answers stream in. The session's state is chat/session.ts; the parts shown are the
-// other files of chat/.
+// composer too. The header says which tools the model is offered: every tool switched on, or
+// those of the tool sets chosen for the conversation. Answers stream in. The session's state is
+// chat/session.ts; the parts shown are the other files of chat/.
 import { useMemo, useState } from "react";
 import type { Backend } from "../backend";
 import type { SkillForChat } from "../bindings/SkillForChat";
@@ -18,6 +19,7 @@ import { useEverything } from "./chat/everything";
 import { LiveTurn } from "./chat/live";
 import { Message } from "./chat/message";
 import { useChatSession } from "./chat/session";
+import { ToolChoice } from "./chat/tool-choice";
 import type { ChatSkills } from "./chat/skills";
 import { SkillChips } from "./chat/skills";
 import { UnderCall } from "./chat/under-call";
@@ -64,7 +66,13 @@ export function ChatScreen(props: { backend: Backend; host: HostState } & Partia
               models={list.models}
               onModel={(choice) => void list.changeModel(conversation, choice)}
               onDelete={() => void list.remove(conversation)}
-            />
+            >
+              <ToolChoice
+                backend={backend}
+                conversation={conversation}
+                onChange={(toolSets) => void list.changeToolSets(conversation, toolSets)}
+              />
+            </ConversationHeader>
             <div className="messages" data-testid="chat-messages">
               {state.messages.map((m) => (
                 <Message

@@ -2,6 +2,8 @@
 // argument form from the input schema, calls with progress and cancel, and every kind of result.
 // What the person typed and each tool's last call are kept while other screens are shown. The
 // server's text (names, titles, descriptions, progress) is shown with hidden characters revealed.
+// Beside each tool, whether the chat's model is offered it, and per server what its new tools start
+// as; "Tool sets" opens the named sets of tools a chat may be limited to (tools/).
 import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Backend } from "../backend";
 import { errorMessage, isBackendError } from "../backend";
@@ -18,6 +20,10 @@ import { ItemLabel, pickDefault, ServerPicker } from "../components/server-picke
 import type { CallProgress } from "../bindings/CallProgress";
 import type { TaskView } from "../bindings/TaskView";
 import { taskStatusText } from "./tasks";
+import { ModelSwitch, NewToolsSwitch } from "./tools/model-switch";
+import type { Switches } from "./tools/switches";
+import { useSwitches } from "./tools/switches";
+import { ToolSetsPanel } from "./tools/tool-sets";
 import type { HostState } from "../host";
 import type { CallToolResult, Tool } from "../mcp";
 
@@ -153,13 +159,16 @@ export function ToolsScreen(props: {
   const memory = memoryOf(backend);
   const [tools, setTools] = useState<Tool[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [setsOpen, setSetsOpen] = useState(false);
   const search = useSyncExternalStore(memory.subscribe, () => memory.search);
   const picked = pickDefault(host.servers, selection.server, "tools");
   const selected = picked ? (selection.tools[picked] ?? null) : null;
   const setSelected = (name: string) => {
+    setSetsOpen(false);
     if (picked) props.onSelect({ server: picked, tools: { ...selection.tools, [picked]: name } });
   };
   const revision = picked ? (host.catalog[picked] ?? 0) : 0;
+  const switches = useSwitches(backend, revision);
 
   useEffect(() => {
     if (!picked) {
@@ -187,6 +196,9 @@ export function ToolsScreen(props: {
       <section className="list-pane" aria-label="Tools">
         <header className="pane-header">
           <h2>Tools</h2>
+          <button data-testid="tool-sets-open" aria-pressed={setsOpen} onClick={() => setSetsOpen(!setsOpen)}>
+            Tool sets
+          </button>
         </header>
         <ServerPicker
           servers={host.servers}
@@ -194,8 +206,12 @@ export function ToolsScreen(props: {
           need="tools"
           onChange={(s) => props.onSelect({ ...selection, server: s })}
         />
+        {picked ? (
+          <NewToolsSwitch server={picked} on={switches.newToolsOn(picked)} onChange={(on) => switches.setNewTools(picked, on)} />
+        ) : null}
         <ListSearch testId="tool-search" label="Search tools" value={search} onChange={(v) => memory.setSearch(v)} />
         <ErrorBanner error={error} testId="error-banner" />
+        <ErrorBanner error={switches.error} testId="switch-error" />
         {!picked ? <div className="empty muted">Start a server that offers tools to see them here.</div> : null}
         <SelectableList
           items={shown}
@@ -206,34 +222,46 @@ export function ToolsScreen(props: {
           testId="tool-item"
           data={(t) => ({ "data-name": t.name })}
         >
-          {(t) => (
-            <>
-              <ItemLabel
-                name={t.name}
-                title={t.title ?? t.annotations?.title}
-                icon={t.icons?.[0] && /^(https:|data:)/.test(t.icons[0].src) ? <img className="icon" alt="" src={t.icons[0].src} /> : null}
-              >
-                {toolUiUri(t) ? <span className="badge" data-testid="tool-has-view">view</span> : null}
-                {isAppOnly(t) ? <span className="badge" data-testid="tool-app-only">app only</span> : null}
-              </ItemLabel>
-              {t.description ? (
-                <div className="muted clamp" data-testid="tool-item-description">
-                  <Revealed text={t.description} />
-                </div>
-              ) : null}
-            </>
-          )}
+          {(t) => (picked ? <ToolItem server={picked} tool={t} switches={switches} /> : null)}
         </SelectableList>
         <NoMatch what="tool" search={search} total={tools.length} shown={shown.length} />
       </section>
       <section className="detail-pane" aria-label="Tool">
-        {tool && picked ? (
+        {setsOpen ? (
+          <ToolSetsPanel backend={backend} host={host} switches={switches} onClose={() => setSetsOpen(false)} />
+        ) : tool && picked ? (
           <ToolPanel key={`${picked}/${tool.name}`} backend={backend} host={host} server={picked} tool={tool} />
         ) : (
           <div className="empty muted">{tools.length ? "Choose a tool." : ""}</div>
         )}
       </section>
     </div>
+  );
+}
+
+/** A tool in the list: its name and title, badges, description, and whether the model is offered it
+ * (not asked of a tool only its view may call: the model is never offered that). */
+function ToolItem(props: { server: string; tool: Tool; switches: Switches }) {
+  const { server, tool: t, switches } = props;
+  return (
+    <>
+      <ItemLabel
+        name={t.name}
+        title={t.title ?? t.annotations?.title}
+        icon={t.icons?.[0] && /^(https:|data:)/.test(t.icons[0].src) ? <img className="icon" alt="" src={t.icons[0].src} /> : null}
+      >
+        {toolUiUri(t) ? <span className="badge" data-testid="tool-has-view">view</span> : null}
+        {isAppOnly(t) ? <span className="badge" data-testid="tool-app-only">app only</span> : null}
+      </ItemLabel>
+      {t.description ? (
+        <div className="muted clamp" data-testid="tool-item-description">
+          <Revealed text={t.description} />
+        </div>
+      ) : null}
+      {isAppOnly(t) ? null : (
+        <ModelSwitch on={switches.isOn(server, t.name)} onChange={(on) => switches.setTool(server, t.name, on)} />
+      )}
+    </>
   );
 }
 

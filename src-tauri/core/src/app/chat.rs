@@ -4,14 +4,18 @@
 use super::App;
 use super::requests::{
     ConversationId, NewConversation, NoArgs, ProviderId, SaveProvider, SendMessage,
+    SetNewToolsEnabled, SetToolEnabled, ToolSetName,
 };
+use crate::approvals::policy::{PolicyKind, Rule};
 use crate::chat::{
-    BroadcastTurn, Conversation, ConversationView, ToolSource, WithheldTool, accepted, run_turn,
+    BroadcastTurn, Conversation, ConversationView, OfferedTool, ToolSource, WithheldTool, accepted,
+    chosen, run_turn,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::ChatEvent;
 use crate::providers::settings::ProviderSettings;
 use crate::store::off_thread;
+use crate::tool_switches::{ToolSet, ToolSwitchesView};
 
 impl App {
     /// The running servers' tools a chat turn would not offer the model now, and why: decided
@@ -19,8 +23,61 @@ impl App {
     pub async fn withheld_tools(&self, _: NoArgs) -> Result<Vec<WithheldTool>> {
         let offered = ToolSource::tools(&self.0.host);
         let (pins, policies) = (self.0.door.pins().clone(), self.0.door.policies().clone());
-        let (_, withheld) = off_thread(move || accepted(&pins, &policies, offered)).await?;
+        let switches = self.0.chats.switches().clone();
+        let (_, withheld) =
+            off_thread(move || accepted(&pins, &policies, chosen(&switches, None, offered)?))
+                .await?;
         Ok(withheld)
+    }
+
+    /// Of `tools`, those the person chose for the model (switched on; a tool seen for the first
+    /// time gets its server's choice for new tools), and not covered by a "deny" rule.
+    pub async fn tools_for_model(&self, tools: Vec<OfferedTool>) -> Result<Vec<OfferedTool>> {
+        let switches = self.0.chats.switches().clone();
+        let policies = self.0.door.policies().clone();
+        off_thread(move || {
+            let kept = chosen(&switches, None, tools)?;
+            let mut allowed = Vec::with_capacity(kept.len());
+            for t in kept {
+                let name = t.definition["name"].as_str().unwrap_or_default().to_owned();
+                if policies.rule(&t.server, PolicyKind::ToolCall, Some(&name))? != Rule::Deny {
+                    allowed.push(t);
+                }
+            }
+            Ok(allowed)
+        })
+        .await
+    }
+
+    /// Which tools are switched off for the model, which servers' new tools start off, and the
+    /// tool sets.
+    pub async fn tool_switches(&self, _: NoArgs) -> Result<ToolSwitchesView> {
+        let switches = self.0.chats.switches().clone();
+        off_thread(move || switches.view()).await
+    }
+
+    /// Switches a tool on or off for the model (off, it stays yours to call).
+    pub async fn set_tool_enabled(&self, args: SetToolEnabled) -> Result<()> {
+        let switches = self.0.chats.switches().clone();
+        off_thread(move || switches.set(&args.server, &args.tool, args.enabled)).await
+    }
+
+    /// Whether a server's tools not seen yet start on or off for the model.
+    pub async fn set_new_tools_enabled(&self, args: SetNewToolsEnabled) -> Result<()> {
+        let switches = self.0.chats.switches().clone();
+        off_thread(move || switches.set_new_tools(&args.server, args.enabled)).await
+    }
+
+    /// Creates or replaces a tool set.
+    pub async fn save_tool_set(&self, args: ToolSet) -> Result<()> {
+        let switches = self.0.chats.switches().clone();
+        off_thread(move || switches.save_set(&args)).await
+    }
+
+    /// Deletes a tool set.
+    pub async fn delete_tool_set(&self, args: ToolSetName) -> Result<()> {
+        let switches = self.0.chats.switches().clone();
+        off_thread(move || switches.delete_set(&args.name)).await
     }
 
     /// The user's providers (keys stay in the keychain).

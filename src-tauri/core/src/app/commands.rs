@@ -11,6 +11,7 @@ use super::requests::*;
 use crate::approvals::policy::PolicyEntry;
 use crate::audit::AuditQuery;
 use crate::chat::Conversation;
+use crate::tool_switches::ToolSet;
 
 /// One command: name, argument type and result type, both as TypeScript.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,6 +107,11 @@ command_table! { $
         provider_models(ProviderId) -> Vec<String> as "string[]";
         review_pins(ServerName) -> Vec<PinItem> as "PinItem[]";
         withheld_tools(NoArgs) -> Vec<WithheldTool> as "WithheldTool[]";
+        tool_switches(NoArgs) -> ToolSwitchesView as "ToolSwitchesView";
+        set_tool_enabled(SetToolEnabled) -> () as "null";
+        set_new_tools_enabled(SetNewToolsEnabled) -> () as "null";
+        save_tool_set(ToolSet) -> () as "null";
+        delete_tool_set(ToolSetName) -> () as "null";
         approve_pins(ApprovePins) -> usize as "number";
         list_conversations(NoArgs) -> Vec<Conversation> as "Conversation[]";
         get_conversation(ConversationId) -> ConversationView as "ConversationView";
@@ -160,6 +166,7 @@ const RESULT_TYPES: &[&str] = &[
     "ServerView",
     "Skill",
     "SkillForChat",
+    "ToolSwitchesView",
     "ImportCandidate",
     "ImportPlan",
     "ImportReport",

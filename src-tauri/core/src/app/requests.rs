@@ -124,6 +124,33 @@ pub struct ResourceUri {
     pub uri: String,
 }
 
+/// A tool switched on or off for the model.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SetToolEnabled {
+    pub server: String,
+    pub tool: String,
+    pub enabled: bool,
+}
+
+/// What a server's tools not seen yet start as, for the model.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SetNewToolsEnabled {
+    pub server: String,
+    pub enabled: bool,
+}
+
+/// A tool set, by name.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ToolSetName {
+    pub name: String,
+}
+
 /// A skill of a server, by the URI of its `SKILL.md`.
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -75,6 +75,8 @@ impl App {
         // Forgotten even if stopping it failed after it left the config: a server added later
         // under this name must not inherit its rules, pins or trust.
         self.0.door.forget_server(&args.server).await?;
+        let (switches, name) = (self.0.chats.switches().clone(), args.server.clone());
+        off_thread(move || switches.forget(&name)).await?;
         let remaining: Vec<ServerConfig> =
             self.0.host.config()?.mcp_servers.into_values().collect();
         let trust = self.0.host.context().trust.clone();

@@ -156,6 +156,12 @@ impl App {
                 let to = args.name.clone();
                 off_thread(move || trust.rename(&previous, &to)).await?;
                 let previous = args.previous_name.unwrap_or_default();
+                let (switches, from, to) = (
+                    self.0.chats.switches().clone(),
+                    previous.trim().to_owned(),
+                    args.name.clone(),
+                );
+                off_thread(move || switches.rename(&from, &to)).await?;
                 self.0.door.rename_server(previous.trim(), &args.name).await
             }
             _ => Ok(()),

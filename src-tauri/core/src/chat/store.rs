@@ -10,6 +10,7 @@ use ts_rs::TS;
 use super::ChatMessage;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Store, now_ms};
+use crate::tool_switches::ToolSwitches;
 
 /// A conversation as the list shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -23,6 +24,10 @@ pub struct Conversation {
     pub model: String,
     #[ts(type = "number")]
     pub updated_ms: i64,
+    /// The tool sets the model is offered tools from; absent: every tool switched on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tool_sets: Option<Vec<String>>,
 }
 
 /// A conversation with its messages, oldest first.
@@ -37,21 +42,33 @@ pub struct ConversationView {
 }
 
 /// The conversations in the store.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Chats {
     store: Arc<Store>,
+    switches: ToolSwitches,
 }
 
-/// A `SELECT id, title, provider, model, updated_ms` row.
+impl std::fmt::Debug for Chats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chats").field("store", &self.store).finish()
+    }
+}
+
+/// A `SELECT id, title, provider, model, updated_ms, tool_sets` row.
 fn conversation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Conversation> {
+    let sets: Option<String> = r.get(5)?;
     Ok(Conversation {
         id: r.get(0)?,
         title: r.get(1)?,
         provider: r.get(2)?,
         model: r.get(3)?,
         updated_ms: r.get(4)?,
+        tool_sets: sets.and_then(|s| serde_json::from_str(&s).ok()),
     })
 }
+
+/// The columns [`conversation_row`] reads.
+const CONVERSATION_COLUMNS: &str = "id, title, provider, model, updated_ms, tool_sets";
 
 fn not_found(id: &str) -> Error {
     Error::new(ErrorCode::InvalidInput, format!("no conversation {id:?}"))
@@ -60,7 +77,13 @@ fn not_found(id: &str) -> Error {
 impl Chats {
     /// Conversations kept in `store`.
     pub fn new(store: Arc<Store>) -> Self {
-        Self { store }
+        let switches = ToolSwitches::new(store.clone());
+        Self { store, switches }
+    }
+
+    /// The person's switches and tool sets for what the model is offered.
+    pub fn switches(&self) -> &ToolSwitches {
+        &self.switches
     }
 
     /// Starts a conversation.
@@ -71,6 +94,7 @@ impl Chats {
             provider: provider.to_owned(),
             model: model.to_owned(),
             updated_ms: now_ms(),
+            tool_sets: None,
         };
         let row = c.clone();
         self.store
@@ -88,9 +112,9 @@ impl Chats {
     pub async fn list(&self) -> Result<Vec<Conversation>> {
         self.store
             .run(|db| {
-                let mut stmt = db.prepare(
-                    "SELECT id, title, provider, model, updated_ms FROM conversations ORDER BY updated_ms DESC",
-                )?;
+                let mut stmt = db.prepare(&format!(
+                    "SELECT {CONVERSATION_COLUMNS} FROM conversations ORDER BY updated_ms DESC"
+                ))?;
                 let rows = stmt.query_map([], conversation_row)?;
                 rows.collect()
             })
@@ -124,15 +148,19 @@ impl Chats {
             .detach(move |db| insert_message(db, &key, &row).map(|_| ()));
     }
 
-    /// Changes the conversation's title or model.
+    /// Changes the conversation's title, model or tool sets.
     pub async fn update(&self, c: &Conversation) -> Result<()> {
         let row = c.clone();
+        let sets = row
+            .tool_sets
+            .as_ref()
+            .map(|s| serde_json::to_string(s).unwrap_or_default());
         let changed = self
             .store
             .run(move |db| {
                 db.execute(
-                    "UPDATE conversations SET title = ?2, provider = ?3, model = ?4 WHERE id = ?1",
-                    params![row.id, row.title, row.provider, row.model],
+                    "UPDATE conversations SET title = ?2, provider = ?3, model = ?4, tool_sets = ?5 WHERE id = ?1",
+                    params![row.id, row.title, row.provider, row.model, sets],
                 )
             })
             .await?;
@@ -189,7 +217,7 @@ fn insert_message(db: &mut Connection, id: &str, m: &ChatMessage) -> rusqlite::R
 fn load(db: &mut Connection, id: &str) -> rusqlite::Result<Option<ConversationView>> {
     let conversation = db
         .query_row(
-            "SELECT id, title, provider, model, updated_ms FROM conversations WHERE id = ?1",
+            &format!("SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id = ?1"),
             params![id],
             conversation_row,
         )

@@ -1080,3 +1080,207 @@ fn a_denied_tool_is_never_offered_to_the_model() {
     assert_eq!(withheld.len(), 1);
     assert_eq!(withheld[0].reason, WithheldReason::Denied);
 }
+
+/// A tool the person switched off for the model is not offered, and a call the model makes to
+/// it anyway is refused and never made; a conversation limited to a tool set without it is the
+/// same. Switched back on, it is offered again.
+#[tokio::test]
+async fn a_switched_off_tool_is_never_offered_and_a_call_to_it_is_refused() {
+    let store = store();
+    let chats = Chats::new(store.clone());
+    let person = Arc::new(Person {
+        edit: Some(|v| v.clone()),
+        seen: Mutex::default(),
+    });
+    let door = door(&store, person);
+    let weather = Weather {
+        calls: Mutex::default(),
+        ids: Mutex::default(),
+    };
+    approve_tools(&store, &weather);
+    let sets = crate::tool_switches::ToolSet {
+        name: "writing".into(),
+        members: vec![],
+    };
+    chats.switches().save_set(&sets).unwrap();
+    for limit in ["switched off", "not in the conversation's set"] {
+        let (provider, bodies) = provider_replaying(vec![
+            include_str!("../../tests/providers/openai_chat_tool_call.sse"),
+            include_str!("../../tests/providers/openai_text.sse"),
+        ])
+        .await;
+        let mut c = asked(&chats, "openai", "gpt-4o-mini", "Weather?").await;
+        if limit == "switched off" {
+            chats
+                .switches()
+                .set("weather", "get_weather", false)
+                .unwrap();
+        } else {
+            chats
+                .switches()
+                .set("weather", "get_weather", true)
+                .unwrap();
+            c.tool_sets = Some(vec!["writing".into()]);
+            chats.update(&c).await.unwrap();
+        }
+        let mut seen = Seen::default();
+        let added = run_turn(&chats, &door, &provider, &weather, &c.id, &mut seen)
+            .await
+            .unwrap();
+        assert!(weather.calls.lock().unwrap().is_empty(), "{limit}");
+        let refusal = added[1].content[0]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            refusal.contains("there is no tool named"),
+            "{limit}: {refusal}"
+        );
+        let first = &bodies.lock().unwrap()[0];
+        assert!(
+            first["tools"].as_array().is_none_or(Vec::is_empty),
+            "{limit}: {first}"
+        );
+        // The person's choice, not something held back for review.
+        assert!(seen.withheld.is_empty(), "{limit}: {:?}", seen.withheld);
+    }
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather?").await;
+    assert_eq!(chats.get(&c.id).await.unwrap().conversation.tool_sets, None);
+    let offered = chosen(chats.switches(), None, weather.tools()).unwrap();
+    assert_eq!(offered.len(), 1, "switched on again: offered");
+}
+
+/// Servers with more tools than the model is offered at once.
+struct Crowd {
+    calls: Mutex<Vec<String>>,
+}
+
+impl ToolSource for Crowd {
+    fn tools(&self) -> Vec<OfferedTool> {
+        let t = |server: &str, name: &str, description: &str, argument: &str| OfferedTool {
+            server: server.into(),
+            definition: json!({
+                "name": name,
+                "description": description,
+                "inputSchema": {"type": "object", "properties": {argument: {"type": "string"}}},
+            }),
+            instructions: None,
+        };
+        vec![
+            t("files", "read_file", "Read a file", "path"),
+            t(
+                "files",
+                "write_file",
+                "Write the weather report to a file",
+                "path",
+            ),
+            t(
+                "weather",
+                "get_weather",
+                "Current weather for a city",
+                "city",
+            ),
+        ]
+    }
+
+    fn search_above(&self) -> usize {
+        1
+    }
+
+    fn call(&self, _: &str, tool: &str, _: Value, _: &str) -> BoxFuture<'static, Result<Value>> {
+        self.calls.lock().unwrap().push(tool.into());
+        Box::pin(async { Ok(json!({"content": [{"type": "text", "text": "18°C"}]})) })
+    }
+}
+
+/// The tool names offered in a provider request body.
+fn offered_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().or(t["name"].as_str()))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// With more tools than the threshold, the model is offered only a search over them; what it
+/// finds (only tools the person approved and left on) is offered from then on, in later turns
+/// of the conversation too, and a tool it has not found cannot be called.
+#[tokio::test]
+async fn with_many_tools_the_model_searches_and_what_it_finds_is_offered() {
+    let store = store();
+    let chats = Chats::new(store.clone());
+    let person = Arc::new(Person {
+        edit: Some(|v| v.clone()),
+        seen: Mutex::default(),
+    });
+    let door = door(&store, person);
+    let crowd = Crowd {
+        calls: Mutex::default(),
+    };
+    approve_tools(&store, &crowd);
+    chats.switches().set("files", "write_file", false).unwrap();
+    let search = include_str!("../../tests/providers/openai_chat_tool_call.sse")
+        .replace("weather__get_weather", "search_tools")
+        .replace(r#""arguments":"city""#, r#""arguments":"query""#)
+        .replace(
+            r#""arguments":"Paris""#,
+            r#""arguments":"weather in a city""#,
+        );
+    let (provider, bodies) = provider_replaying(vec![
+        Box::leak(search.into_boxed_str()),
+        include_str!("../../tests/providers/openai_chat_tool_call.sse"),
+        include_str!("../../tests/providers/openai_text.sse"),
+        include_str!("../../tests/providers/openai_text.sse"),
+    ])
+    .await;
+    let c = asked(&chats, "openai", "gpt-4o-mini", "Weather in Paris?").await;
+    let added = run_turn(
+        &chats,
+        &door,
+        &provider,
+        &crowd,
+        &c.id,
+        &mut Seen::default(),
+    )
+    .await
+    .unwrap();
+    let requests = bodies.lock().unwrap().clone();
+    assert_eq!(offered_names(&requests[0]), ["search_tools"]);
+    let found = &added[1].content[0];
+    assert_eq!(found["foundTools"][0], "weather__get_weather", "{found}");
+    assert!(
+        !found.to_string().contains("write_file"),
+        "a switched-off tool is never found: {found}"
+    );
+    assert_eq!(
+        offered_names(&requests[1]),
+        ["weather__get_weather", "search_tools"]
+    );
+    assert_eq!(*crowd.calls.lock().unwrap(), ["get_weather"]);
+    // What the model reads of the search has no bookkeeping in it.
+    assert!(!requests[1].to_string().contains("foundTools"));
+
+    // The next turn of the conversation offers what was found before.
+    chats
+        .append(
+            &c.id,
+            "user",
+            json!([{"type": "text", "text": "And tomorrow?"}]),
+        )
+        .await
+        .unwrap();
+    run_turn(
+        &chats,
+        &door,
+        &provider,
+        &crowd,
+        &c.id,
+        &mut Seen::default(),
+    )
+    .await
+    .unwrap();
+    let last = bodies.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(
+        offered_names(&last),
+        ["weather__get_weather", "search_tools"]
+    );
+}

@@ -2,7 +2,7 @@
 //! (pinned) as they are now, under collision-free names, with hidden characters stripped from
 //! what the model reads; and how a call reaches the server.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
@@ -11,10 +11,21 @@ use super::{WithheldReason, WithheldTool};
 use crate::approvals::policy::{Policies, PolicyKind, Rule};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::{self, PinState, Pins};
+use crate::tool_switches::{ToolRef, ToolSwitches};
 use crate::visible;
 
 /// The longest exposed tool name the providers accept.
 pub(crate) const MAX_TOOL_NAME: usize = 64;
+
+/// Above how many tools the model searches instead of being offered them all, unless the
+/// configuration says otherwise (`toolSearchAbove`).
+pub const DEFAULT_SEARCH_ABOVE: usize = 40;
+
+/// The name of the tool the model searches the others with.
+pub const SEARCH_TOOL: &str = "search_tools";
+
+/// How many tools one search adds at most.
+const SEARCH_LIMIT: usize = 5;
 
 /// A tool a running server offers, as the chat sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +43,10 @@ pub struct OfferedTool {
 pub trait ToolSource: Send + Sync {
     /// The tools of every running, enabled server.
     fn tools(&self) -> Vec<OfferedTool>;
+    /// Above how many tools the model is offered a search over them instead of them all.
+    fn search_above(&self) -> usize {
+        DEFAULT_SEARCH_ABOVE
+    }
     /// Calls `tool` on `server` as call `call_id` ([`call_id`]); resolves with the
     /// `CallToolResult` as JSON.
     fn call(
@@ -52,6 +67,13 @@ pub fn call_id(conversation: &str, tool_use: &str) -> String {
 }
 
 impl ToolSource for crate::host::Host {
+    fn search_above(&self) -> usize {
+        self.config()
+            .ok()
+            .and_then(|c| c.tool_search_above)
+            .unwrap_or(DEFAULT_SEARCH_ABOVE)
+    }
+
     fn tools(&self) -> Vec<OfferedTool> {
         let mut out = Vec::new();
         for handle in self.servers().all() {
@@ -112,6 +134,43 @@ impl Drop for CancelOnDrop {
             let _ = self.host.cancel_call(&self.call_id);
         }
     }
+}
+
+/// The tools the person chose for the model: those switched on (a tool seen for the first time
+/// gets its server's choice for new tools), and, when the conversation is limited to tool sets,
+/// only their members. What is left out is the person's choice, not held back: it is not
+/// reported as withheld. Blocking (reads and records the switches).
+pub fn chosen(
+    switches: &ToolSwitches,
+    sets: Option<&HashSet<ToolRef>>,
+    tools: Vec<OfferedTool>,
+) -> Result<Vec<OfferedTool>> {
+    let mut by_server: Vec<(String, Vec<OfferedTool>)> = Vec::new();
+    for t in tools {
+        match by_server.iter_mut().find(|(s, _)| *s == t.server) {
+            Some((_, list)) => list.push(t),
+            None => by_server.push((t.server.clone(), vec![t])),
+        }
+    }
+    let mut kept = Vec::new();
+    for (server, list) in by_server {
+        let names: Vec<String> = list.iter().map(tool_name).collect();
+        let on = switches.observe(&server, &names)?;
+        for ((t, on), name) in list.into_iter().zip(on).zip(names) {
+            let member = ToolRef {
+                server: server.clone(),
+                tool: name,
+            };
+            if on && sets.is_none_or(|s| s.contains(&member)) {
+                kept.push(t);
+            }
+        }
+    }
+    Ok(kept)
+}
+
+fn tool_name(t: &OfferedTool) -> String {
+    t.definition["name"].as_str().unwrap_or_default().to_owned()
 }
 
 /// Splits `tools` into those the model may be offered and those withheld, with the reason; tools
@@ -204,10 +263,15 @@ fn sanitize(s: &str) -> String {
 /// The tools offered to the model under collision-free names: `server__tool`, made of the
 /// characters every provider accepts, starting with a letter or `_`, at most 64 long, with a
 /// numeric suffix when two would meet.
+///
+/// Above a number of tools ([`ToolNames::searching`]) the model is offered only a search over
+/// them ([`SEARCH_TOOL`]) and the tools it found so far: a tool is callable once found.
 #[derive(Debug, Clone, Default)]
 pub struct ToolNames {
     by_name: HashMap<String, OfferedTool>,
     order: Vec<String>,
+    /// When searching: the names found so far (the only ones offered and callable).
+    found: Option<Vec<String>>,
 }
 
 impl ToolNames {
@@ -239,35 +303,114 @@ impl ToolNames {
         names
     }
 
-    /// The tool behind an exposed name.
+    /// These names, searched when there are more than `above` tools, with the tools `earlier`
+    /// searches of the conversation found already offered.
+    pub fn searching(mut self, above: usize, earlier: &[String]) -> Self {
+        if self.order.len() > above {
+            let found = earlier
+                .iter()
+                .filter(|n| self.by_name.contains_key(*n))
+                .cloned()
+                .collect();
+            self.found = Some(found);
+        }
+        self
+    }
+
+    /// Whether the model searches for tools instead of being offered them all.
+    pub fn is_searching(&self) -> bool {
+        self.found.is_some()
+    }
+
+    /// The tool behind an exposed name, if the model may call it (when searching: once found).
     pub fn get(&self, name: &str) -> Option<&OfferedTool> {
-        self.by_name.get(name)
+        match &self.found {
+            Some(found) if !found.iter().any(|f| f == name) => None,
+            _ => self.by_name.get(name),
+        }
+    }
+
+    /// Searches the tools for `query`: the names found (each now offered), best first.
+    pub fn search(&mut self, query: &str) -> Vec<String> {
+        let tools: Vec<OfferedTool> = self
+            .order
+            .iter()
+            .filter_map(|n| self.by_name.get(n))
+            .map(|t| OfferedTool {
+                server: t.server.clone(),
+                definition: visible::strip_json(&t.definition),
+                instructions: None,
+            })
+            .collect();
+        let hits = super::search::ToolIndex::new(&tools).search(query, SEARCH_LIMIT);
+        let names: Vec<String> = hits
+            .iter()
+            .filter_map(|h| {
+                self.order.iter().find(|n| {
+                    self.by_name.get(*n).is_some_and(|t| {
+                        t.server == h.server && t.definition["name"].as_str() == Some(&h.tool)
+                    })
+                })
+            })
+            .cloned()
+            .collect();
+        if let Some(found) = &mut self.found {
+            for n in &names {
+                if !found.contains(n) {
+                    found.push(n.clone());
+                }
+            }
+        }
+        names
     }
 
     /// The `tools` of a sampling request, without hidden characters: the model reads what a
     /// person reviewing the definition could see ([`visible::strip`]).
     pub fn request_tools(&self) -> Value {
-        Value::Array(
-            self.order
-                .iter()
-                .filter_map(|name| {
-                    let t = self.by_name.get(name)?;
-                    let d = &t.definition;
-                    let description = format!(
-                        "[{}] {}",
-                        visible::strip(&t.server),
-                        visible::strip(d["description"].as_str().unwrap_or_default())
-                    );
-                    let schema = d
-                        .get("inputSchema")
-                        .map_or_else(|| json!({"type": "object"}), visible::strip_json);
-                    Some(json!({
-                        "name": name,
-                        "description": description,
-                        "inputSchema": schema,
-                    }))
-                })
-                .collect(),
-        )
+        let offered: Vec<&String> = match &self.found {
+            Some(found) => found.iter().collect(),
+            None => self.order.iter().collect(),
+        };
+        let mut tools: Vec<Value> = offered
+            .into_iter()
+            .filter_map(|name| {
+                let t = self.by_name.get(name)?;
+                let d = &t.definition;
+                let description = format!(
+                    "[{}] {}",
+                    visible::strip(&t.server),
+                    visible::strip(d["description"].as_str().unwrap_or_default())
+                );
+                let schema = d
+                    .get("inputSchema")
+                    .map_or_else(|| json!({"type": "object"}), visible::strip_json);
+                Some(json!({
+                    "name": name,
+                    "description": description,
+                    "inputSchema": schema,
+                }))
+            })
+            .collect();
+        if self.is_searching() {
+            tools.push(search_tool(self.order.len()));
+        }
+        Value::Array(tools)
     }
+}
+
+/// The search tool as the model is offered it.
+fn search_tool(count: usize) -> Value {
+    json!({
+        "name": SEARCH_TOOL,
+        "description": format!(
+            "Finds tools by what they do among the {count} tools the user made available. \
+             Describe the task in a few words; the best matching tools (at most \
+             {SEARCH_LIMIT}) are listed and can be called from then on."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "What the tool should do"}},
+            "required": ["query"],
+        },
+    })
 }

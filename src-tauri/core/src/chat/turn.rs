@@ -8,7 +8,10 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use super::{ChatMessage, Chats, OfferedTool, ToolNames, ToolSource, WithheldTool, accepted};
+use super::tools::SEARCH_TOOL;
+use super::{
+    ChatMessage, Chats, OfferedTool, ToolNames, ToolSource, WithheldTool, accepted, chosen,
+};
 use crate::approvals::Door;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{Bus, ChatEvent};
@@ -116,6 +119,7 @@ fn strip_text(content: &mut Value) {
             }
             if block.get("type").and_then(Value::as_str) == Some("tool_result") {
                 block.remove(SENT_ARGUMENTS);
+                block.remove(FOUND_TOOLS);
                 if let Some(inner) = block.get_mut("content") {
                     strip_text(inner);
                 }
@@ -210,11 +214,19 @@ pub async fn run_turn(
     let view = chats.get(id).await?;
     let model = view.conversation.model.clone();
     let (pins, policies) = (door.pins().clone(), door.policies().clone());
+    let (switches, sets) = (
+        chats.switches().clone(),
+        view.conversation.tool_sets.clone(),
+    );
     let offered = tools.tools();
-    let (offered, withheld) =
-        crate::store::off_thread(move || accepted(&pins, &policies, offered)).await?;
+    let (offered, withheld) = crate::store::off_thread(move || {
+        let sets = sets.map(|names| switches.members(&names)).transpose()?;
+        accepted(&pins, &policies, chosen(&switches, sets.as_ref(), offered)?)
+    })
+    .await?;
     events.withheld(&withheld);
-    let names = ToolNames::new(offered);
+    let earlier = found_before(&view.messages);
+    let mut names = ToolNames::new(offered).searching(tools.search_above(), &earlier);
     let mut added = Vec::new();
     for _ in 0..MAX_STEPS {
         let messages =
@@ -248,7 +260,11 @@ pub async fn run_turn(
             blocks: Vec::with_capacity(uses.len()),
         };
         for call in uses {
-            let block = tool_result(door, tools, &names, id, &call, events).await;
+            let block = if names.is_searching() && call["name"] == SEARCH_TOOL {
+                search_result(&mut names, &call)
+            } else {
+                tool_result(door, tools, &names, id, &call, events).await
+            };
             results.blocks.push(block);
         }
         let message = chats
@@ -301,6 +317,50 @@ async fn answer(
     };
     let c = provider.complete(model, request, &mut on_stream).await?;
     Ok((c.result, c.cut))
+}
+
+/// The names earlier tool searches of the conversation found.
+fn found_before(messages: &[ChatMessage]) -> Vec<String> {
+    messages
+        .iter()
+        .filter(|m| m.role == "user")
+        .flat_map(|m| providers::blocks(&m.content))
+        .filter(|b| providers::block_type(b) == "tool_result")
+        .filter_map(|b| b.get(FOUND_TOOLS)?.as_array().cloned())
+        .flatten()
+        .filter_map(|n| n.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The model's tool search, answered here (it reaches no server and needs no approval: it
+/// shows only tools the person already made available): the tools found, now offered.
+fn search_result(names: &mut ToolNames, call: &Value) -> Value {
+    let use_id = call["id"].as_str().unwrap_or_default();
+    let query = call["input"]["query"].as_str().unwrap_or_default();
+    let found = names.search(query);
+    let lines: Vec<String> = found
+        .iter()
+        .filter_map(|n| {
+            let d = &names.get(n)?.definition;
+            let about = visible::strip(d["description"].as_str().unwrap_or_default()).into_owned();
+            Some(format!(
+                "- {n}: {}",
+                about.chars().take(300).collect::<String>()
+            ))
+        })
+        .collect();
+    let text = if lines.is_empty() {
+        format!("No tool matches {query:?}; try other words.")
+    } else {
+        format!("Found, and callable from now on:\n{}", lines.join("\n"))
+    };
+    json!({
+        "type": "tool_result",
+        "toolUseId": use_id,
+        "content": [{"type": "text", "text": text}],
+        "isError": false,
+        FOUND_TOOLS: found,
+    })
 }
 
 /// One of the model's tool calls, made if it names a tool it was offered and is approved: the
@@ -368,6 +428,11 @@ impl Drop for Answered<'_> {
 /// written by the core alone (a tool's own text cannot pass for it), read by the window, never
 /// shown to the model (which is told in words).
 pub const SENT_ARGUMENTS: &str = "sentArguments";
+
+/// Where the result of a tool search keeps the names of the tools it found (and so offered from
+/// then on, in this conversation's later turns too): written by the core alone, read by the
+/// window and the next turn, never shown to the model (which reads them in words).
+pub const FOUND_TOOLS: &str = "foundTools";
 
 /// The result block of a call that went out with `sent` (the model asked for `input`), whether
 /// the tool answered or the call failed on the way.

@@ -1,7 +1,7 @@
-// The conversations: their list (read again as the session asks), new ones, another model for
-// one and its deletion; shown as a list, with the header of the one open: its model (changeable)
-// and Delete.
-import type { Dispatch } from "react";
+// The conversations: their list (read again as the session asks), new ones, another model or
+// other tool sets for one, and its deletion; shown as a list, with the header of the one open: its
+// model (changeable), what follows it (the tools it is offered) and Delete.
+import type { Dispatch, ReactNode } from "react";
 import { useCallback, useEffect, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
@@ -52,14 +52,15 @@ export function useConversations(backend: Backend, revision: number, dispatch: D
     }
   };
 
-  const changeModel = async (conversation: Conversation, choice: ModelChoice) => {
-    const changed = { ...conversation, ...choice };
+  const change = async (changed: Conversation) => {
     // Shown (and used by a message sent right away) at once, not when the list comes back: a
-    // send in between would otherwise save the old model over the new one.
+    // send in between would otherwise save the old model (or tool sets) over the new one.
     setConversations((list) => list.map((c) => (c.id === changed.id ? changed : c)));
     await backend.updateConversation(changed).catch(fail);
     load();
   };
+  const changeModel = (conversation: Conversation, choice: ModelChoice) => change({ ...conversation, ...choice });
+  const changeToolSets = (conversation: Conversation, toolSets: string[] | null) => change(withToolSets(conversation, toolSets));
 
   const remove = async (conversation: Conversation) => {
     await backend.deleteConversation(conversation.id).catch(fail);
@@ -67,7 +68,13 @@ export function useConversations(backend: Backend, revision: number, dispatch: D
     load();
   };
 
-  return { conversations, models, start, changeModel, remove };
+  return { conversations, models, start, changeModel, changeToolSets, remove };
+}
+
+/** `conversation` limited to `toolSets`; null: offered every tool switched on. */
+export function withToolSets(conversation: Conversation, toolSets: string[] | null): Conversation {
+  const { toolSets: _, ...rest } = conversation;
+  return toolSets ? { ...rest, toolSets } : rest;
 }
 
 export function ConversationList(props: { conversations: Conversation[]; current: string | null; onOpen: (id: string) => void }) {
@@ -105,6 +112,8 @@ export function ConversationHeader(props: {
   models: ModelChoice[];
   onModel: (choice: ModelChoice) => void;
   onDelete: () => void;
+  /** Shown between the model and Delete. */
+  children?: ReactNode;
 }) {
   const { conversation } = props;
   return (
@@ -128,6 +137,7 @@ export function ConversationHeader(props: {
           </option>
         ))}
       </select>
+      {props.children}
       <button className="small danger" data-testid="delete-chat" onClick={props.onDelete}>
         Delete
       </button>

@@ -1,6 +1,6 @@
 // A chat message: its text (markdown when it looks like it), images, the model's tool calls as
-// they went out and their results, and the skills the person sent, by name; hidden characters in
-// any of it shown revealed, with a warning.
+// they went out and their results (a tool search's with the tools it found), and the skills the
+// person sent, by name; hidden characters in any of it shown revealed, with a warning.
 import type { ReactNode } from "react";
 import { Fragment } from "react";
 import type { ChatMessage } from "../../bindings/ChatMessage";
@@ -23,6 +23,32 @@ export function ChatText(props: { text: string }) {
   );
 }
 
+/** Where the core puts the tools a `search_tools` call found and added (chat/turn.rs
+ * `FOUND_TOOLS`): written by the core alone, beside the result's content. */
+const FOUND = "foundTools";
+
+/** The tools a tool search found and added, as the model names them; null for any other result. */
+function foundTools(result: Json): string[] | null {
+  const found = result[FOUND];
+  return Array.isArray(found) ? found.filter((n): n is string => typeof n === "string") : null;
+}
+
+function Found(props: { names: string[] }) {
+  return (
+    <div className="tool-found" data-testid="chat-found-tools">
+      {props.names.length ? "Found and added: " : "The search found no tool."}
+      {props.names.map((n, i) => (
+        <Fragment key={i}>
+          {i ? ", " : ""}
+          <code>
+            <Revealed text={n} />
+          </code>
+        </Fragment>
+      ))}
+    </div>
+  );
+}
+
 function Block(props: { block: Json }) {
   const b = props.block;
   switch (b.type) {
@@ -32,13 +58,21 @@ function Block(props: { block: Json }) {
       return <ZoomableImage alt="" src={`data:${String(b.mimeType)};base64,${String(b.data)}`} />;
     case "tool_result": {
       const content = Array.isArray(b.content) ? (b.content as Json[]) : [];
+      const found = foundTools(b);
       return (
-        <details className={b.isError ? "tool-result error" : "tool-result"} data-testid="chat-tool-result" open={Boolean(b.isError)}>
-          <summary>{b.isError ? "Tool call failed or refused" : "Tool result"}</summary>
-          {content.map((c, i) => (
-            <Block key={i} block={c} />
-          ))}
-        </details>
+        <>
+          {found ? <Found names={found} /> : null}
+          <details
+            className={b.isError ? "tool-result error" : "tool-result"}
+            data-testid="chat-tool-result"
+            open={Boolean(b.isError)}
+          >
+            <summary>{b.isError ? "Tool call failed or refused" : "Tool result"}</summary>
+            {content.map((c, i) => (
+              <Block key={i} block={c} />
+            ))}
+          </details>
+        </>
       );
     }
     default:

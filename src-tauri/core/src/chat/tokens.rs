@@ -1,0 +1,149 @@
+//! The token meter: what the tool definitions offered to the model cost, per tool, counted the
+//! way the model's provider counts. OpenAI's models are counted exactly with their own
+//! tokenizers (`o200k_base` for the GPT-4o generation and later, `cl100k_base` before), run
+//! locally. Other families publish no local tokenizer: their counts are `cl100k_base`'s, marked
+//! as an estimate (within about a tenth of what Anthropic's and Gemini's count-tokens endpoints
+//! report for English JSON).
+
+use std::sync::OnceLock;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tiktoken_rs::CoreBPE;
+use ts_rs::TS;
+
+use super::OfferedTool;
+
+/// How a model's tokens are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum Tokenizer {
+    /// `o200k_base`: GPT-4o, GPT-4.1, GPT-5, o1 and later.
+    O200kBase,
+    /// `cl100k_base`: GPT-4, GPT-3.5.
+    Cl100kBase,
+    /// No local tokenizer for the model's family: `cl100k_base`'s count, as an estimate.
+    Estimate,
+}
+
+/// One tool's definition, as the model is offered it, in tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct ToolTokens {
+    pub server: String,
+    pub tool: String,
+    #[ts(type = "number")]
+    pub tokens: u64,
+}
+
+/// The tokenizer for `model` (a provider's model name): OpenAI's own where the model is
+/// OpenAI's (as tiktoken maps model names), else the estimate.
+pub fn tokenizer_for(model: &str) -> Tokenizer {
+    use tiktoken_rs::tokenizer::{Tokenizer as Known, get_tokenizer};
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    match get_tokenizer(&name) {
+        Some(Known::O200kBase | Known::O200kHarmony) => Tokenizer::O200kBase,
+        Some(Known::Cl100kBase) => Tokenizer::Cl100kBase,
+        _ => Tokenizer::Estimate,
+    }
+}
+
+/// How many tokens `text` is for `tokenizer`.
+pub fn count(tokenizer: Tokenizer, text: &str) -> u64 {
+    static O200K: OnceLock<Option<CoreBPE>> = OnceLock::new();
+    static CL100K: OnceLock<Option<CoreBPE>> = OnceLock::new();
+    let bpe = match tokenizer {
+        Tokenizer::O200kBase => O200K.get_or_init(|| tiktoken_rs::o200k_base().ok()),
+        _ => CL100K.get_or_init(|| tiktoken_rs::cl100k_base().ok()),
+    };
+    match bpe {
+        Some(bpe) => bpe.encode_ordinary(text).len() as u64,
+        // The tokenizers are built into the crate; were one to fail to load, a rough count.
+        None => text.len().div_ceil(4) as u64,
+    }
+}
+
+/// What each of `tools` costs when offered to a model counted by `tokenizer`: its name,
+/// description and input schema as the request carries them.
+pub fn tool_tokens(tokenizer: Tokenizer, tools: &[OfferedTool]) -> Vec<ToolTokens> {
+    tools
+        .iter()
+        .map(|t| {
+            let d = &t.definition;
+            let offered = json!({
+                "name": d.get("name").cloned().unwrap_or(Value::Null),
+                "description": d.get("description").cloned().unwrap_or(Value::Null),
+                "inputSchema": d.get("inputSchema").cloned().unwrap_or(Value::Null),
+            });
+            ToolTokens {
+                server: t.server.clone(),
+                tool: d["name"].as_str().unwrap_or_default().to_owned(),
+                tokens: count(tokenizer, &offered.to_string()),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_family_gets_its_tokenizer() {
+        assert_eq!(tokenizer_for("gpt-4o-mini"), Tokenizer::O200kBase);
+        assert_eq!(tokenizer_for("openai/gpt-5"), Tokenizer::O200kBase);
+        assert_eq!(tokenizer_for("o3-mini"), Tokenizer::O200kBase);
+        assert_eq!(tokenizer_for("gpt-4-turbo"), Tokenizer::Cl100kBase);
+        assert_eq!(tokenizer_for("gpt-3.5-turbo"), Tokenizer::Cl100kBase);
+        assert_eq!(tokenizer_for("claude-sonnet-4-5"), Tokenizer::Estimate);
+        assert_eq!(tokenizer_for("gemini-2.5-pro"), Tokenizer::Estimate);
+    }
+
+    /// Fixed inputs against OpenAI's published encodings: the token ids of "hello world" in
+    /// `cl100k_base`, and the cookbook's count for a long word in both.
+    #[test]
+    fn the_counts_match_the_tokenizers() {
+        let bpe = tiktoken_rs::cl100k_base().unwrap();
+        assert_eq!(bpe.encode_ordinary("hello world"), [15339, 1917]);
+        assert_eq!(count(Tokenizer::Cl100kBase, "hello world"), 2);
+        assert_eq!(
+            count(Tokenizer::Cl100kBase, "antidisestablishmentarianism"),
+            6
+        );
+        assert_eq!(
+            count(Tokenizer::O200kBase, "antidisestablishmentarianism"),
+            6
+        );
+        assert_eq!(count(Tokenizer::Estimate, "hello world"), 2);
+        assert_eq!(count(Tokenizer::O200kBase, ""), 0);
+    }
+
+    #[test]
+    fn a_tool_costs_what_its_offered_definition_costs() {
+        let tool = OfferedTool {
+            server: "weather".into(),
+            definition: json!({
+                "name": "get_weather",
+                "description": "Current weather for a city",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+                "annotations": {"title": "not offered, not counted"},
+            }),
+            instructions: None,
+        };
+        let counted = tool_tokens(Tokenizer::O200kBase, std::slice::from_ref(&tool));
+        let expected = count(
+            Tokenizer::O200kBase,
+            r#"{"name":"get_weather","description":"Current weather for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}"#,
+        );
+        assert_eq!(counted[0].tokens, expected);
+        assert_eq!(
+            (counted[0].server.as_str(), counted[0].tool.as_str()),
+            ("weather", "get_weather")
+        );
+    }
+}
