@@ -17,8 +17,8 @@ use switchboard_core::app::requests::*;
 use switchboard_core::app::{
     App, AppView, AuditEntry, AuditQuery, Confirm, Conversation, ConversationView, ImportCandidate,
     ImportPlan, ImportReport, PinItem, PolicyEntry, ProviderSettings, Review, RootsView,
-    ServerView, SignInInfo, Skill, SkillForChat, TaskView, ToolSet, ToolSwitchesView, WithheldTool,
-    import_locations as locations,
+    ServerView, SignInInfo, Skill, SkillForChat, TaskView, TokenMeter, ToolSet, ToolSwitchesView,
+    WithheldTool, import_locations as locations,
 };
 use switchboard_core::app::{
     BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Listing, Page,

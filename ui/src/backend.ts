@@ -37,6 +37,8 @@ import type { SignInInfo } from "./bindings/SignInInfo";
 import type { Skill } from "./bindings/Skill";
 import type { SkillForChat } from "./bindings/SkillForChat";
 import type { TaskView } from "./bindings/TaskView";
+import type { TokenMeter } from "./bindings/TokenMeter";
+import type { TokensFor } from "./bindings/TokensFor";
 import type { ToolSet } from "./bindings/ToolSet";
 import type { ToolSwitchesView } from "./bindings/ToolSwitchesView";
 import type {
@@ -181,6 +183,10 @@ export interface Backend {
   /** Creates or replaces a tool set (its name trimmed: 1 to 64 characters, no control characters). */
   saveToolSet(set: ToolSet): Promise<void>;
   deleteToolSet(name: string): Promise<void>;
+  /** What the running servers' tool definitions cost `args.model` (absent: the first model of the
+   *  first provider) in tokens, each and as a chat turn would offer them now, against its context
+   *  window; `tokenizer` "estimate": no tokenizer of the model's own, the counts are estimates. */
+  toolTokens(args: TokensFor): Promise<TokenMeter>;
 
   // LLM providers (keys go to the OS keychain and never come back)
   listProviders(): Promise<ProviderSettings[]>;

@@ -43,6 +43,10 @@ pub struct Config {
     /// (default 40).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_search_above: Option<usize>,
+    /// Above what share of the model's context window (percent) the tool definitions are
+    /// flagged (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_tokens_warn_percent: Option<u8>,
     /// Keys Switchboard does not know, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
@@ -605,6 +609,7 @@ impl Config {
             audit_retention_days: take(&mut root, "auditRetentionDays", file)?,
             registries: take(&mut root, "registries", file)?.unwrap_or_default(),
             tool_search_above: take(&mut root, "toolSearchAbove", file)?,
+            tool_tokens_warn_percent: take(&mut root, "toolTokensWarnPercent", file)?,
             mcp_servers: IndexMap::new(),
             extra: Map::new(),
         };

@@ -25,7 +25,7 @@ pub use crate::audit::{AuditEntry, AuditQuery};
 pub use crate::auth::loopback::{Loopback, Open};
 pub use crate::auth::{Authorizer, MAX_AUTHORIZATIONS, SignInInfo, challenge_scopes};
 pub use crate::chat::search::{Hit, ToolIndex};
-pub use crate::chat::tokens;
+pub use crate::chat::tokens::{self, TokenMeter};
 pub use crate::chat::{Conversation, ConversationView, OfferedTool, WithheldTool};
 pub use crate::config::import::locations::{self as import_locations, ImportCandidate};
 pub use crate::config::import::{ImportPlan, ImportReport};

@@ -20,7 +20,9 @@ pub use crate::events::{ChatMessage, WithheldReason, WithheldTool};
 pub use store::{Chats, Conversation, ConversationView};
 #[cfg(test)]
 pub(crate) use tools::MAX_TOOL_NAME;
-pub use tools::{OfferedTool, ToolNames, ToolSource, accepted, chosen};
+pub use tools::{
+    OfferedTool, ToolNames, ToolSource, accepted, chosen, search_tool as search_tool_definition,
+};
 #[cfg(test)]
 pub(crate) use turn::STOPPED;
 pub use turn::{

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { isBackendError } from "../backend";
 import { APP_TOOLS, DASHBOARD_URI, FakeBackend } from "./fake";
+import { SEARCH_TOOL_TOKENS } from "./fake-tokens";
 
 function withApps() {
   const b = new FakeBackend().addServer("demo");
@@ -109,5 +110,37 @@ describe("FakeBackend: tool switches and sets", () => {
     expect(await rejection(b.saveToolSet({ name: "   ", members: [] }))).toBe("invalid_input");
     await b.deleteToolSet("Zed");
     expect((await b.toolSwitches()).sets.map((s) => s.name)).toEqual(["Alpha"]);
+  });
+});
+
+describe("FakeBackend: the token meter", () => {
+  it("counts every running server's tools with the tokenizer of the model's family", async () => {
+    const b = new FakeBackend().addServer("a").addServer("b");
+    const meter = await b.toolTokens({});
+    expect(meter).toMatchObject({ model: "gpt-4o", tokenizer: "o200kBase", contextWindow: 128_000, warnPercent: 10 });
+    expect(meter.tools.map((t) => `${t.server}/${t.tool}`)).toEqual(["a/echo", "a/weather", "b/echo", "b/weather"]);
+    for (const t of meter.tools) expect(t.tokens).toBeGreaterThanOrEqual(30);
+    expect(meter.offered).toBe(meter.tools.reduce((n, t) => n + t.tokens, 0));
+    expect((await b.toolTokens({ model: "gpt-4-turbo" })).tokenizer).toBe("cl100kBase");
+    expect((await b.toolTokens({ model: "o3-mini" })).tokenizer).toBe("o200kBase");
+    expect(await b.toolTokens({ model: "claude-opus-4-1" })).toMatchObject({ tokenizer: "estimate", contextWindow: 200_000 });
+    expect(await b.toolTokens({ model: "models/gemini-2.5-flash" })).toMatchObject({ tokenizer: "estimate", contextWindow: 1_048_576 });
+    expect(await b.toolTokens({ model: "llama3.2" })).toMatchObject({ tokenizer: "estimate", contextWindow: null });
+  });
+
+  it("offers only the tools switched on and not held back, and the search tool alone above the threshold", async () => {
+    const b = new FakeBackend().addServer("a");
+    const all = await b.toolTokens({});
+    const echo = all.tools.find((t) => t.tool === "echo")!.tokens;
+    b.switches.off = [{ server: "a", tool: "weather" }];
+    expect((await b.toolTokens({})).offered).toBe(echo);
+    b.policies = [{ server: "a", kind: "tool_call", tool: "echo", rule: "deny" }];
+    expect((await b.toolTokens({})).offered).toBe(0);
+    b.switches.off = [];
+    b.policies = [];
+    b.toolSearchAbove = 1;
+    const searching = await b.toolTokens({});
+    expect(searching.offered).toBe(SEARCH_TOOL_TOKENS);
+    expect(searching.tools).toEqual(all.tools);
   });
 });

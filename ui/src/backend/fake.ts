@@ -22,6 +22,8 @@ import type { CoreEvent } from "../bindings/CoreEvent";
 import type { ImportCandidate } from "../bindings/ImportCandidate";
 import { FakeSwitches } from "./fake-switches";
 import { withheldOf } from "./fake-withheld";
+import type { MeteredTool } from "./fake-tokens";
+import { fakeMeter } from "./fake-tokens";
 import type { FakeSkill } from "./fake-skills";
 import { fakeSkills, loadFakeSkill, readFakeSkillFile } from "./fake-skills";
 import type { FakeEntry } from "./fake-gallery";
@@ -40,9 +42,12 @@ import type { SignInInfo } from "../bindings/SignInInfo";
 import type { Skill } from "../bindings/Skill";
 import type { SkillForChat } from "../bindings/SkillForChat";
 import type { TaskView } from "../bindings/TaskView";
+import type { TokenMeter } from "../bindings/TokenMeter";
+import type { TokensFor } from "../bindings/TokensFor";
 import type { ToolSet } from "../bindings/ToolSet";
 import type { Commands } from "../bindings/Commands";
 import { SKILLS_EXTENSION } from "../host";
+import { isAppOnly } from "../components/app-frame/tool-ui";
 import type {
   AppContextParams,
   AppMessageParams,
@@ -521,11 +526,13 @@ export class FakeBackend implements Backend {
   }
   async withheldTools() {
     this.log("withheldTools");
-    const running = this.servers.filter((s) => s.status.state === "running").map((s) => s.name);
     const each = await Promise.all(
-      running.map(async (s) => withheldOf(s, await this.listTools(s), this.pins[s] ?? [], this.policies)),
+      this.runningNames().map(async (s) => withheldOf(s, await this.listTools(s), this.pins[s] ?? [], this.policies)),
     );
     return each.flat();
+  }
+  private runningNames(): string[] {
+    return this.servers.filter((s) => s.status.state === "running").map((s) => s.name);
   }
   async approvePins(server: string, items: PinChoice[]) {
     const list = this.pins[server] ?? [];
@@ -565,6 +572,33 @@ export class FakeBackend implements Backend {
   async deleteToolSet(name: string) {
     this.log("deleteToolSet", name);
     this.switches.deleteSet(name);
+  }
+
+  /** Above how many tools the model would search them (the config's `toolSearchAbove`). */
+  toolSearchAbove = 40;
+  /** The config's `toolTokensWarnPercent`. */
+  toolTokensWarnPercent = 10;
+  /** What `toolTokens` answers in place of its own counts (tests set `offered`, `contextWindow`, …). */
+  tokens: Partial<TokenMeter> = {};
+
+  async toolTokens(args: TokensFor): Promise<TokenMeter> {
+    this.log("toolTokens", args);
+    const model = args.model ?? this.providers.flatMap((p) => p.models.map((m) => m.model))[0] ?? "gpt-4o";
+    const meter = fakeMeter(model, await this.meteredTools(), this.toolSearchAbove, this.toolTokensWarnPercent);
+    return { ...meter, ...structuredClone(this.tokens) };
+  }
+  /** Every running server's tools, each offered when it is switched on and not held back. */
+  private async meteredTools(): Promise<MeteredTool[]> {
+    const each = await Promise.all(
+      this.runningNames().map(async (server) => {
+        const tools = await this.listTools(server);
+        const held = withheldOf(server, tools, this.pins[server] ?? [], this.policies);
+        const offered = (t: Tool) =>
+          !isAppOnly(t) && !held.some((h) => h.tool === t.name) && !this.switches.off.some((r) => r.server === server && r.tool === t.name);
+        return tools.map((tool) => ({ server, tool, offered: offered(tool) }));
+      }),
+    );
+    return each.flat();
   }
 
   conversations: { conversation: Conversation; messages: ChatMessage[] }[] = [];

@@ -85,6 +85,7 @@ export const tauriBackend: Backend = {
   setNewToolsEnabled: async (server, enabled) => void (await call("set_new_tools_enabled", { server, enabled })),
   saveToolSet: async (set) => void (await call("save_tool_set", set)),
   deleteToolSet: async (name) => void (await call("delete_tool_set", { name })),
+  toolTokens: (args) => call("tool_tokens", args),
 
   listProviders: () => call("list_providers", none),
   saveProvider: async (settings, apiKey) => void (await call("save_provider", { settings, apiKey })),

@@ -62,6 +62,8 @@ import type { SkillForChat } from "./SkillForChat";
 import type { SkillRef } from "./SkillRef";
 import type { TaskRef } from "./TaskRef";
 import type { TaskView } from "./TaskView";
+import type { TokenMeter } from "./TokenMeter";
+import type { TokensFor } from "./TokensFor";
 import type { ToolSet } from "./ToolSet";
 import type { ToolSetName } from "./ToolSetName";
 import type { ToolSwitchesView } from "./ToolSwitchesView";
@@ -113,6 +115,7 @@ export type Commands = {
   review_pins: { args: ServerName; result: PinItem[] };
   withheld_tools: { args: NoArgs; result: WithheldTool[] };
   tool_switches: { args: NoArgs; result: ToolSwitchesView };
+  tool_tokens: { args: TokensFor; result: TokenMeter };
   set_tool_enabled: { args: SetToolEnabled; result: null };
   set_new_tools_enabled: { args: SetNewToolsEnabled; result: null };
   save_tool_set: { args: ToolSet; result: null };
@@ -204,6 +207,7 @@ export const COMMAND_NAMES = [
   "review_pins",
   "withheld_tools",
   "tool_switches",
+  "tool_tokens",
   "set_tool_enabled",
   "set_new_tools_enabled",
   "save_tool_set",

@@ -26,4 +26,9 @@ registries?: Array<string>,
  * Above how many tools a chat's model searches the tools instead of being offered them all
  * (default 40).
  */
-toolSearchAbove?: number | null, };
+toolSearchAbove?: number | null, 
+/**
+ * Above what share of the model's context window (percent) the tool definitions are
+ * flagged (default 10).
+ */
+toolTokensWarnPercent?: number | null, };

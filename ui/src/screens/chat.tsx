@@ -4,8 +4,9 @@
 // message too) and can be reviewed here. The composer's "/" palette finds every prompt and skill of
 // every server, "@" attaches a server's resource; a skill loaded on the Skills screen waits in the
 // composer too. The header says which tools the model is offered: every tool switched on, or
-// those of the tool sets chosen for the conversation. Answers stream in. The session's state is
-// chat/session.ts; the parts shown are the other files of chat/.
+// those of the tool sets chosen for the conversation; above the composer, what their definitions
+// take of the model's context window in tokens (a warning above the configured share). Answers
+// stream in. The session's state is chat/session.ts; the parts shown are the other files of chat/.
 import { useMemo, useState } from "react";
 import type { Backend } from "../backend";
 import type { SkillForChat } from "../bindings/SkillForChat";
@@ -22,6 +23,7 @@ import { useChatSession } from "./chat/session";
 import { ToolChoice } from "./chat/tool-choice";
 import type { ChatSkills } from "./chat/skills";
 import { SkillChips } from "./chat/skills";
+import { ChatTokens } from "./chat/tokens";
 import { UnderCall } from "./chat/under-call";
 import { WithheldReview } from "./chat/withheld";
 
@@ -95,6 +97,7 @@ export function ChatScreen(props: { backend: Backend; host: HostState } & Partia
               onClose={() => dispatch({ type: "closeReview" })}
               onApproved={recheckWithheld}
             />
+            <ChatTokens backend={backend} host={host} conversation={conversation} withheld={state.withheld.tools.length} />
             <Composer
               backend={backend}
               host={host}

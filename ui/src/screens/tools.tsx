@@ -2,8 +2,9 @@
 // argument form from the input schema, calls with progress and cancel, and every kind of result.
 // What the person typed and each tool's last call are kept while other screens are shown. The
 // server's text (names, titles, descriptions, progress) is shown with hidden characters revealed.
-// Beside each tool, whether the chat's model is offered it, and per server what its new tools start
-// as; "Tool sets" opens the named sets of tools a chat may be limited to (tools/).
+// Beside each tool, whether the chat's model is offered it and what its definition costs in tokens,
+// and per server its tools' tokens together and what its new tools start as; "Tool sets" opens the
+// named sets of tools a chat may be limited to (tools/).
 import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Backend } from "../backend";
 import { errorMessage, isBackendError } from "../backend";
@@ -16,8 +17,10 @@ import type { FormDraft } from "../components/schema-form";
 import { SchemaForm } from "../components/schema-form";
 import { ListSearch, matching, NoMatch, SelectableList } from "../components/selectable-list";
 import { SignInWaiting, useSignIn } from "../components/sign-in";
+import { ServerTokens, TokenCount, toolsKey, toolTokens, useTokenMeter } from "../components/tool-tokens";
 import { ItemLabel, pickDefault, ServerPicker } from "../components/server-picker";
 import type { CallProgress } from "../bindings/CallProgress";
+import type { TokenMeter } from "../bindings/TokenMeter";
 import type { TaskView } from "../bindings/TaskView";
 import { taskStatusText } from "./tasks";
 import { ModelSwitch, NewToolsSwitch } from "./tools/model-switch";
@@ -169,6 +172,7 @@ export function ToolsScreen(props: {
   };
   const revision = picked ? (host.catalog[picked] ?? 0) : 0;
   const switches = useSwitches(backend, revision);
+  const meter = useTokenMeter(backend, null, toolsKey(host));
 
   useEffect(() => {
     if (!picked) {
@@ -207,7 +211,10 @@ export function ToolsScreen(props: {
           onChange={(s) => props.onSelect({ ...selection, server: s })}
         />
         {picked ? (
-          <NewToolsSwitch server={picked} on={switches.newToolsOn(picked)} onChange={(on) => switches.setNewTools(picked, on)} />
+          <>
+            <ServerTokens meter={meter} server={picked} />
+            <NewToolsSwitch server={picked} on={switches.newToolsOn(picked)} onChange={(on) => switches.setNewTools(picked, on)} />
+          </>
         ) : null}
         <ListSearch testId="tool-search" label="Search tools" value={search} onChange={(v) => memory.setSearch(v)} />
         <ErrorBanner error={error} testId="error-banner" />
@@ -222,7 +229,7 @@ export function ToolsScreen(props: {
           testId="tool-item"
           data={(t) => ({ "data-name": t.name })}
         >
-          {(t) => (picked ? <ToolItem server={picked} tool={t} switches={switches} /> : null)}
+          {(t) => (picked ? <ToolItem server={picked} tool={t} switches={switches} meter={meter} /> : null)}
         </SelectableList>
         <NoMatch what="tool" search={search} total={tools.length} shown={shown.length} />
       </section>
@@ -239,9 +246,10 @@ export function ToolsScreen(props: {
   );
 }
 
-/** A tool in the list: its name and title, badges, description, and whether the model is offered it
- * (not asked of a tool only its view may call: the model is never offered that). */
-function ToolItem(props: { server: string; tool: Tool; switches: Switches }) {
+/** A tool in the list: its name and title, badges, what its definition costs the model in tokens,
+ * description, and whether the model is offered it (not asked of a tool only its view may call: the
+ * model is never offered that). */
+function ToolItem(props: { server: string; tool: Tool; switches: Switches; meter: TokenMeter | null }) {
   const { server, tool: t, switches } = props;
   return (
     <>
@@ -252,6 +260,7 @@ function ToolItem(props: { server: string; tool: Tool; switches: Switches }) {
       >
         {toolUiUri(t) ? <span className="badge" data-testid="tool-has-view">view</span> : null}
         {isAppOnly(t) ? <span className="badge" data-testid="tool-app-only">app only</span> : null}
+        <TokenCount meter={props.meter} tokens={toolTokens(props.meter, server, t.name)} testId="tool-tokens" />
       </ItemLabel>
       {t.description ? (
         <div className="muted clamp" data-testid="tool-item-description">

@@ -4,9 +4,10 @@
 use super::App;
 use super::requests::{
     ConversationId, NewConversation, NoArgs, ProviderId, SaveProvider, SendMessage,
-    SetNewToolsEnabled, SetToolEnabled, ToolSetName,
+    SetNewToolsEnabled, SetToolEnabled, TokensFor, ToolSetName,
 };
 use crate::approvals::policy::{PolicyKind, Rule};
+use crate::chat::tokens::{self, TokenMeter};
 use crate::chat::{
     BroadcastTurn, Conversation, ConversationView, OfferedTool, ToolSource, WithheldTool, accepted,
     chosen, run_turn,
@@ -16,6 +17,10 @@ use crate::events::ChatEvent;
 use crate::providers::settings::ProviderSettings;
 use crate::store::off_thread;
 use crate::tool_switches::{ToolSet, ToolSwitchesView};
+
+/// Above what share of the model's context window (percent) the tool definitions are flagged,
+/// unless the configuration says otherwise (`toolTokensWarnPercent`).
+pub const DEFAULT_WARN_PERCENT: u8 = 10;
 
 impl App {
     /// The running servers' tools a chat turn would not offer the model now, and why: decided
@@ -47,6 +52,62 @@ impl App {
             Ok(allowed)
         })
         .await
+    }
+
+    /// What the running servers' tool definitions cost `args.model` (else the first model of
+    /// the first provider) in tokens, and what a chat turn would offer of them now.
+    pub async fn tool_tokens(&self, args: TokensFor) -> Result<TokenMeter> {
+        let model = match args.model {
+            Some(m) => m,
+            None => self
+                .default_model()
+                .await
+                .unwrap_or_else(|| "gpt-4o".to_owned()),
+        };
+        let all = ToolSource::tools(&self.0.host);
+        let (pins, policies) = (self.0.door.pins().clone(), self.0.door.policies().clone());
+        let switches = self.0.chats.switches().clone();
+        let (candidates, sets) = (all.clone(), args.tool_sets);
+        let (offered, _) = off_thread(move || {
+            let sets = sets.map(|names| switches.members(&names)).transpose()?;
+            accepted(
+                &pins,
+                &policies,
+                chosen(&switches, sets.as_ref(), candidates)?,
+            )
+        })
+        .await?;
+        let tokenizer = tokens::tokenizer_for(&model);
+        let search_above = ToolSource::search_above(&self.0.host);
+        let offered_tokens: u64 = if offered.len() > search_above {
+            tokens::count(
+                tokenizer,
+                &crate::chat::search_tool_definition(offered.len()).to_string(),
+            )
+        } else {
+            tokens::tool_tokens(tokenizer, &offered)
+                .iter()
+                .map(|t| t.tokens)
+                .sum()
+        };
+        let config = self.0.host.config()?;
+        Ok(TokenMeter {
+            tools: tokens::tool_tokens(tokenizer, &all),
+            offered: offered_tokens,
+            context_window: tokens::context_window(&model),
+            warn_percent: config
+                .tool_tokens_warn_percent
+                .unwrap_or(DEFAULT_WARN_PERCENT),
+            tokenizer,
+            model,
+        })
+    }
+
+    async fn default_model(&self) -> Option<String> {
+        let providers = self.list_providers(NoArgs {}).await.ok()?;
+        providers
+            .into_iter()
+            .find_map(|p| p.models.into_iter().next().map(|m| m.model))
     }
 
     /// Which tools are switched off for the model, which servers' new tools start off, and the

@@ -108,6 +108,7 @@ command_table! { $
         review_pins(ServerName) -> Vec<PinItem> as "PinItem[]";
         withheld_tools(NoArgs) -> Vec<WithheldTool> as "WithheldTool[]";
         tool_switches(NoArgs) -> ToolSwitchesView as "ToolSwitchesView";
+        tool_tokens(TokensFor) -> TokenMeter as "TokenMeter";
         set_tool_enabled(SetToolEnabled) -> () as "null";
         set_new_tools_enabled(SetNewToolsEnabled) -> () as "null";
         save_tool_set(ToolSet) -> () as "null";
@@ -167,6 +168,7 @@ const RESULT_TYPES: &[&str] = &[
     "Skill",
     "SkillForChat",
     "ToolSwitchesView",
+    "TokenMeter",
     "ImportCandidate",
     "ImportPlan",
     "ImportReport",

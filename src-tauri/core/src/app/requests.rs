@@ -143,6 +143,21 @@ pub struct SetNewToolsEnabled {
     pub enabled: bool,
 }
 
+/// The model to count tool definitions for (absent: the first model of the first provider),
+/// and the tool sets a conversation is limited to.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TokensFor {
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// A conversation's tool sets: what a turn offers is counted as it would be offered there.
+    #[serde(default)]
+    #[ts(optional)]
+    pub tool_sets: Option<Vec<String>>,
+}
+
 /// A tool set, by name.
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -37,6 +37,47 @@ pub struct ToolTokens {
     pub tokens: u64,
 }
 
+/// What the tool definitions cost a model, for the window's meter.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TokenMeter {
+    /// The model counted for, and how.
+    pub model: String,
+    pub tokenizer: Tokenizer,
+    /// Every running server's tools.
+    pub tools: Vec<ToolTokens>,
+    /// What a chat turn would offer now (the tools switched on and approved; all of them in
+    /// tokens, or the search tool's alone when the model would search).
+    #[ts(type = "number")]
+    pub offered: u64,
+    /// The model's context window, where known.
+    #[ts(type = "number | null")]
+    pub context_window: Option<u64>,
+    /// Above what share of the context window (percent) the definitions are too many.
+    pub warn_percent: u8,
+}
+
+/// The context window of `model`, where known: OpenAI's from tiktoken's table, Anthropic's and
+/// Google's current families from their documentation.
+pub fn context_window(model: &str) -> Option<u64> {
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    if tokenizer_for(&name) != Tokenizer::Estimate {
+        return Some(tiktoken_rs::model::get_context_size(&name) as u64);
+    }
+    if name.starts_with("claude") {
+        return Some(200_000);
+    }
+    if name.starts_with("gemini") {
+        return Some(1_048_576);
+    }
+    None
+}
+
 /// The tokenizer for `model` (a provider's model name): OpenAI's own where the model is
 /// OpenAI's (as tiktoken maps model names), else the estimate.
 pub fn tokenizer_for(model: &str) -> Tokenizer {
@@ -121,6 +162,15 @@ mod tests {
         );
         assert_eq!(count(Tokenizer::Estimate, "hello world"), 2);
         assert_eq!(count(Tokenizer::O200kBase, ""), 0);
+    }
+
+    #[test]
+    fn context_windows_are_known_for_the_families_that_publish_them() {
+        assert_eq!(context_window("gpt-4o-mini"), Some(128_000));
+        assert_eq!(context_window("gpt-4.1"), Some(1_047_576));
+        assert_eq!(context_window("claude-opus-4-1"), Some(200_000));
+        assert_eq!(context_window("models/gemini-2.5-flash"), Some(1_048_576));
+        assert_eq!(context_window("llama3.2"), None);
     }
 
     #[test]

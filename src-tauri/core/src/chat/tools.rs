@@ -399,7 +399,7 @@ impl ToolNames {
 }
 
 /// The search tool as the model is offered it.
-fn search_tool(count: usize) -> Value {
+pub fn search_tool(count: usize) -> Value {
     json!({
         "name": SEARCH_TOOL,
         "description": format!(

@@ -1,5 +1,6 @@
-// One server's detail pane: status, enable/start/stop/restart/edit/remove, and tabs for its
-// overview (transport, protocol, capabilities, instructions), its stderr tail and its MCP log.
+// One server's detail pane: status, enable/start/stop/restart/edit/remove, what its tool definitions
+// cost the chat's model in tokens while it runs, and tabs for its overview (transport, protocol,
+// capabilities, instructions), its stderr tail and its MCP log.
 import type { ReactNode } from "react";
 import { useEffect, useState } from "react";
 import type { Backend } from "../../backend";
@@ -10,6 +11,7 @@ import { CommandLine } from "../../components/command-line";
 import { TextBlock } from "../../components/content";
 import { ErrorBanner } from "../../components/error-banner";
 import { SignInWaiting, useSignIn } from "../../components/sign-in";
+import { MeteredServer } from "../../components/tool-tokens";
 import type { HostState } from "../../host";
 import { needsSignIn } from "../../host";
 import { ErrorDetails } from "../../components/error-details";
@@ -107,6 +109,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
       </p>
       {(s.state === "failed" || s.state === "restarting") && !needsSignIn(s) ? <ErrorDetails error={s.error} /> : null}
       {enabled ? null : <p className="hint muted">{OFF}</p>}
+      {s.state === "running" ? <MeteredServer backend={backend} host={props.host} server={server.name} /> : null}
       <SandboxLine
         server={server}
         busy={busy}

@@ -1,0 +1,105 @@
+// What the tool definitions cost the chat's model in tokens, as the Tools screen shows it beside each
+// tool and for the server, and as a running server's card does; estimates are marked.
+import { fireEvent, render, screen, within } from "@testing-library/react";
+import { useState } from "react";
+import { describe, expect, it } from "vitest";
+import { FakeBackend } from "../backend/fake";
+import { useHost } from "../host";
+import { ServersScreen } from "./servers";
+import type { ToolSelection } from "./tools";
+import { ToolsScreen } from "./tools";
+
+function Tools(props: { backend: FakeBackend }) {
+  const host = useHost(props.backend);
+  const [selection, setSelection] = useState<ToolSelection>({ server: null, tools: {} });
+  return <ToolsScreen backend={props.backend} host={host} selection={selection} onSelect={setSelection} />;
+}
+
+function Servers(props: { backend: FakeBackend }) {
+  const host = useHost(props.backend);
+  return <ServersScreen backend={props.backend} host={host} />;
+}
+
+/** A fake whose first model is `model` (the meter's default). */
+function withModel(model: string) {
+  const b = new FakeBackend().addServer("everything").addServer("other");
+  b.providers = [
+    { id: "p", kind: "anthropic", baseUrl: null, models: [{ provider: "p", model, cost: 0.5, speed: 0.5, intelligence: 0.5 }], hasKey: true },
+  ];
+  return b;
+}
+
+/** What the fake's meter says each tool of `everything` costs, and all of them. */
+async function counts(b: FakeBackend) {
+  const meter = await b.toolTokens({});
+  const own = meter.tools.filter((t) => t.server === "everything");
+  const of = (tool: string) => own.find((t) => t.tool === tool)!.tokens;
+  return { echo: of("echo"), weather: of("weather"), total: own.reduce((n, t) => n + t.tokens, 0) };
+}
+
+async function tokensOf(name: string) {
+  await screen.findByText("Echo");
+  const row = screen.getAllByTestId("tool-item").find((t) => t.dataset["name"] === name)!;
+  return within(row).findByTestId("tool-tokens");
+}
+
+describe("Tools screen: tool definitions in tokens", () => {
+  it("shows each tool's tokens and the server's total, counted for the default model", async () => {
+    const b = withModel("gpt-4o");
+    const expected = await counts(b);
+    expect(expected.echo).toBeGreaterThan(20);
+    render(<Tools backend={b} />);
+    expect((await tokensOf("echo")).textContent).toBe(`${expected.echo} tok`);
+    expect((await tokensOf("weather")).textContent).toBe(`${expected.weather} tok`);
+    const total = await screen.findByTestId("server-tokens");
+    expect(total.textContent).toBe(`Tool definitions: ${expected.total} tok for gpt-4o`);
+    expect(total.dataset["estimate"]).toBe("false");
+    expect(b.calls.find((c) => c.method === "toolTokens")?.args).toEqual([{}]);
+  });
+
+  it("marks the counts as estimates for a model without a tokenizer of its own", async () => {
+    const b = withModel("claude-sonnet-4-5");
+    const expected = await counts(b);
+    render(<Tools backend={b} />);
+    const echo = await tokensOf("echo");
+    expect(echo.textContent).toBe(`≈${expected.echo} tok`);
+    expect(echo.dataset["estimate"]).toBe("true");
+    expect(echo.title).toContain("Estimated");
+    const total = await screen.findByTestId("server-tokens");
+    expect(total.textContent).toBe(`Tool definitions: ≈${expected.total} tok (estimated) for claude-sonnet-4-5`);
+  });
+
+  it("shows no count while the meter cannot be read", async () => {
+    const b = withModel("gpt-4o");
+    b.toolTokens = async () => {
+      throw { code: "internal", message: "no meter" };
+    };
+    render(<Tools backend={b} />);
+    await screen.findByText("Echo");
+    expect(screen.queryByTestId("tool-tokens")).toBeNull();
+    expect(screen.queryByTestId("server-tokens")).toBeNull();
+  });
+});
+
+describe("a server's card: its tool definitions in tokens", () => {
+  it("shows the running server's total", async () => {
+    const b = withModel("gpt-4o");
+    const expected = await counts(b);
+    render(<Servers backend={b} />);
+    const line = await screen.findByTestId("server-tokens");
+    expect(line.textContent).toBe(`Tool definitions: ${expected.total} tok for gpt-4o`);
+  });
+
+  it("shows nothing for a server that does not run, and marks an estimate on one that does", async () => {
+    const b = withModel("gemini-2.5-pro");
+    b.servers[0]!.status = { state: "stopped" };
+    render(<Servers backend={b} />);
+    expect((await screen.findByTestId("server-status-text")).textContent).toBe("Stopped");
+    expect(screen.queryByTestId("server-tokens")).toBeNull();
+    expect(b.calls.some((c) => c.method === "toolTokens")).toBe(false);
+    fireEvent.click(screen.getAllByTestId("server-row").find((r) => r.dataset["name"] === "other")!);
+    const line = await screen.findByTestId("server-tokens");
+    expect(line.textContent).toMatch(/^Tool definitions: ≈\d+ tok \(estimated\) for gemini-2\.5-pro$/);
+    expect(line.dataset["estimate"]).toBe("true");
+  });
+});
