@@ -65,6 +65,9 @@ pub enum ErrorCode {
     SignInExpired,
     /// Signing in failed: discovery, registration, the authorization step or the token exchange.
     AuthFailed,
+    /// The authorization server refused the credentials a server's configuration signs in with
+    /// (a machine grant's secret, key or token): asking again would only be refused again.
+    SignInRefused,
     /// The server needs more access (scopes) than the signed-in user granted, and asking again
     /// did not get it.
     InsufficientScope,
@@ -107,6 +110,7 @@ impl ErrorCode {
             ErrorCode::AuthRequired => "auth_required",
             ErrorCode::SignInExpired => "sign_in_expired",
             ErrorCode::AuthFailed => "auth_failed",
+            ErrorCode::SignInRefused => "sign_in_refused",
             ErrorCode::InsufficientScope => "insufficient_scope",
             ErrorCode::NotTrusted => "not_trusted",
             ErrorCode::Sandbox => "sandbox",

@@ -440,6 +440,7 @@ fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::AuthRequired
         | ErrorCode::SignInExpired
         | ErrorCode::AuthFailed
+        | ErrorCode::SignInRefused
         | ErrorCode::InsufficientScope => 11,
     }
 }

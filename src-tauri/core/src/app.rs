@@ -427,7 +427,8 @@ impl App {
         extra: &[PathBuf],
         timeout: Option<Duration>,
     ) -> Result<Live> {
-        let server = self.configured_server(name)?;
+        // One reading of its env file is checked and spawned with.
+        let server = switchboard_protocol::env_file::read_once(&self.configured_server(name)?);
         self.admit(name, &server)?;
         let mut roots = self.0.host.config()?.roots_for(name);
         roots.extend(extra.iter().cloned());

@@ -26,8 +26,8 @@ pub use tools::{
 #[cfg(test)]
 pub(crate) use turn::STOPPED;
 pub use turn::{
-    BroadcastTurn, MAX_STEPS, Reservation, TurnEvents, Turns, run_turn,
-    with_unanswered_calls_closed,
+    BroadcastTurn, FOUND_TOOLS, MAX_STEPS, Reservation, SENT_ARGUMENTS, TurnEvents, Turns,
+    run_turn, with_unanswered_calls_closed,
 };
 
 #[cfg(test)]

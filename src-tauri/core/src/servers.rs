@@ -642,11 +642,19 @@ impl Supervisor {
     async fn back_off(&mut self, error: Error, attempt: &mut u32) -> Next {
         *attempt += 1;
         tracing::warn!(server = %self.opts.server, attempt = *attempt, "{}", error.message);
-        // Trying again cannot help a server that wants the person to sign in first, nor one
-        // whose authorization server refused the sign-in it was configured with (a machine
-        // grant's secret or token: asking again is asking to be locked out).
+        // Trying again cannot help a server that wants the person to sign in first (one with a
+        // machine grant signs in by itself when dialled again: its tokens expire without a
+        // refresh token), nor one whose authorization server refused the credentials it was
+        // configured with: asking again is asking to be locked out.
         let gave_up = *attempt > self.policy.max_attempts && !self.lost_remote;
-        if gave_up || error.needs_sign_in() || error.code == ErrorCode::AuthFailed {
+        let unattended = self
+            .opts
+            .config
+            .oauth
+            .as_ref()
+            .is_some_and(|o| o.grant != crate::config::OAuthGrant::AuthorizationCode);
+        let person_needed = error.needs_sign_in() && !unattended;
+        if gave_up || person_needed || error.code == ErrorCode::SignInRefused {
             self.set(ServerState::Failed { error });
             return Next::Idle;
         }

@@ -93,8 +93,42 @@ fn reach_settings(c: &ServerConfig) -> [(&'static str, Value); 5] {
         ("sampling", value(serde_json::to_value(c.sampling))),
         ("samplingModels", models.unwrap_or(Value::Null)),
         ("maxMessageBytes", json!(c.max_message_bytes)),
-        ("oauth", value(serde_json::to_value(&c.oauth))),
+        ("oauth", c.oauth.as_ref().map_or(Value::Null, oauth_value)),
     ]
+}
+
+/// The `oauth` fields that may hold a credential itself rather than a reference to one.
+const OAUTH_CREDENTIALS: [&str; 3] = ["clientSecret", "privateKey", "assertion"];
+
+/// `o` as trusted: a credential written into the config itself (not a `${secret:…}` or
+/// `${env:…}` reference) is kept as a fingerprint, so the trust records hold no secret.
+fn oauth_value(o: &crate::config::OAuthClient) -> Value {
+    let mut value = serde_json::to_value(o).unwrap_or(Value::Null);
+    for key in OAUTH_CREDENTIALS {
+        if let Some(Value::String(v)) = value.get_mut(key)
+            && !is_reference(v)
+        {
+            *v = fingerprint(v);
+        }
+    }
+    value
+}
+
+/// Whether `v` is one `${secret:…}` or `${env:…}` reference and nothing else.
+fn is_reference(v: &str) -> bool {
+    let inner = v.strip_prefix("${").and_then(|r| r.strip_suffix('}'));
+    inner.is_some_and(|i| {
+        (i.starts_with("secret:") || i.starts_with("env:")) && !i.contains(['{', '}'])
+    })
+}
+
+/// A credential as the dialog shows it: a reference as written, a credential itself masked.
+fn credential(v: &str) -> String {
+    if is_reference(v) {
+        quoted(v)
+    } else {
+        format!("(written in the config, {} characters)", v.chars().count())
+    }
 }
 
 /// A short fingerprint of a value: enough to tell that it changed, nothing to read it back by.
@@ -172,7 +206,7 @@ fn reach_lines(c: &ServerConfig) -> Vec<LaunchSetting> {
                 .map(|id| format!("client id {}", quoted(id))),
             o.client_secret
                 .as_ref()
-                .map(|s| format!("client secret {}", quoted(s))),
+                .map(|s| format!("client secret {}", credential(s))),
             o.client_metadata_url
                 .as_ref()
                 .map(|u| format!("client metadata {}", quoted(u))),
@@ -180,13 +214,13 @@ fn reach_lines(c: &ServerConfig) -> Vec<LaunchSetting> {
                 .then(|| format!("signs in with no person present ({})", grant_name(o.grant))),
             o.private_key
                 .as_ref()
-                .map(|k| format!("private key {}", quoted(k))),
+                .map(|k| format!("private key {}", credential(k))),
             o.signing_algorithm
                 .as_ref()
                 .map(|a| format!("signed with {}", quoted(a))),
             o.assertion
                 .as_ref()
-                .map(|a| format!("workload token {}", quoted(a))),
+                .map(|a| format!("token {}", credential(a))),
             o.assertion_file
                 .as_ref()
                 .map(|f| format!("workload token file {}", quoted(f))),

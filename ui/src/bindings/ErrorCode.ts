@@ -3,4 +3,4 @@
 /**
  * Stable error codes. Callers match on these, never on message text.
  */
-export type ErrorCode = "config_io" | "config_invalid" | "server_not_found" | "server_not_running" | "spawn_failed" | "connect_failed" | "timeout" | "cancelled" | "message_too_large" | "transport_closed" | "server_error" | "not_supported" | "tool_not_found" | "invalid_input" | "keychain" | "denied" | "io" | "storage" | "pin_changed" | "limit_exceeded" | "provider" | "approval_mismatch" | "auth_required" | "sign_in_expired" | "auth_failed" | "insufficient_scope" | "not_trusted" | "sandbox" | "internal";
+export type ErrorCode = "config_io" | "config_invalid" | "server_not_found" | "server_not_running" | "spawn_failed" | "connect_failed" | "timeout" | "cancelled" | "message_too_large" | "transport_closed" | "server_error" | "not_supported" | "tool_not_found" | "invalid_input" | "keychain" | "denied" | "io" | "storage" | "pin_changed" | "limit_exceeded" | "provider" | "approval_mismatch" | "auth_required" | "sign_in_expired" | "auth_failed" | "sign_in_refused" | "insufficient_scope" | "not_trusted" | "sandbox" | "internal";

@@ -79,20 +79,23 @@ impl App {
         .await?;
         let tokenizer = tokens::tokenizer_for(&model);
         let search_above = ToolSource::search_above(&self.0.host);
-        let offered_tokens: u64 = if offered.len() > search_above {
-            tokens::count(
-                tokenizer,
-                &crate::chat::search_tool_definition(offered.len()).to_string(),
-            )
-        } else {
-            tokens::tool_tokens(tokenizer, &offered)
-                .iter()
-                .map(|t| t.tokens)
-                .sum()
-        };
+        // Tokenizing is CPU work on text the servers wrote: off the runtime.
+        let (offered_tokens, counted) = off_thread(move || {
+            let offered_tokens: u64 = if offered.len() > search_above {
+                let search = crate::chat::search_tool_definition(offered.len());
+                tokens::count(tokenizer, &search.to_string())
+            } else {
+                tokens::tool_tokens(tokenizer, &offered)
+                    .iter()
+                    .map(|t| t.tokens)
+                    .sum()
+            };
+            Ok((offered_tokens, tokens::tool_tokens(tokenizer, &all)))
+        })
+        .await?;
         let config = self.0.host.config()?;
         Ok(TokenMeter {
-            tools: tokens::tool_tokens(tokenizer, &all),
+            tools: counted,
             offered: offered_tokens,
             context_window: tokens::context_window(&model),
             warn_percent: config
@@ -231,7 +234,8 @@ impl App {
         }
         let mut last_role = String::new();
         for m in args.messages {
-            let message = self.0.chats.append(&id, &m.role, m.content).await?;
+            let content = without_core_fields(m.content);
+            let message = self.0.chats.append(&id, &m.role, content).await?;
             last_role.clone_from(&message.role);
             self.0.events.publish(ChatEvent::ChatMessage {
                 conversation: id.clone(),
@@ -279,5 +283,37 @@ impl App {
             });
         }
         Ok(())
+    }
+}
+
+/// `content` without the fields only the core writes on a tool result (the arguments a call went
+/// out with, the tools a search found): what the window sends cannot pass for them.
+fn without_core_fields(mut content: serde_json::Value) -> serde_json::Value {
+    let mut strip = |block: &mut serde_json::Value| {
+        if let Some(b) = block.as_object_mut() {
+            b.remove(crate::chat::SENT_ARGUMENTS);
+            b.remove(crate::chat::FOUND_TOOLS);
+        }
+    };
+    match &mut content {
+        serde_json::Value::Array(blocks) => blocks.iter_mut().for_each(&mut strip),
+        block => strip(block),
+    }
+    content
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_window_sends_cannot_carry_the_cores_own_fields() {
+        let sent = serde_json::json!([
+            {"type": "tool_result", "toolUseId": "1", "content": [], "foundTools": ["x__y"], "sentArguments": {}},
+            {"type": "text", "text": "hi"},
+        ]);
+        let kept = without_core_fields(sent);
+        assert!(kept[0].get("foundTools").is_none() && kept[0].get("sentArguments").is_none());
+        assert_eq!(kept[1]["text"], "hi");
     }
 }

@@ -303,7 +303,7 @@ impl App {
         paths: Option<&Vec<PathBuf>>,
         confirm: super::Confirm,
     ) -> Result<Option<ServerConfig>> {
-        let before = self.configured_server(server)?;
+        let before = switchboard_protocol::env_file::read_once(&self.configured_server(server)?);
         let mut after = before.clone();
         after.roots = paths
             .map(|ps| ps.iter().cloned().map(crate::host::absolute).collect())

@@ -84,12 +84,18 @@ fn chat_content(server: &str, loaded: &LoadedSkill) -> Value {
             others.join(", ")
         ));
     }
+    let end = format!(
+        "End of skill {:?} from server {:?}; what follows is the user's own.",
+        reveal(&skill.name),
+        reveal(server)
+    );
     json!([
         { "type": "text", "text": note },
         {
             "type": "resource",
             "resource": { "uri": skill.uri, "mimeType": "text/markdown", "text": loaded.text },
         },
+        { "type": "text", "text": end },
     ])
 }
 
@@ -127,5 +133,12 @@ mod tests {
         );
         assert_eq!(content[1]["resource"]["text"], loaded.text);
         assert_eq!(content[1]["resource"]["uri"], "skill://notes/SKILL.md");
+        // The server's text is closed off: what follows it is the person's.
+        assert!(
+            content[2]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("End of skill")
+        );
     }
 }

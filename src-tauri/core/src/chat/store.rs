@@ -63,7 +63,8 @@ fn conversation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Conversation> {
         provider: r.get(2)?,
         model: r.get(3)?,
         updated_ms: r.get(4)?,
-        tool_sets: sets.and_then(|s| serde_json::from_str(&s).ok()),
+        // Unreadable, it limits the conversation to nothing rather than widening it to all.
+        tool_sets: sets.map(|s| serde_json::from_str(&s).unwrap_or_default()),
     })
 }
 

@@ -14,6 +14,9 @@ use ts_rs::TS;
 
 use super::OfferedTool;
 
+/// The longest definition tokenized (bytes); longer ones are estimated at four bytes a token.
+const MAX_TOKENIZED: usize = 64 * 1024;
+
 /// How a model's tokens are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -121,10 +124,18 @@ pub fn tool_tokens(tokenizer: Tokenizer, tools: &[OfferedTool]) -> Vec<ToolToken
                 "description": d.get("description").cloned().unwrap_or(Value::Null),
                 "inputSchema": d.get("inputSchema").cloned().unwrap_or(Value::Null),
             });
+            let text = offered.to_string();
+            // A definition far larger than any real one is estimated, not tokenized: the
+            // tokenizer's cost grows faster than the text, and a server could stall the meter.
+            let tokens = if text.len() > MAX_TOKENIZED {
+                text.len().div_ceil(4) as u64
+            } else {
+                count(tokenizer, &text)
+            };
             ToolTokens {
                 server: t.server.clone(),
                 tool: d["name"].as_str().unwrap_or_default().to_owned(),
-                tokens: count(tokenizer, &offered.to_string()),
+                tokens,
             }
         })
         .collect()

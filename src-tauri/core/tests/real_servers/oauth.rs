@@ -514,7 +514,7 @@ async fn a_machine_server_signs_in_with_no_person_and_a_refused_secret_is_not_re
     let ServerState::Failed { error } = failed else {
         unreachable!()
     };
-    assert_eq!(error.code, ErrorCode::AuthFailed, "{}", error.message);
+    assert_eq!(error.code, ErrorCode::SignInRefused, "{}", error.message);
     assert!(
         error.message.contains("invalid_client"),
         "{}",

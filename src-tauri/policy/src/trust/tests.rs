@@ -383,6 +383,25 @@ fn a_machine_grant_and_its_credentials_are_shown_and_trusted() {
         o.private_key = Some("${secret:elsewhere}".into());
     }
     assert!(!trust.admit("reports", &config));
+
+    // A key written into the config itself is masked in the dialog and kept nowhere in clear;
+    // changing it asks again.
+    let pem = "-----BEGIN PRIVATE KEY-----canary-----END PRIVATE KEY-----";
+    if let Some(o) = config.oauth.as_mut() {
+        o.private_key = Some(pem.into());
+    }
+    let text = LaunchReview::of("reports", &config, &trust).text();
+    assert!(
+        !text.contains("canary") && text.contains("written in the config"),
+        "{text}"
+    );
+    trust.grant("reports", &config).unwrap();
+    let kept = trust.last_ran("reports").unwrap().to_string();
+    assert!(!kept.contains("canary"), "{kept}");
+    if let Some(o) = config.oauth.as_mut() {
+        o.private_key = Some(pem.replace("canary", "other"));
+    }
+    assert!(!trust.admit("reports", &config));
 }
 
 #[test]

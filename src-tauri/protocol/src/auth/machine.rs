@@ -182,6 +182,18 @@ pub async fn sign_in(
     Ok(())
 }
 
+/// A client credentials exchange's failure: the authorization server's error answer is a
+/// refusal ([`ErrorCode::SignInRefused`]); anything else, the usual sign-in failure.
+fn refused_or_failed(e: AuthError) -> Error {
+    let refused = matches!(&e, AuthError::ClientCredentialsError(m)
+        if m.contains("Server returned error response"));
+    let mut error = failed(e);
+    if refused {
+        error.code = ErrorCode::SignInRefused;
+    }
+    error
+}
+
 /// rmcp's client credentials exchange, apart ([`apart`]).
 async fn exchange_apart(
     mut manager: AuthorizationManager,
@@ -198,7 +210,7 @@ async fn exchange_apart(
             .exchange_client_credentials(&config)
             .await
             .map(drop)
-            .map_err(failed)
+            .map_err(refused_or_failed)
     })
     .await
 }
@@ -261,8 +273,16 @@ async fn enterprise(
             .exchange(&http, &http)
             .await
             .map_err(|e| {
+                use rmcp::transport::auth::enterprise::EmaError;
+                let code = match e {
+                    EmaError::InvalidGrant(_)
+                    | EmaError::OAuthRejected { .. }
+                    | EmaError::InsufficientUserAuthentication(_) => ErrorCode::SignInRefused,
+                    EmaError::RequestFailed(_) => ErrorCode::ConnectFailed,
+                    _ => ErrorCode::AuthFailed,
+                };
                 Error::new(
-                    ErrorCode::AuthFailed,
+                    code,
                     format!("signing in through the enterprise's identity provider failed: {e}"),
                 )
             })
@@ -325,14 +345,17 @@ fn require_private_channel(url: &str, token_endpoint: &str) -> Result<()> {
         ));
     };
     let local = |u: &url::Url| u.scheme() == "http" && super::loopback::is_loopback_host(u);
-    if endpoint.scheme() == "https" || (local(&endpoint) && local(&server)) {
+    let secure = |u: &url::Url| u.scheme() == "https";
+    // The server names the authorization server: over plain http, whoever is on the way could
+    // name their own and be sent the credentials.
+    if (secure(&endpoint) && secure(&server)) || (local(&endpoint) && local(&server)) {
         return Ok(());
     }
     Err(Error::new(
         ErrorCode::AuthFailed,
         format!(
-            "signing in failed: the token endpoint {} is not https, and Switchboard sends the \
-             client's credentials only over https",
+            "signing in failed: Switchboard sends a client's own credentials only when both the \
+             server and its token endpoint ({}) are https (or both on this computer)",
             reveal(token_endpoint)
         ),
     ))
@@ -417,7 +440,11 @@ async fn jwt_bearer(
         .body(body)
         .send()
         .await
-        .map_err(|e| trouble(format!("the token endpoint {}: {e}", reveal(endpoint))))?;
+        .map_err(|e| {
+            let mut e = trouble(format!("the token endpoint {}: {e}", reveal(endpoint)));
+            e.code = ErrorCode::ConnectFailed;
+            e
+        })?;
     let status = response.status();
     let mut answer = Vec::new();
     while let Some(chunk) = response
@@ -433,7 +460,18 @@ async fn jwt_bearer(
         }
     }
     if !status.is_success() {
-        return Err(trouble(refusal(status, &answer)));
+        // An OAuth error answer is the server's refusal; anything else may pass.
+        let refused = status.is_client_error()
+            && status != reqwest::StatusCode::TOO_MANY_REQUESTS
+            && serde_json::from_slice::<serde_json::Value>(&answer)
+                .is_ok_and(|v| v.get("error").is_some());
+        let mut e = trouble(refusal(status, &answer));
+        e.code = if refused {
+            ErrorCode::SignInRefused
+        } else {
+            ErrorCode::ConnectFailed
+        };
+        return Err(e);
     }
     let token: OAuthTokenResponse = serde_json::from_slice(&answer).map_err(|e| {
         trouble(format!(
@@ -493,7 +531,6 @@ mod tests {
         let fine = [
             ("https://mcp.example/mcp", "https://auth.example/token"),
             ("http://127.0.0.1:9/mcp", "http://localhost:8/token"),
-            ("http://mcp.example/mcp", "https://auth.example/token"),
         ];
         for (server, endpoint) in fine {
             assert!(
@@ -506,6 +543,8 @@ mod tests {
             // A remote server cannot point the secret at this computer's own services.
             ("https://mcp.example/mcp", "http://127.0.0.1/token"),
             ("https://mcp.example/mcp", "not a url"),
+            // A plain-http server names the authorization server in the clear.
+            ("http://mcp.example/mcp", "https://auth.example/token"),
         ];
         for (server, endpoint) in refused {
             let e = require_private_channel(server, endpoint).unwrap_err();

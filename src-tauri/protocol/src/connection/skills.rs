@@ -302,7 +302,11 @@ fn listed_files(list: &[Value], skill_md: &str) -> std::result::Result<Vec<Skill
         .iter()
         .map(|f| serde_json::from_value::<SkillFile>(f.clone()).map_err(|e| e.to_string()))
         .collect::<std::result::Result<_, _>>()?;
-    if files.iter().map(|f| f.size).sum::<u64>() > MAX_SKILL_BYTES {
+    let total = files
+        .iter()
+        .try_fold(0u64, |sum, f| sum.checked_add(f.size))
+        .filter(|t| *t <= MAX_SKILL_BYTES);
+    if total.is_none() {
         return Err("larger than a skill may be".into());
     }
     if let Some(bad) = files.iter().find(|f| hex_digest(&f.digest).is_none()) {
