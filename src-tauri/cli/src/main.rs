@@ -542,6 +542,20 @@ impl Session {
     }
 }
 
+/// `server`'s `tools` as the chat's model would be offered them.
+fn offered(server: &str, tools: Vec<rmcp::model::Tool>) -> Vec<OfferedTool> {
+    tools
+        .into_iter()
+        .filter_map(|t| {
+            Some(OfferedTool {
+                server: server.to_owned(),
+                definition: serde_json::to_value(t).ok()?,
+                instructions: None,
+            })
+        })
+        .collect()
+}
+
 /// `tools` as JSON lines: each definition (with its server), or with `tokens_for` a model,
 /// what each costs that model in tokens and then each server's total.
 fn print_tools(tools: &[OfferedTool], tokens_for: Option<&str>) -> Result<ExitCode> {
@@ -591,13 +605,7 @@ async fn every_servers_tools(
             }
         };
         match live.connection.list_tools().await {
-            Ok(list) => tools.extend(list.into_iter().filter_map(|t| {
-                Some(OfferedTool {
-                    server: name.clone(),
-                    definition: serde_json::to_value(t).ok()?,
-                    instructions: None,
-                })
-            })),
+            Ok(list) => tools.extend(offered(name, list)),
             Err(e) => tracing::warn!(server = %name, "left out: {}", e.message),
         }
         live.shutdown().await;
@@ -792,20 +800,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                     }
                     return Ok(ExitCode::SUCCESS);
                 }
-                let offered: Vec<OfferedTool> = tools
-                    .into_iter()
-                    .filter_map(|t| {
-                        Some(OfferedTool {
-                            server: c.summary().server_info["name"]
-                                .as_str()
-                                .unwrap_or("server")
-                                .to_owned(),
-                            definition: serde_json::to_value(t).ok()?,
-                            instructions: None,
-                        })
-                    })
-                    .collect();
-                print_tools(&offered, Some(model))
+                let server = c.summary().server_info["name"].as_str().unwrap_or("server");
+                print_tools(&offered(server, tools), Some(model))
             })
             .await
         }

@@ -332,7 +332,7 @@ async fn origin_metadata(url: &str) -> Result<AuthorizationMetadata> {
         .timeout(std::time::Duration::from_secs(30))
         .build()
         .map_err(|e| failed(e.to_string()))?;
-    let mut response = http
+    let response = http
         .get(at.clone())
         .send()
         .await
@@ -340,17 +340,12 @@ async fn origin_metadata(url: &str) -> Result<AuthorizationMetadata> {
     if !response.status().is_success() {
         return Err(failed(format!("{at}: {}", response.status())));
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+    let body = body_within(response, MAX_METADATA)
         .await
-        .map_err(|e| failed(format!("{at}: {e}")))?
-    {
-        body.extend_from_slice(&chunk);
-        if body.len() > MAX_METADATA {
-            return Err(failed(format!("{at}: larger than {MAX_METADATA} bytes")));
-        }
-    }
+        .map_err(|e| match e {
+            Some(e) => failed(format!("{at}: {e}")),
+            None => failed(format!("{at}: larger than {MAX_METADATA} bytes")),
+        })?;
     let metadata: AuthorizationMetadata =
         serde_json::from_slice(&body).map_err(|e| failed(format!("{at}: {e}")))?;
     let on_origin = |u: Option<&str>| {
@@ -366,6 +361,22 @@ async fn origin_metadata(url: &str) -> Result<AuthorizationMetadata> {
         )));
     }
     Ok(metadata)
+}
+
+/// `response`'s body, read to at most `max` bytes: `Err(None)` when it is longer, `Err(Some(e))`
+/// when reading it failed. An authorization server's answer is never read without a bound.
+async fn body_within(
+    mut response: reqwest::Response,
+    max: usize,
+) -> std::result::Result<Vec<u8>, Option<reqwest::Error>> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(Some)? {
+        body.extend_from_slice(&chunk);
+        if body.len() > max {
+            return Err(None);
+        }
+    }
+    Ok(body)
 }
 
 /// Largest authorization-server metadata document read.

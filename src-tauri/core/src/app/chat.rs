@@ -81,16 +81,24 @@ impl App {
         let search_above = ToolSource::search_above(&self.0.host);
         // Tokenizing is CPU work on text the servers wrote: off the runtime.
         let (offered_tokens, counted) = off_thread(move || {
+            // Every tool is counted once; what a turn offers is a part of them.
+            let counted = tokens::tool_tokens(tokenizer, &all);
             let offered_tokens: u64 = if offered.len() > search_above {
                 let search = crate::chat::search_tool_definition(offered.len());
                 tokens::count(tokenizer, &search.to_string())
             } else {
-                tokens::tool_tokens(tokenizer, &offered)
+                let is_offered = |t: &tokens::ToolTokens| {
+                    offered.iter().any(|o| {
+                        o.server == t.server && o.definition["name"].as_str() == Some(&t.tool)
+                    })
+                };
+                counted
                     .iter()
+                    .filter(|t| is_offered(t))
                     .map(|t| t.tokens)
                     .sum()
             };
-            Ok((offered_tokens, tokens::tool_tokens(tokenizer, &all)))
+            Ok((offered_tokens, counted))
         })
         .await?;
         let config = self.0.host.config()?;

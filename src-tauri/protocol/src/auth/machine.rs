@@ -14,7 +14,7 @@ use rmcp::transport::auth::{
     JwtSigningAlgorithm, OAuthTokenResponse, StoredCredentials,
 };
 
-use super::{KeychainCredentials, challenge_scopes, failed, origin_metadata};
+use super::{KeychainCredentials, body_within, challenge_scopes, failed, origin_metadata};
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::SecretStore;
 use crate::visible::reveal;
@@ -430,7 +430,7 @@ async fn jwt_bearer(
         .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
     let trouble =
         |why: String| Error::new(ErrorCode::AuthFailed, format!("signing in failed: {why}"));
-    let mut response = http
+    let response = http
         .post(endpoint)
         .header(reqwest::header::ACCEPT, "application/json")
         .header(
@@ -446,19 +446,12 @@ async fn jwt_bearer(
             e
         })?;
     let status = response.status();
-    let mut answer = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| trouble(format!("the token endpoint {}: {e}", reveal(endpoint))))?
-    {
-        answer.extend_from_slice(&chunk);
-        if answer.len() > MAX_BODY {
-            return Err(trouble(format!(
-                "the token endpoint's answer is larger than {MAX_BODY} bytes"
-            )));
-        }
-    }
+    let answer = body_within(response, MAX_BODY).await.map_err(|e| match e {
+        Some(e) => trouble(format!("the token endpoint {}: {e}", reveal(endpoint))),
+        None => trouble(format!(
+            "the token endpoint's answer is larger than {MAX_BODY} bytes"
+        )),
+    })?;
     if !status.is_success() {
         // An OAuth error answer is the server's refusal; anything else may pass.
         let refused = status.is_client_error()
