@@ -610,18 +610,41 @@ fn free_display() -> u32 {
 
 /// The process whose environment has `key=value`.
 pub fn pid_with_env(key: &str, value: &str) -> Option<i32> {
+    pids_with_env(key, value).into_iter().next()
+}
+
+/// Every live process whose environment has `key=value`.
+fn pids_with_env(key: &str, value: &str) -> Vec<i32> {
     let needle = format!("{key}={value}");
-    std::fs::read_dir("/proc")
-        .ok()?
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
         .flatten()
-        .find_map(|entry| {
+        .filter_map(|entry| {
             let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
             let environ = std::fs::read(entry.path().join("environ")).ok()?;
-            environ
-                .split(|b| *b == 0)
-                .any(|kv| kv == needle.as_bytes())
-                .then_some(pid)
+            let found = environ.split(|b| *b == 0).any(|kv| kv == needle.as_bytes());
+            (found && alive(pid)).then_some(pid)
         })
+        .collect()
+}
+
+/// Waits, up to `timeout`, until `old` has ended and another process with `key=value` runs:
+/// a restart seen from the outside. Returns the new process.
+pub async fn replaced_pid_with_env(key: &str, value: &str, old: i32, timeout: Duration) -> i32 {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let new = pids_with_env(key, value).into_iter().find(|p| *p != old);
+        if let (false, Some(new)) = (alive(old), new) {
+            return new;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "process {old} ({key}={value}) was not replaced within {timeout:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// SIGKILL, as a crash would.

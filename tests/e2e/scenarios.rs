@@ -613,6 +613,7 @@ pub async fn roots_reach_the_server(desktop: &Desktop) {
     // Roots: add a folder; the filesystem server's allowed directories follow.
     s.click_css("[data-testid=nav-roots]").await;
     let folder = desktop.workspace.display().to_string();
+    let everything = desktop::pid_with_env("E2E_MARK", &mark()).expect("the everything server");
     s.type_into("[data-testid=root-path]", &folder).await;
     s.click_css("[data-testid=root-add]").await;
     s.wait_for(
@@ -621,6 +622,23 @@ pub async fn roots_reach_the_server(desktop: &Desktop) {
     )
     .await;
     desktop.screenshot("roots.png").await;
+    // A sandboxed server's box cannot widen while it runs: the new root restarts "everything"
+    // (it has no roots of its own), and its stderr says why.
+    desktop::replaced_pid_with_env("E2E_MARK", &mark(), everything, LONG).await;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row("everything", "running"), LONG).await;
+    s.click_css("[data-testid=server-row][data-name=\"everything\"]")
+        .await;
+    // The tab of everything's own card, not of the card shown before the click took.
+    let card = "[data-testid=server-detail][data-name=\"everything\"]";
+    s.click_css(&format!("{card} [data-testid=tab-stderr]"))
+        .await;
+    s.wait_text(&format!("{card} [data-testid=stderr-tail]"), SHORT, |t| {
+        t.contains("Restarting it with its new roots")
+    })
+    .await;
+    s.click_css(&format!("{card} [data-testid=tab-overview]"))
+        .await;
     open_tool(s, "files", "list_allowed_directories").await;
     let mut seen = false;
     for _ in 0..20 {

@@ -43,7 +43,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
   const info = s.state === "running" ? s.summary.serverInfo : null;
   const logs = props.host.logs[server.name] ?? [];
   return (
-    <div className="detail">
+    <div className="detail" data-testid="server-detail" data-name={server.name}>
       <header className="pane-header server-header">
         <h2>{server.name}</h2>
         <div className="actions">
@@ -142,7 +142,7 @@ export function ServerDetail(props: { backend: Backend; host: HostState; server:
       <ErrorBanner error={error} testId="error-banner" />
       <div className="tabs" role="tablist">
         {(server.config?.url ? (["overview", "log"] as const) : (["overview", "stderr", "log"] as const)).map((t) => (
-          <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? "tab active" : "tab"} onClick={() => setTab(t)}>
+          <button key={t} role="tab" data-testid={`tab-${t}`} aria-selected={tab === t} className={tab === t ? "tab active" : "tab"} onClick={() => setTab(t)}>
             {t === "overview" ? "Overview" : t === "stderr" ? `Stderr (${server.stderrTail.length})` : `Log (${logs.length})`}
           </button>
         ))}
