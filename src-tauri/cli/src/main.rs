@@ -6,6 +6,7 @@ mod conformance;
 mod gallery;
 mod login;
 mod reviewers;
+mod tool_search_bench;
 mod trust;
 
 use std::io::{IsTerminal, Write};
@@ -371,6 +372,19 @@ enum Command {
     Conformance { url: String },
     /// Benchmark the host's client path against a server it spawns.
     Bench(bench::BenchArgs),
+    /// Benchmark tool search over every enabled configured server's tools that are on for the
+    /// model: REQUESTS holds one labelled request a line (`{"request": "...", "expected":
+    /// ["server/tool"]}`); prints each request's hits and rank, then recall@5 and one turn's
+    /// definitions in tokens with every tool offered and with search.
+    BenchToolSearch {
+        requests: PathBuf,
+        /// The model whose tokenizer counts.
+        #[arg(long, default_value = "gpt-4o")]
+        model: String,
+        /// Seconds to wait for each server.
+        #[arg(long)]
+        timeout: Option<u64>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -1005,6 +1019,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Uninstall { server } => gallery::uninstall(&session, server).await,
         Command::Conformance { url } => conformance::run(&session, url).await,
         Command::Bench(args) => bench::run(&session, args).await,
+        Command::BenchToolSearch {
+            requests,
+            model,
+            timeout,
+        } => {
+            let tools = every_servers_tools(&session, timeout.map(Duration::from_secs)).await?;
+            let tools = session.app.tools_for_model(tools).await?;
+            tool_search_bench::run(&tools, requests, model)
+        }
     }
 }
 

@@ -276,6 +276,46 @@ fn find_tools_ranks_every_servers_tools_by_what_they_do() {
             "{of:?}"
         );
     }
+    let every_tool: u64 = totals.iter().map(|t| t["tokens"].as_u64().unwrap()).sum();
+
+    // The tool-search benchmark over the same servers: each labelled request's rank, then recall
+    // and one turn's definitions with every tool and with search.
+    let requests = home.path().join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        "# a comment\n\
+         {\"request\": \"remember a new person in the knowledge graph\", \"expected\": [\"memory/create_entities\"]}\n\
+         {\"request\": \"echo my words back\", \"expected\": [\"everything/echo\"]}\n\
+         {\"request\": \"quantum chromodynamics\", \"expected\": [\"files/read_text_file\"]}\n",
+    )
+    .unwrap();
+    let o = command(
+        home.path(),
+        &["bench-tool-search", requests.to_str().unwrap()],
+    )
+    .env("SWITCHBOARD_CONFIG", &config)
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = stdout_lines(&o);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(
+        lines[0]["rank"].as_u64().is_some_and(|r| r <= 5),
+        "{lines:?}"
+    );
+    assert_eq!(lines[1]["rank"], 1, "{lines:?}");
+    assert!(lines[2]["rank"].is_null(), "{lines:?}");
+    let summary = &lines[3];
+    assert_eq!(summary["servers"], 3);
+    assert_eq!(summary["requests"], 3);
+    assert!((summary["recallAt5"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+    // Counted as the meter counts them.
+    assert_eq!(summary["turnTokensEveryTool"].as_u64(), Some(every_tool));
+    let with_search = summary["turnTokensWithSearch"].as_f64().unwrap();
+    assert!(
+        with_search > 0.0 && with_search < every_tool as f64,
+        "{summary}"
+    );
 }
 
 #[test]

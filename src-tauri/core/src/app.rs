@@ -27,6 +27,7 @@ pub use crate::auth::{Authorizer, MAX_AUTHORIZATIONS, SignInInfo, challenge_scop
 pub use crate::chat::search::{Hit, ToolIndex};
 pub use crate::chat::tokens::{self, TokenMeter};
 pub use crate::chat::{Conversation, ConversationView, OfferedTool, WithheldTool};
+pub use crate::chat::{SEARCH_LIMIT, search_tool_definition};
 pub use crate::config::import::locations::{self as import_locations, ImportCandidate};
 pub use crate::config::import::{ImportPlan, ImportReport};
 pub use crate::config::{

@@ -21,7 +21,8 @@ pub use store::{Chats, Conversation, ConversationView};
 #[cfg(test)]
 pub(crate) use tools::MAX_TOOL_NAME;
 pub use tools::{
-    OfferedTool, ToolNames, ToolSource, accepted, chosen, search_tool as search_tool_definition,
+    OfferedTool, SEARCH_LIMIT, ToolNames, ToolSource, accepted, chosen,
+    search_tool as search_tool_definition,
 };
 #[cfg(test)]
 pub(crate) use turn::STOPPED;

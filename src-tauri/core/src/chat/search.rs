@@ -3,6 +3,9 @@
 //! arguments' names once. Local and deterministic: no model, no network.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,6 +22,29 @@ const STOP_WORDS: [&str; 32] = [
     "it", "its", "me", "my", "of", "on", "or", "that", "the", "this", "to", "tool", "use", "using",
     "was", "with", "you", "your",
 ];
+
+/// Words people use for the same thing in tools' terms: a request's word also looks for the
+/// others of its group, at half weight (a word the tool itself uses counts most). General
+/// vocabulary of files, issues and services, not any one server's.
+const SYNONYMS: [&[&str]; 14] = [
+    &["create", "make", "new", "add"],
+    &["delete", "remove", "forget", "erase", "drop"],
+    &["directory", "folder"],
+    &["search", "find", "look", "lookup"],
+    &["read", "show", "view", "display"],
+    &["edit", "change", "modify", "replace", "update"],
+    &["issue", "bug", "ticket"],
+    &["image", "picture", "photo"],
+    &["memory", "remember", "recall", "knowledge"],
+    &["navigate", "visit", "go", "browse"],
+    &["elevation", "altitude", "height"],
+    &["run", "execute"],
+    &["download", "fetch", "retrieve"],
+    &["repository", "repo"],
+];
+
+/// What a synonym's match weighs against the word itself.
+const SYNONYM_WEIGHT: f64 = 0.5;
 
 /// One tool found, best first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,6 +66,8 @@ struct Doc {
     server: String,
     tool: String,
     terms: HashMap<String, usize>,
+    /// The words of its name, which say what it does most plainly.
+    name: Vec<String>,
     len: usize,
 }
 
@@ -64,9 +92,7 @@ impl ToolIndex {
     /// The `limit` tools that best match `query`, best first (ties in the tools' order); only
     /// tools sharing a word with it.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        let mut asked = words(query);
-        asked.sort();
-        asked.dedup();
+        let asked = expanded(words(query));
         let n = self.docs.len() as f64;
         let mut hits: Vec<Hit> = self
             .docs
@@ -74,12 +100,15 @@ impl ToolIndex {
             .filter_map(|d| {
                 let score: f64 = asked
                     .iter()
-                    .filter_map(|t| {
+                    .filter_map(|(t, weight)| {
                         let tf = *d.terms.get(t)? as f64;
                         let df = *self.df.get(t)? as f64;
                         let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
                         let norm = K1 * (1.0 - B + B * d.len as f64 / self.average_len.max(1.0));
-                        Some(idf * tf * (K1 + 1.0) / (tf + norm))
+                        // BM25 saturates a word's count, which flattens the name's weight: a
+                        // word of the name scores its full weight once more.
+                        let named = if d.name.contains(t) { 1.0 } else { 0.0 };
+                        Some(weight * idf * (tf * (K1 + 1.0) / (tf + norm) + named))
                     })
                     .sum();
                 (score > 0.0).then(|| Hit {
@@ -93,6 +122,25 @@ impl ToolIndex {
         hits.truncate(limit);
         hits
     }
+}
+
+/// The request's words (each once, at full weight), then their synonyms not asked already.
+fn expanded(mut asked: Vec<String>) -> Vec<(String, f64)> {
+    asked.sort();
+    asked.dedup();
+    let stems = |group: &[&str]| -> Vec<String> { group.iter().flat_map(|w| words(w)).collect() };
+    let mut out: Vec<(String, f64)> = asked.iter().map(|w| (w.clone(), 1.0)).collect();
+    for group in SYNONYMS.iter().map(|g| stems(g)) {
+        if !group.iter().any(|w| asked.contains(w)) {
+            continue;
+        }
+        for w in group {
+            if !out.iter().any(|(o, _)| *o == w) {
+                out.push((w, SYNONYM_WEIGHT));
+            }
+        }
+    }
+    out
 }
 
 fn doc(t: &OfferedTool) -> Doc {
@@ -112,11 +160,14 @@ fn doc(t: &OfferedTool) -> Doc {
         .unwrap_or_default();
     let mut terms: HashMap<String, usize> = HashMap::new();
     let mut len = 0;
+    let name_words = words(name);
     let weighted = [
-        (words(name), 3),
+        (name_words.clone(), 3),
         (words(title), 2),
         (words(text("description")), 1),
         (words(&arguments.join(" ")), 1),
+        // People name the service ("in Slack", "on GitHub"): the server's name is the tool's too.
+        (words(&t.server), 1),
     ];
     for (list, weight) in weighted {
         for w in list {
@@ -128,12 +179,13 @@ fn doc(t: &OfferedTool) -> Doc {
         server: t.server.clone(),
         tool: name.to_owned(),
         terms,
+        name: name_words,
         len,
     }
 }
 
 /// The words of `text`: split at anything not a letter or digit and at camelCase humps,
-/// lowercased, stop words and single letters left out, a plural `s` taken off.
+/// lowercased, stop words and single letters left out, each stemmed.
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
@@ -156,11 +208,9 @@ fn push_word(out: &mut Vec<String>, word: String) {
     if word.chars().count() < 2 || STOP_WORDS.contains(&word.as_str()) {
         return;
     }
-    let stem = match word.strip_suffix('s') {
-        Some(s) if s.len() > 2 && !s.ends_with('s') => s.to_owned(),
-        _ => word,
-    };
-    out.push(stem);
+    // Snowball's English stemmer: "files", "filed" and "filing" are one word to the search.
+    static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+    out.push(STEMMER.stem(&word).into_owned());
 }
 
 #[cfg(test)]
@@ -189,9 +239,74 @@ mod tests {
     fn words_split_names_and_drop_noise() {
         assert_eq!(words("readFile"), ["read", "file"]);
         assert_eq!(words("list_pull_requests"), ["list", "pull", "request"]);
-        assert_eq!(words("Get the weather, for a city!"), ["weather", "city"]);
+        assert_eq!(words("Get the weather, for a city!"), ["weather", "citi"]);
         assert_eq!(words("HTTPServer v2"), ["httpserver", "v2"]);
-        assert_eq!(words("issues class"), ["issue", "class"]);
+        assert_eq!(words("issues class"), ["issu", "class"]);
+        // One stem for a word's forms.
+        assert_eq!(words("staging staged stages"), ["stage", "stage", "stage"]);
+    }
+
+    #[test]
+    fn a_synonym_finds_a_tool_that_words_it_otherwise_and_counts_less() {
+        let tools = [
+            tool(
+                "fs",
+                "create_directory",
+                "Create a new directory",
+                &["path"],
+            ),
+            tool("fs", "list_folder", "Lists a folder", &["path"]),
+        ];
+        let index = ToolIndex::new(&tools);
+        // "make a folder" is create_directory's in other words.
+        assert_eq!(index.search("make a folder", 1)[0].tool, "create_directory");
+        // A word the tool uses itself outweighs a synonym it uses.
+        let hits = index.search("folder", 2);
+        assert_eq!(hits.len(), 2, "{hits:?}");
+        assert_eq!(hits[0].tool, "list_folder");
+        assert!(hits[1].score < hits[0].score / 1.5, "{hits:?}");
+    }
+
+    #[test]
+    fn the_server_and_the_tools_name_say_most() {
+        let tools = [
+            tool(
+                "mongodb",
+                "list-collections",
+                "List all collections for a given database",
+                &["database"],
+            ),
+            tool(
+                "mongodb",
+                "count",
+                "Count documents in a MongoDB collection of a database",
+                &["database", "collection"],
+            ),
+            // The same tool on two servers, the one not named first.
+            tool(
+                "chat",
+                "post_message",
+                "Post a new message to a channel",
+                &["channel"],
+            ),
+            tool(
+                "slack",
+                "post_message",
+                "Post a new message to a channel",
+                &["channel"],
+            ),
+        ];
+        let index = ToolIndex::new(&tools);
+        // The name's words weigh more than arguments and descriptions that repeat them.
+        assert_eq!(
+            index.search("list the collections in the MongoDB database", 1)[0].tool,
+            "list-collections"
+        );
+        // Naming the service picks its server's tool.
+        assert_eq!(
+            index.search("post a message in Slack", 1)[0].server,
+            "slack"
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub const DEFAULT_SEARCH_ABOVE: usize = 40;
 pub const SEARCH_TOOL: &str = "search_tools";
 
 /// How many tools one search adds at most.
-const SEARCH_LIMIT: usize = 5;
+pub const SEARCH_LIMIT: usize = 5;
 
 /// A tool a running server offers, as the chat sees it.
 #[derive(Debug, Clone, PartialEq)]
