@@ -105,7 +105,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 28] = scenarios![
+    let all: [Scenario; 29] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -118,6 +118,7 @@ async fn a_person_uses_every_screen() {
         chat_shows_edited_arguments,
         first_chat_reviews_tools,
         approvals_pins_and_rules,
+        steer_the_models_tools,
         resources_page_and_view,
         prompts_with_completion,
         roots_reach_the_server,

@@ -607,6 +607,131 @@ pub async fn prompts_with_completion(desktop: &Desktop) {
     desktop.screenshot("prompts.png").await;
 }
 
+/// The model's tools steered from the window: what each definition costs, a tool switched off
+/// for the model (still callable here), a tool set, the chat limited to it and its meter, and the
+/// limits above which the model searches and the meter warns.
+pub async fn steer_the_models_tools(desktop: &Desktop) {
+    let s = &desktop.session;
+    open_tool(s, "everything", "echo").await;
+    let echo = "[data-testid=tool-item][data-name=echo]";
+    s.wait_text(&format!("{echo} [data-testid=tool-tokens]"), SHORT, |t| {
+        t.ends_with("tok")
+    })
+    .await;
+    s.wait_text("[data-testid=server-tokens]", SHORT, |t| {
+        t.contains("Tool definitions")
+    })
+    .await;
+    // Off for the model, yours to call: the call still answers, and one tool fewer is offered.
+    let offered = s
+        .wait_text("[data-testid=context-search-state]", SHORT, |_| true)
+        .await;
+    s.click_css(&format!("{echo} [data-testid=tool-model-switch]"))
+        .await;
+    s.wait_for(&format!("{echo} [data-testid=tool-model-off]"), SHORT)
+        .await;
+    s.wait_text("[data-testid=context-search-state]", SHORT, |t| {
+        tokens_in(t) + 1 == tokens_in(&offered)
+    })
+    .await;
+    s.type_into("[data-testid=arg-message]", "still mine").await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("still mine")
+    })
+    .await;
+    desktop.screenshot("tools-switches.png").await;
+    s.click_css(&format!("{echo} [data-testid=tool-model-switch]"))
+        .await;
+    s.wait_gone(&format!("{echo} [data-testid=tool-model-off]"), SHORT)
+        .await;
+
+    // A set of one tool, then a chat limited to it: the meter counts less.
+    s.click_css("[data-testid=tool-sets-open]").await;
+    s.click_css("[data-testid=tool-set-new]").await;
+    s.type_into("[data-testid=tool-set-name]", "just echo")
+        .await;
+    s.click_css("[data-testid=tool-set-member][data-server=everything][data-tool=echo]")
+        .await;
+    s.click_css("[data-testid=tool-set-save]").await;
+    s.wait_for("[data-testid=tool-set][data-name=\"just echo\"]", SHORT)
+        .await;
+    desktop.screenshot("tool-sets.png").await;
+    s.click_css("[data-testid=tool-sets-close]").await;
+
+    s.click_css("[data-testid=nav-chat]").await;
+    s.click_css("[data-testid=new-chat]").await;
+    s.select("[data-testid=chat-model]", "chatmodel/gpt-4o-mini")
+        .await;
+    let all = s
+        .wait_text("[data-testid=chat-tokens]", SHORT, |t| {
+            t.starts_with("Tools:")
+        })
+        .await;
+    s.click_css("[data-testid=chat-tools-summary]").await;
+    s.click_css("[data-testid=chat-tool-set][data-name=\"just echo\"]")
+        .await;
+    let one = s
+        .wait_text("[data-testid=chat-tokens]", SHORT, |t| {
+            t.starts_with("Tools:") && t != all
+        })
+        .await;
+    assert!(
+        tokens_in(&one) < tokens_in(&all),
+        "{one} is not less than {all}"
+    );
+    desktop.screenshot("chat-tool-sets.png").await;
+    s.click_css("[data-testid=chat-tools-all]").await;
+    s.wait_text("[data-testid=chat-tokens]", SHORT, |t| t == all)
+        .await;
+
+    // Search above no tools at all: a turn offers the search tool alone, and the meter says so.
+    set_search_above(s, "0").await;
+    desktop.screenshot("tools-context.png").await;
+    s.click_css("[data-testid=nav-chat]").await;
+    // The newest conversation (the one made above) is listed first.
+    s.click_css("[data-testid=conversation]").await;
+    let searching = s
+        .wait_text("[data-testid=chat-tokens]", SHORT, |t| {
+            t.starts_with("Tools:") && t != all
+        })
+        .await;
+    assert!(
+        tokens_in(&searching) < tokens_in(&all),
+        "{searching} vs {all}"
+    );
+    // Back to the default.
+    set_search_above(s, "").await;
+}
+
+/// On the Tools screen's Context panel: the tool count above which the model searches ("" for
+/// the default), saved.
+async fn set_search_above(s: &webdriver::Session, count: &str) {
+    s.click_css("[data-testid=nav-tools]").await;
+    if s.all("[data-testid=context-limits]").await.is_empty() {
+        s.click_css("[data-testid=context-open]").await;
+    }
+    s.type_into("[data-testid=context-search-above]", count)
+        .await;
+    s.click_css("[data-testid=context-save]").await;
+    let shown = if count.is_empty() { "40" } else { count };
+    s.wait_text("[data-testid=context-search-state]", SHORT, |t| {
+        t.contains(&format!("above {shown})")) || t.contains(&format!("> {shown})"))
+    })
+    .await;
+}
+
+/// The first number of a text ("Tools: 1,234 tokens of …", "offered all 19 tools").
+fn tokens_in(text: &str) -> u64 {
+    let digits: String = text
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().expect("a token count")
+}
+
 /// A root added; server-filesystem's allowed directories follow.
 pub async fn roots_reach_the_server(desktop: &Desktop) {
     let s = &desktop.session;

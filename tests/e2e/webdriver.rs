@@ -107,6 +107,18 @@ impl Session {
         }
     }
 
+    /// Waits up to `timeout` until no element matches `css`.
+    pub async fn wait_gone(&self, css: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while !self.all(css).await.is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "{css} still there after {timeout:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    }
+
     /// Waits until `check` holds for the text of the first element matching `css`.
     pub async fn wait_text(
         &self,

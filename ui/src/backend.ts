@@ -25,6 +25,7 @@ import type { Review } from "./bindings/Review";
 import type { Verdict } from "./bindings/Verdict";
 import type { CallProgress } from "./bindings/CallProgress";
 import type { Commands } from "./bindings/Commands";
+import type { ContextLimits } from "./bindings/ContextLimits";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ImportCandidate } from "./bindings/ImportCandidate";
 import type { WithheldTool } from "./bindings/WithheldTool";
@@ -183,6 +184,9 @@ export interface Backend {
   /** Creates or replaces a tool set (its name trimmed: 1 to 64 characters, no control characters). */
   saveToolSet(set: ToolSet): Promise<void>;
   deleteToolSet(name: string): Promise<void>;
+  /** Above how many tools the model searches for them, and above what share of its context window
+   *  (percent, 1 to 100) the meter warns, kept in the config file (null: the default, 40 and 10). */
+  setContextLimits(limits: ContextLimits): Promise<void>;
   /** What the running servers' tool definitions cost `args.model` (absent: the first model of the
    *  first provider) in tokens, each and as a chat turn would offer them now, against its context
    *  window; `tokenizer` "estimate": no tokenizer of the model's own, the counts are estimates. */

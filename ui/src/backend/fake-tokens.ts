@@ -6,6 +6,11 @@ import type { TokenMeter } from "../bindings/TokenMeter";
 import type { Tokenizer } from "../bindings/Tokenizer";
 import type { Tool } from "../mcp";
 
+/** The core's defaults: above how many tools the model searches, and the share (percent) of its
+ *  context window above which the meter warns. */
+export const DEFAULT_SEARCH_ABOVE = 40;
+export const DEFAULT_WARN_PERCENT = 10;
+
 /** What the search tool's definition costs, offered in place of the tools. */
 export const SEARCH_TOOL_TOKENS = 96;
 
@@ -62,5 +67,7 @@ export function fakeMeter(model: string, tools: MeteredTool[], searchAbove: numb
     offered: offeredTokens,
     contextWindow: contextWindow(model),
     warnPercent,
+    searchAbove,
+    offeredTools: offered.length,
   };
 }

@@ -143,4 +143,21 @@ describe("FakeBackend: the token meter", () => {
     expect(searching.offered).toBe(SEARCH_TOOL_TOKENS);
     expect(searching.tools).toEqual(all.tools);
   });
+
+  it("keeps the context limits, back to the defaults when null, and refuses a percent outside 1 to 100", async () => {
+    const b = new FakeBackend().addServer("a");
+    expect(await b.toolTokens({})).toMatchObject({ searchAbove: 40, warnPercent: 10 });
+    await b.setContextLimits({ toolSearchAbove: 1, toolTokensWarnPercent: 25 });
+    const meter = await b.toolTokens({});
+    expect(meter).toMatchObject({ searchAbove: 1, warnPercent: 25, offered: SEARCH_TOOL_TOKENS });
+    for (const bad of [0, 101, 2.5])
+      await expect(b.setContextLimits({ toolSearchAbove: null, toolTokensWarnPercent: bad })).rejects.toEqual({
+        code: "invalid_input",
+        message: "The warning share must be a percentage from 1 to 100.",
+      });
+    expect(await b.toolTokens({})).toMatchObject({ searchAbove: 1, warnPercent: 25 });
+    await b.setContextLimits({ toolSearchAbove: null, toolTokensWarnPercent: null });
+    expect(await b.toolTokens({})).toMatchObject({ searchAbove: 40, warnPercent: 10 });
+    expect(b.calls.filter((c) => c.method === "setContextLimits")).toHaveLength(5);
+  });
 });

@@ -23,7 +23,8 @@ import type { ImportCandidate } from "../bindings/ImportCandidate";
 import { FakeSwitches } from "./fake-switches";
 import { withheldOf } from "./fake-withheld";
 import type { MeteredTool } from "./fake-tokens";
-import { fakeMeter } from "./fake-tokens";
+import { DEFAULT_SEARCH_ABOVE, DEFAULT_WARN_PERCENT, fakeMeter } from "./fake-tokens";
+import type { ContextLimits } from "../bindings/ContextLimits";
 import type { FakeSkill } from "./fake-skills";
 import { fakeSkills, loadFakeSkill, readFakeSkillFile } from "./fake-skills";
 import type { FakeEntry } from "./fake-gallery";
@@ -575,9 +576,18 @@ export class FakeBackend implements Backend {
   }
 
   /** Above how many tools the model would search them (the config's `toolSearchAbove`). */
-  toolSearchAbove = 40;
+  toolSearchAbove = DEFAULT_SEARCH_ABOVE;
   /** The config's `toolTokensWarnPercent`. */
-  toolTokensWarnPercent = 10;
+  toolTokensWarnPercent = DEFAULT_WARN_PERCENT;
+
+  async setContextLimits(limits: ContextLimits) {
+    this.log("setContextLimits", structuredClone(limits));
+    const percent = limits.toolTokensWarnPercent;
+    if (percent !== null && !(Number.isInteger(percent) && percent >= 1 && percent <= 100))
+      throw { code: "invalid_input", message: "The warning share must be a percentage from 1 to 100." };
+    this.toolSearchAbove = limits.toolSearchAbove ?? DEFAULT_SEARCH_ABOVE;
+    this.toolTokensWarnPercent = percent ?? DEFAULT_WARN_PERCENT;
+  }
   /** What `toolTokens` answers in place of its own counts (tests set `offered`, `contextWindow`, …). */
   tokens: Partial<TokenMeter> = {};
 

@@ -85,6 +85,8 @@ export const tauriBackend: Backend = {
   setNewToolsEnabled: async (server, enabled) => void (await call("set_new_tools_enabled", { server, enabled })),
   saveToolSet: async (set) => void (await call("save_tool_set", set)),
   deleteToolSet: async (name) => void (await call("delete_tool_set", { name })),
+  setContextLimits: async (limits) =>
+    void (await call("set_context_limits", { toolSearchAbove: limits.toolSearchAbove, toolTokensWarnPercent: limits.toolTokensWarnPercent })),
   toolTokens: (args) => call("tool_tokens", args),
 
   listProviders: () => call("list_providers", none),

@@ -15,6 +15,7 @@ import type { BundleForm } from "./BundleForm";
 import type { CallId } from "./CallId";
 import type { CallTool } from "./CallTool";
 import type { Complete } from "./Complete";
+import type { ContextLimits } from "./ContextLimits";
 import type { Conversation } from "./Conversation";
 import type { ConversationId } from "./ConversationId";
 import type { ConversationView } from "./ConversationView";
@@ -118,6 +119,7 @@ export type Commands = {
   tool_tokens: { args: TokensFor; result: TokenMeter };
   set_tool_enabled: { args: SetToolEnabled; result: null };
   set_new_tools_enabled: { args: SetNewToolsEnabled; result: null };
+  set_context_limits: { args: ContextLimits; result: null };
   save_tool_set: { args: ToolSet; result: null };
   delete_tool_set: { args: ToolSetName; result: null };
   approve_pins: { args: ApprovePins; result: number };
@@ -210,6 +212,7 @@ export const COMMAND_NAMES = [
   "tool_tokens",
   "set_tool_enabled",
   "set_new_tools_enabled",
+  "set_context_limits",
   "save_tool_set",
   "delete_tool_set",
   "approve_pins",

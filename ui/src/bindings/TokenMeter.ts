@@ -26,4 +26,12 @@ contextWindow: number | null,
 /**
  * Above what share of the context window (percent) the definitions are too many.
  */
-warnPercent: number, };
+warnPercent: number, 
+/**
+ * Above how many tools the model searches for them instead of being offered them all.
+ */
+searchAbove: number, 
+/**
+ * How many tools a chat turn would offer now (against `search_above`).
+ */
+offeredTools: number, };

@@ -4,7 +4,8 @@
 // server's text (names, titles, descriptions, progress) is shown with hidden characters revealed.
 // Beside each tool, whether the chat's model is offered it and what its definition costs in tokens,
 // and per server its tools' tokens together and what its new tools start as; "Tool sets" opens the
-// named sets of tools a chat may be limited to (tools/).
+// named sets of tools a chat may be limited to, and "Context" when the model searches for tools
+// and when the chat's meter warns (tools/); beside the server's tokens, whether the model searches.
 import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Backend } from "../backend";
 import { errorMessage, isBackendError } from "../backend";
@@ -23,6 +24,7 @@ import type { CallProgress } from "../bindings/CallProgress";
 import type { TokenMeter } from "../bindings/TokenMeter";
 import type { TaskView } from "../bindings/TaskView";
 import { taskStatusText } from "./tasks";
+import { ContextPanel, SearchState } from "./tools/context-limits";
 import { ModelSwitch, NewToolsSwitch } from "./tools/model-switch";
 import type { Switches } from "./tools/switches";
 import { useSwitches } from "./tools/switches";
@@ -162,17 +164,21 @@ export function ToolsScreen(props: {
   const memory = memoryOf(backend);
   const [tools, setTools] = useState<Tool[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [setsOpen, setSetsOpen] = useState(false);
+  // The detail pane shows the chosen tool, else the tool sets or the context limits.
+  const [panel, setPanel] = useState<"sets" | "context" | null>(null);
   const search = useSyncExternalStore(memory.subscribe, () => memory.search);
   const picked = pickDefault(host.servers, selection.server, "tools");
   const selected = picked ? (selection.tools[picked] ?? null) : null;
   const setSelected = (name: string) => {
-    setSetsOpen(false);
+    setPanel(null);
     if (picked) props.onSelect({ server: picked, tools: { ...selection.tools, [picked]: name } });
   };
   const revision = picked ? (host.catalog[picked] ?? 0) : 0;
   const switches = useSwitches(backend, revision);
-  const meter = useTokenMeter(backend, null, toolsKey(host));
+  // Read again when the context limits are saved.
+  const [limitsSaved, setLimitsSaved] = useState(0);
+  const meter = useTokenMeter(backend, null, `${toolsKey(host)}/${limitsSaved}/${switches.saved}`);
+  const toggle = (which: "sets" | "context") => setPanel(panel === which ? null : which);
 
   useEffect(() => {
     if (!picked) {
@@ -200,9 +206,19 @@ export function ToolsScreen(props: {
       <section className="list-pane" aria-label="Tools">
         <header className="pane-header">
           <h2>Tools</h2>
-          <button data-testid="tool-sets-open" aria-pressed={setsOpen} onClick={() => setSetsOpen(!setsOpen)}>
-            Tool sets
-          </button>
+          <div className="actions">
+            <button data-testid="tool-sets-open" aria-pressed={panel === "sets"} onClick={() => toggle("sets")}>
+              Tool sets
+            </button>
+            <button
+              data-testid="context-open"
+              aria-pressed={panel === "context"}
+              onClick={() => toggle("context")}
+              title="When the model searches for tools, and when the chat warns that tool definitions take too much of its context window"
+            >
+              Context
+            </button>
+          </div>
         </header>
         <ServerPicker
           servers={host.servers}
@@ -213,6 +229,7 @@ export function ToolsScreen(props: {
         {picked ? (
           <>
             <ServerTokens meter={meter} server={picked} />
+            <SearchState meter={meter} />
             <NewToolsSwitch server={picked} on={switches.newToolsOn(picked)} onChange={(on) => switches.setNewTools(picked, on)} />
           </>
         ) : null}
@@ -234,8 +251,15 @@ export function ToolsScreen(props: {
         <NoMatch what="tool" search={search} total={tools.length} shown={shown.length} />
       </section>
       <section className="detail-pane" aria-label="Tool">
-        {setsOpen ? (
-          <ToolSetsPanel backend={backend} host={host} switches={switches} onClose={() => setSetsOpen(false)} />
+        {panel === "sets" ? (
+          <ToolSetsPanel backend={backend} host={host} switches={switches} onClose={() => setPanel(null)} />
+        ) : panel === "context" ? (
+          <ContextPanel
+            backend={backend}
+            meter={meter}
+            onSaved={() => setLimitsSaved((n) => n + 1)}
+            onClose={() => setPanel(null)}
+          />
         ) : tool && picked ? (
           <ToolPanel key={`${picked}/${tool.name}`} backend={backend} host={host} server={picked} tool={tool} />
         ) : (

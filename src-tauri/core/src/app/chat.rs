@@ -3,7 +3,7 @@
 
 use super::App;
 use super::requests::{
-    ConversationId, NewConversation, NoArgs, ProviderId, SaveProvider, SendMessage,
+    ContextLimits, ConversationId, NewConversation, NoArgs, ProviderId, SaveProvider, SendMessage,
     SetNewToolsEnabled, SetToolEnabled, TokensFor, ToolSetName,
 };
 use crate::approvals::policy::{PolicyKind, Rule};
@@ -80,6 +80,7 @@ impl App {
         let tokenizer = tokens::tokenizer_for(&model);
         let search_above = ToolSource::search_above(&self.0.host);
         // Tokenizing is CPU work on text the servers wrote: off the runtime.
+        let offered_tools = offered.len();
         let (offered_tokens, counted) = off_thread(move || {
             // Every tool is counted once; what a turn offers is a part of them.
             let counted = tokens::tool_tokens(tokenizer, &all);
@@ -109,6 +110,8 @@ impl App {
             warn_percent: config
                 .tool_tokens_warn_percent
                 .unwrap_or(DEFAULT_WARN_PERCENT),
+            search_above,
+            offered_tools,
             tokenizer,
             model,
         })
@@ -138,6 +141,28 @@ impl App {
     pub async fn set_new_tools_enabled(&self, args: SetNewToolsEnabled) -> Result<()> {
         let switches = self.0.chats.switches().clone();
         off_thread(move || switches.set_new_tools(&args.server, args.enabled)).await
+    }
+
+    /// Sets when the model searches for tools and when the meter warns, in the configuration
+    /// file (an absent value: the default, its key removed).
+    pub async fn set_context_limits(&self, args: ContextLimits) -> Result<()> {
+        if args
+            .tool_tokens_warn_percent
+            .is_some_and(|p| !(1..=100).contains(&p))
+        {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                "The warning share must be a percentage from 1 to 100.",
+            ));
+        }
+        self.0
+            .host
+            .edit_config(|config| {
+                config.tool_search_above = args.tool_search_above;
+                config.tool_tokens_warn_percent = args.tool_tokens_warn_percent;
+                Ok(())
+            })
+            .await
     }
 
     /// Creates or replaces a tool set.

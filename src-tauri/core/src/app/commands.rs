@@ -111,6 +111,7 @@ command_table! { $
         tool_tokens(TokensFor) -> TokenMeter as "TokenMeter";
         set_tool_enabled(SetToolEnabled) -> () as "null";
         set_new_tools_enabled(SetNewToolsEnabled) -> () as "null";
+        set_context_limits(ContextLimits) -> () as "null";
         save_tool_set(ToolSet) -> () as "null";
         delete_tool_set(ToolSetName) -> () as "null";
         approve_pins(ApprovePins) -> usize as "number";

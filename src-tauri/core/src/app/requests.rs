@@ -143,6 +143,19 @@ pub struct SetNewToolsEnabled {
     pub enabled: bool,
 }
 
+/// When the model searches for tools instead of being offered them all, and when the meter warns
+/// (each absent: the default). Kept in the configuration file.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ContextLimits {
+    /// Above how many tools the model gets `search_tools` instead of every definition.
+    #[ts(type = "number | null")]
+    pub tool_search_above: Option<usize>,
+    /// Above what share of the model's context window (percent) the meter warns.
+    pub tool_tokens_warn_percent: Option<u8>,
+}
+
 /// The model to count tool definitions for (absent: the first model of the first provider),
 /// and the tool sets a conversation is limited to.
 #[derive(Debug, Deserialize, TS)]

@@ -59,6 +59,12 @@ pub struct TokenMeter {
     pub context_window: Option<u64>,
     /// Above what share of the context window (percent) the definitions are too many.
     pub warn_percent: u8,
+    /// Above how many tools the model searches for them instead of being offered them all.
+    #[ts(type = "number")]
+    pub search_above: usize,
+    /// How many tools a chat turn would offer now (against `search_above`).
+    #[ts(type = "number")]
+    pub offered_tools: usize,
 }
 
 /// The context window of `model`, where known: OpenAI's from tiktoken's table, Anthropic's and

@@ -17,6 +17,8 @@ export interface Switches {
   error: string | null;
   isOn: (server: string, tool: string) => boolean;
   newToolsOn: (server: string) => boolean;
+  /** Counts the changes the core has taken: what depends on the switches (the meter) reads again. */
+  saved: number;
   setTool: (server: string, tool: string, on: boolean) => void;
   setNewTools: (server: string, on: boolean) => void;
   /** Saves `set`; `previous`: the name it had, when it is renamed (rejects with the error). */
@@ -60,6 +62,7 @@ async function renameInConversations(backend: Backend, from: string, to: string)
 export function useSwitches(backend: Backend, revision: number): Switches {
   const [view, setView] = useState<ToolSwitchesView>(NONE);
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(0);
 
   const load = useCallback(
     () => readSwitches(backend).then(setView, (e: unknown) => setError(errorMessage(e))),
@@ -70,7 +73,10 @@ export function useSwitches(backend: Backend, revision: number): Switches {
   const change = (shown: (v: ToolSwitchesView) => ToolSwitchesView, run: () => Promise<void>) => {
     setView(shown);
     run().then(
-      () => setError(null),
+      () => {
+        setError(null);
+        setSaved((n) => n + 1);
+      },
       (e: unknown) => {
         setError(errorMessage(e));
         void load();
@@ -81,6 +87,7 @@ export function useSwitches(backend: Backend, revision: number): Switches {
   return {
     view,
     error,
+    saved,
     isOn: (server, tool) => !view.off.some(sameRef(server, tool)),
     newToolsOn: (server) => !view.newToolsOff.includes(server),
     setTool: (server, tool, on) =>
