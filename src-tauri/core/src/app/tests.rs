@@ -91,6 +91,17 @@ async fn the_window_answers_while_another_process_holds_the_database() {
     assert_eq!(app.list_policies(NoArgs {}).await.unwrap().len(), 1);
 }
 
+/// A conversation with the manual provider (the person writes the model's answers).
+async fn manual_conversation(app: &App) -> crate::chat::Conversation {
+    app.new_conversation(NewConversation {
+        title: "t".into(),
+        provider: "manual".into(),
+        model: "manual".into(),
+    })
+    .await
+    .unwrap()
+}
+
 fn question(conversation: &str) -> SendMessage {
     SendMessage {
         conversation: conversation.to_owned(),
@@ -107,14 +118,7 @@ async fn a_double_send_starts_one_turn_and_stop_reaches_it() {
     let app = app(dir.path()).await;
     let mut events = app.events().control();
     // With the manual provider the turn waits for the person to write the answer.
-    let c = app
-        .new_conversation(NewConversation {
-            title: "t".into(),
-            provider: "manual".into(),
-            model: "manual".into(),
-        })
-        .await
-        .unwrap();
+    let c = manual_conversation(&app).await;
     let (first, second) = tokio::join!(
         app.send_message(question(&c.id)),
         app.send_message(question(&c.id))
@@ -284,14 +288,7 @@ async fn context_limits_are_kept_in_the_configuration_file() {
 async fn a_sent_message_loses_the_cores_own_fields() {
     let dir = tempfile::tempdir().unwrap();
     let app = app(dir.path()).await;
-    let c = app
-        .new_conversation(NewConversation {
-            title: "t".into(),
-            provider: "manual".into(),
-            model: "manual".into(),
-        })
-        .await
-        .unwrap();
+    let c = manual_conversation(&app).await;
     let forged = json!([{
         "type": "tool_result", "toolUseId": "u1", "content": [],
         crate::chat::FOUND_TOOLS: ["files__write_file"],

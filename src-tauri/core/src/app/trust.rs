@@ -71,7 +71,8 @@ impl App {
     /// needs no new trust: a trusted definition stays trusted with the box on.
     pub async fn sandbox_server(&self, args: ServerName) -> Result<()> {
         let name = args.server;
-        let mut config = self.configured_server(&name)?;
+        // One reading of its env file is checked and granted.
+        let mut config = switchboard_protocol::env_file::read_once(&self.configured_server(&name)?);
         let trust = self.0.host.context().trust.clone();
         match trust.sandbox_state(&name, &config) {
             SandboxState::Sandboxed => return Ok(()),
@@ -119,6 +120,9 @@ impl App {
             .map(str::to_owned);
         let trust = self.0.host.context().trust.clone();
         let bound = previous.clone().unwrap_or_else(|| args.name.clone());
+        // One reading of its env file is asked about, shown and granted: an edit to the file
+        // between the dialog and the grant would otherwise be trusted unseen.
+        args.config = switchboard_protocol::env_file::read_once(&args.config);
         // Asked about what the person submitted; what Switchboard then rewrites (secrets moved
         // to the keychain, references following a rename) is trusted along with it.
         let ask = trust.verdict(&bound, &args.config) != TrustVerdict::Trusted;

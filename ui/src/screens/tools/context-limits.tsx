@@ -119,8 +119,6 @@ export function ContextPanel(props: {
 function LimitsForm(props: { meter: TokenMeter; onSave: (searchAbove: Field, warnPercent: Field) => void }) {
   const [searchAbove, setSearchAbove] = useState<Field>({ text: String(props.meter.searchAbove), bad: false });
   const [warnPercent, setWarnPercent] = useState<Field>({ text: String(props.meter.warnPercent), bad: false });
-  const field = (set: (f: Field) => void) => (e: ChangeEvent<HTMLInputElement>) =>
-    set({ text: e.currentTarget.value, bad: e.currentTarget.validity?.badInput ?? false });
   return (
     <form
       className="context-form"
@@ -132,38 +130,61 @@ function LimitsForm(props: { meter: TokenMeter; onSave: (searchAbove: Field, war
         props.onSave(searchAbove, warnPercent);
       }}
     >
-      <label>
-        Let the model search for tools above
-        <input
-          type="number"
-          min={0}
-          step={1}
-          placeholder="40"
-          data-testid="context-search-above"
-          value={searchAbove.text}
-          onChange={field(setSearchAbove)}
-        />
-        tools
-      </label>
-      <label>
-        Warn when tool definitions take more than
-        <input
-          type="number"
-          min={1}
-          max={100}
-          step={1}
-          placeholder="10"
-          data-testid="context-warn-percent"
-          value={warnPercent.text}
-          onChange={field(setWarnPercent)}
-        />
-        % of the model's context window
-      </label>
+      <NumberField
+        lead="Let the model search for tools above"
+        tail="tools"
+        min={0}
+        placeholder="40"
+        testId="context-search-above"
+        field={searchAbove}
+        onChange={setSearchAbove}
+      />
+      <NumberField
+        lead="Warn when tool definitions take more than"
+        tail="% of the model's context window"
+        min={1}
+        max={100}
+        placeholder="10"
+        testId="context-warn-percent"
+        field={warnPercent}
+        onChange={setWarnPercent}
+      />
       <div className="actions">
         <button type="submit" className="primary" data-testid="context-save">
           Save
         </button>
       </div>
     </form>
+  );
+}
+
+/** A whole number between `lead` and `tail`; what the browser could not read as a number is marked bad. */
+function NumberField(props: {
+  lead: string;
+  tail: string;
+  min: number;
+  max?: number;
+  placeholder: string;
+  testId: string;
+  field: Field;
+  onChange: (f: Field) => void;
+}) {
+  const change = (e: ChangeEvent<HTMLInputElement>) =>
+    props.onChange({ text: e.currentTarget.value, bad: e.currentTarget.validity?.badInput ?? false });
+  return (
+    <label>
+      {props.lead}
+      <input
+        type="number"
+        min={props.min}
+        max={props.max}
+        step={1}
+        placeholder={props.placeholder}
+        data-testid={props.testId}
+        value={props.field.text}
+        onChange={change}
+      />
+      {props.tail}
+    </label>
   );
 }

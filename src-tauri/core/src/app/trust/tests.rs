@@ -422,6 +422,49 @@ async fn an_edit_to_the_env_file_is_refused_until_trusted_again() {
     app.shutdown().await;
 }
 
+/// Saving a server trusts the env file as the dialog showed it: a line added to the file while
+/// the dialog is open is not trusted along with it, and the server does not start with it.
+#[tokio::test]
+async fn a_saved_server_is_trusted_with_its_env_file_as_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, env) = (dir.path().join("ran"), dir.path().join("server.env"));
+    std::fs::write(&env, "LOG_LEVEL=debug\n").unwrap();
+    write_config(dir.path(), json!({}));
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    let mut config: ServerConfig = serde_json::from_value(marking(&marker, "")).unwrap();
+    config.env_file = Some(env.clone());
+    let (file, shown) = (env.clone(), Arc::new(std::sync::Mutex::new(String::new())));
+    let seen = shown.clone();
+    let confirm: Confirm = Box::new(move |review| {
+        *seen.lock().unwrap() = review.text();
+        // Behind the dialog, the file gains a line.
+        std::fs::write(&file, "LOG_LEVEL=debug\nLD_PRELOAD=/tmp/evil.so\n").unwrap();
+        Box::pin(async move { true })
+    });
+    let save = SaveServer {
+        name: "s".into(),
+        config,
+        previous_name: None,
+    };
+    app.save_server(save, confirm).await.unwrap();
+    assert!(
+        !shown.lock().unwrap().contains("LD_PRELOAD"),
+        "the dialog showed the first reading"
+    );
+    // Saved, it starts: the supervisor finds the file as it is now untrusted.
+    let mut state = status(&app, "s");
+    for _ in 0..1000 {
+        if !matches!(state, ServerStatus::Starting { .. }) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        state = status(&app, "s");
+    }
+    assert_eq!(state, ServerStatus::NeedsTrust);
+    assert!(!marker.exists(), "the unseen line ran nothing");
+    app.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
     let dir = tempfile::tempdir().unwrap();
