@@ -627,6 +627,13 @@ async fn every_servers_tools(
     Ok(tools)
 }
 
+/// The tools of every enabled configured server that are on for the chat's model (what tool
+/// search ranks); `timeout` in seconds for each server.
+async fn tools_for_model(session: &Session, timeout: Option<u64>) -> Result<Vec<OfferedTool>> {
+    let tools = every_servers_tools(session, timeout.map(Duration::from_secs)).await?;
+    session.app.tools_for_model(tools).await
+}
+
 /// A server that requires sign-in, or more access than was granted, says how to sign in.
 fn login_hint(mut e: Error, server: &str) -> Error {
     let login = format!("switchboard-cli login {}", shell_words::quote(server));
@@ -824,8 +831,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             limit,
             timeout,
         } => {
-            let tools = every_servers_tools(&session, timeout.map(Duration::from_secs)).await?;
-            let tools = session.app.tools_for_model(tools).await?;
+            let tools = tools_for_model(&session, *timeout).await?;
             for hit in ToolIndex::new(&tools).search(query, *limit) {
                 print_line(&hit)?;
             }
@@ -1024,8 +1030,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             model,
             timeout,
         } => {
-            let tools = every_servers_tools(&session, timeout.map(Duration::from_secs)).await?;
-            let tools = session.app.tools_for_model(tools).await?;
+            let tools = tools_for_model(&session, *timeout).await?;
             tool_search_bench::run(&tools, requests, model)
         }
     }

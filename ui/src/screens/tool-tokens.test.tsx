@@ -1,19 +1,11 @@
 // What the tool definitions cost the chat's model in tokens, as the Tools screen shows it beside each
 // tool and for the server, and as a running server's card does; estimates are marked.
 import { fireEvent, render, screen, within } from "@testing-library/react";
-import { useState } from "react";
 import { describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import { useHost } from "../host";
 import { ServersScreen } from "./servers";
-import type { ToolSelection } from "./tools";
-import { ToolsScreen } from "./tools";
-
-function Tools(props: { backend: FakeBackend }) {
-  const host = useHost(props.backend);
-  const [selection, setSelection] = useState<ToolSelection>({ server: null, tools: {} });
-  return <ToolsScreen backend={props.backend} host={host} selection={selection} onSelect={setSelection} />;
-}
+import { Tools } from "./tools-test-helpers";
 
 function Servers(props: { backend: FakeBackend }) {
   const host = useHost(props.backend);

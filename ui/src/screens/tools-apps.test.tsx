@@ -2,19 +2,10 @@
 // the view as it starts, the view hears the arguments and the result, and the result is still
 // shown as text; a view's message is shown, never sent (there is no conversation here).
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { useState } from "react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { APP_TOOLS, FakeBackend } from "../backend/fake";
 import { startView } from "../components/app-frame/test-view";
-import { useHost } from "../host";
-import type { ToolSelection } from "./tools";
-import { ToolsScreen } from "./tools";
-
-function Tools(props: { backend: FakeBackend }) {
-  const host = useHost(props.backend);
-  const [selection, setSelection] = useState<ToolSelection>({ server: null, tools: {} });
-  return <ToolsScreen backend={props.backend} host={host} selection={selection} onSelect={setSelection} />;
-}
+import { Tools } from "./tools-test-helpers";
 
 beforeEach(() => {
   vi.spyOn(console, "debug").mockImplementation(() => undefined);

@@ -2,22 +2,9 @@
 // above what share of its context window the meter warns, saved to the core and read back; and,
 // beside the server's tokens, whether the model searches now.
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { useState } from "react";
 import { describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
-import { useHost } from "../host";
-import type { ToolSelection } from "./tools";
-import { ToolsScreen } from "./tools";
-
-function Tools(props: { backend: FakeBackend }) {
-  const host = useHost(props.backend);
-  const [selection, setSelection] = useState<ToolSelection>({ server: null, tools: {} });
-  return <ToolsScreen backend={props.backend} host={host} selection={selection} onSelect={setSelection} />;
-}
-
-function callsOf(b: FakeBackend, method: string) {
-  return b.calls.filter((c) => c.method === method).map((c) => c.args);
-}
+import { Tools, callsOf } from "./tools-test-helpers";
 
 async function openContext() {
   await screen.findByText("Echo");

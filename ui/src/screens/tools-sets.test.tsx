@@ -1,22 +1,9 @@
 // The tool sets, on the Tools screen: made from tools of several servers, renamed (the chats
 // limited to a set follow it), changed and deleted; what the core refuses is said in its words.
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { useState } from "react";
 import { describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
-import { useHost } from "../host";
-import type { ToolSelection } from "./tools";
-import { ToolsScreen } from "./tools";
-
-function Tools(props: { backend: FakeBackend }) {
-  const host = useHost(props.backend);
-  const [selection, setSelection] = useState<ToolSelection>({ server: null, tools: {} });
-  return <ToolsScreen backend={props.backend} host={host} selection={selection} onSelect={setSelection} />;
-}
-
-function callsOf(b: FakeBackend, method: string) {
-  return b.calls.filter((c) => c.method === method).map((c) => c.args);
-}
+import { Tools, callsOf } from "./tools-test-helpers";
 
 async function openSets(b: FakeBackend) {
   render(<Tools backend={b} />);

@@ -1,18 +1,9 @@
 // The Tools screen's say over what the chat's model is offered: a switch beside each tool (off,
 // the tool stays callable here), and per server what its new tools start as.
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { useState } from "react";
 import { describe, expect, it } from "vitest";
 import { APP_TOOLS, FakeBackend } from "../backend/fake";
-import { useHost } from "../host";
-import type { ToolSelection } from "./tools";
-import { ToolsScreen } from "./tools";
-
-function Tools(props: { backend: FakeBackend }) {
-  const host = useHost(props.backend);
-  const [selection, setSelection] = useState<ToolSelection>({ server: null, tools: {} });
-  return <ToolsScreen backend={props.backend} host={host} selection={selection} onSelect={setSelection} />;
-}
+import { Tools, callsOf } from "./tools-test-helpers";
 
 async function item(name: string) {
   await screen.findByText("Echo");
@@ -21,10 +12,6 @@ async function item(name: string) {
 
 function switchOf(row: HTMLElement) {
   return within(row).getByTestId("tool-model-switch") as HTMLInputElement;
-}
-
-function callsOf(b: FakeBackend, method: string) {
-  return b.calls.filter((c) => c.method === method).map((c) => c.args);
 }
 
 describe("Tools screen: what the model is offered", () => {

@@ -130,15 +130,21 @@ impl ToolIndex {
 fn expanded(mut asked: Vec<String>) -> Vec<(String, f64)> {
     asked.sort();
     asked.dedup();
-    let stems = |group: &[&str]| -> Vec<String> { group.iter().flat_map(|w| words(w)).collect() };
+    // The groups as stems, made once.
+    static GROUPS: LazyLock<Vec<Vec<String>>> = LazyLock::new(|| {
+        SYNONYMS
+            .iter()
+            .map(|g| g.iter().flat_map(|w| words(w)).collect())
+            .collect()
+    });
     let mut out: Vec<(String, f64)> = asked.iter().map(|w| (w.clone(), 1.0)).collect();
-    for group in SYNONYMS.iter().map(|g| stems(g)) {
-        if !group.iter().any(|w| asked.contains(w)) {
-            continue;
-        }
+    for group in GROUPS
+        .iter()
+        .filter(|g| g.iter().any(|w| asked.contains(w)))
+    {
         for w in group {
-            if !out.iter().any(|(o, _)| *o == w) {
-                out.push((w, SYNONYM_WEIGHT));
+            if !out.iter().any(|(o, _)| o == w) {
+                out.push((w.clone(), SYNONYM_WEIGHT));
             }
         }
     }
