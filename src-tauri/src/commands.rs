@@ -18,7 +18,8 @@ use switchboard_core::app::{
     App, AppView, AuditEntry, AuditQuery, Confirm, Conversation, ConversationView, ImportCandidate,
     ImportPlan, ImportReport, PinItem, PolicyEntry, ProviderSettings, Review, RootsView,
     ServerView, SignInInfo, Skill, SkillForChat, TaskView, TokenMeter, ToolSet, ToolSwitchesView,
-    WithheldTool, import_locations as locations,
+    TrafficLimits, TrafficMessage, TrafficPage, TrafficQuery, WithheldTool,
+    import_locations as locations,
 };
 use switchboard_core::app::{
     BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Listing, Page,
@@ -409,6 +410,19 @@ async fn export_audit<R: Runtime>(
         return Ok(None);
     };
     app.export_audit(PathBuf::from(path), args).await.map(Some)
+}
+
+/// Writes the chosen messages as JSON Lines where the person chooses; `None` when they cancel.
+#[tauri::command]
+async fn export_traffic<R: Runtime>(
+    window: AppHandle<R>,
+    app: State<'_, App>,
+    args: TrafficSeqs,
+) -> Result<Option<TrafficExport>> {
+    let Some(path) = pick_save_path(&window, "switchboard-traffic.jsonl".into()).await? else {
+        return Ok(None);
+    };
+    app.export_traffic(PathBuf::from(path), args).await.map(Some)
 }
 
 /// Asks where to save a file named `name`; `None` when the person cancels.

@@ -47,10 +47,26 @@ pub struct Config {
     /// flagged (default 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_tokens_warn_percent: Option<u8>,
+    /// How much of each server's traffic is kept in memory (absent: the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficConfig>,
     /// Keys Switchboard does not know, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
     pub extra: Map<String, Value>,
+}
+
+/// The bounds of each server's traffic ring, each absent one at its default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct TrafficConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_messages: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_message_bytes: Option<u32>,
 }
 
 /// Audit rows are kept this many days unless the configuration says otherwise: 0, for ever
@@ -619,6 +635,7 @@ impl Config {
             registries: take(&mut root, "registries", file)?.unwrap_or_default(),
             tool_search_above: take(&mut root, "toolSearchAbove", file)?,
             tool_tokens_warn_percent: take(&mut root, "toolTokensWarnPercent", file)?,
+            traffic: take(&mut root, "traffic", file)?,
             mcp_servers: IndexMap::new(),
             extra: Map::new(),
         };

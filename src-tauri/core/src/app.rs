@@ -48,6 +48,9 @@ pub use crate::secrets::{KEYCHAIN_FIX, Keychain, MemoryStore};
 pub use crate::servers::ServerView;
 pub use crate::tasks::TaskView;
 pub use crate::tool_switches::{ToolRef, ToolSet, ToolSwitchesView};
+pub use crate::traffic::{
+    Traffic, TrafficLimits, TrafficMessage, TrafficPage, TrafficQuery, trace as traffic_trace,
+};
 pub use crate::trust::{LaunchReview, TrustVerdict};
 pub use crate::visible::{reveal, reveal_json};
 
@@ -60,6 +63,7 @@ mod reviews;
 mod servers;
 mod skills;
 mod tasks;
+mod traffic;
 mod trust;
 
 use std::path::PathBuf;
@@ -101,6 +105,8 @@ struct Inner {
     /// The desktop's review queue (absent when the CLI decides on the terminal).
     reviews: Option<Arc<ReviewQueue>>,
     providers: ProviderSettingsStore,
+    /// What crossed the wire to each server.
+    traffic: crate::traffic::Traffic,
     chats: Chats,
     turns: Turns,
     events: Bus,
@@ -132,6 +138,7 @@ pub struct AppBuilder {
     connector: Connector,
     base_env: Option<BaseEnv>,
     review_timeout: Option<Duration>,
+    traffic: crate::traffic::Traffic,
 }
 
 impl AppBuilder {
@@ -149,7 +156,15 @@ impl AppBuilder {
             connector: real_connector(),
             base_env: None,
             review_timeout: None,
+            traffic: crate::traffic::Traffic::new(Default::default()),
         }
+    }
+
+    /// Where servers' traffic is recorded, instead of rings kept for the window (the CLI keeps
+    /// none, or taps them for `--trace`).
+    pub fn traffic(mut self, traffic: crate::traffic::Traffic) -> Self {
+        self.traffic = traffic;
+        self
     }
 
     /// Who decides reviews (the CLI's terminal, allow or deny) instead of the window's queue.
@@ -252,6 +267,7 @@ impl AppBuilder {
             trust,
             records: Some(records),
             sandbox: Some(box_place(&paths)),
+            traffic: self.traffic.clone(),
         };
         let tasks = TaskLog::new(store.clone());
         // Only the desktop keeps tasks: a CLI run sharing the database must not call the
@@ -266,6 +282,9 @@ impl AppBuilder {
             Host::unsupervised(config, ctx, config_error)
         };
         let _ = host_cell.set(host.clone());
+        if let Ok(config) = host.config() {
+            self.traffic.set_limits(traffic::limits_of(config.traffic));
+        }
         if supervise {
             let retention = host.config()?.audit_retention();
             keep_audit_pruned(door.audit().clone(), retention);
@@ -279,6 +298,7 @@ impl AppBuilder {
             door,
             reviews,
             providers,
+            traffic: self.traffic.clone(),
             registry_cache: gallery::RegistryCache::new(store.clone()),
             icons: gallery::Icons::default(),
             chats: Chats::new(store),
@@ -474,6 +494,7 @@ impl App {
             records: ctx.records.clone(),
             sandbox: None,
             refused_hosts: Default::default(),
+            traffic: ctx.traffic.ring(name),
         };
         opts.sandbox = crate::servers::sandboxing(&ctx.trust, ctx.sandbox.as_ref(), &opts);
         connection::connect(opts).await

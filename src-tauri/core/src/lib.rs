@@ -20,4 +20,6 @@ use switchboard_base::{canonical, config, error, events, logging, paths, secrets
 use switchboard_policy::{
     approvals, audit, elicitation, pins, providers, sampling, tool_switches, trust,
 };
-use switchboard_protocol::{auth, catalog, connection, egress, handler, mcp_apps, process, tasks};
+use switchboard_protocol::{
+    auth, catalog, connection, egress, handler, mcp_apps, process, tasks, traffic,
+};

@@ -215,6 +215,8 @@ pub struct SupervisorContext {
     pub records: Option<crate::process::records::ProcessRecords>,
     /// Where local servers' sandboxes live; none: no server is sandboxed (tests of other parts).
     pub sandbox: Option<switchboard_sandbox::BoxPlace>,
+    /// Where each server's traffic is recorded.
+    pub traffic: crate::traffic::Traffic,
 }
 
 impl ServerHandle {
@@ -252,6 +254,7 @@ impl ServerHandle {
             records: ctx.records.clone(),
             sandbox: None,
             refused_hosts: refused_hosts.clone(),
+            traffic: ctx.traffic.ring(name),
             config,
         };
         let supervisor = Supervisor {

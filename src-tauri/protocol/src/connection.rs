@@ -80,6 +80,8 @@ pub struct ConnectOptions {
     pub sandbox: Option<Sandboxing>,
     /// Hosts its sandbox's proxy refused (a server limited to listed hosts).
     pub refused_hosts: crate::egress::RefusedHosts,
+    /// Where what crosses the wire is recorded ([`TrafficRing::off`]: nowhere).
+    pub traffic: crate::traffic::TrafficRing,
 }
 
 /// A local server's sandbox: where boxes live, and this server's profile.

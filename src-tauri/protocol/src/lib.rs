@@ -18,6 +18,7 @@ pub mod mcp_apps;
 pub mod process;
 pub mod sse;
 pub mod tasks;
+pub mod traffic;
 pub mod transport;
 
 // The base layer under the names the modules of this crate use for it.

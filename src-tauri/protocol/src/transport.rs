@@ -3,6 +3,7 @@
 //! the legacy HTTP+SSE transport of 2024-11-05, and the 2025-11-25 task fields rmcp's types drop.
 
 pub mod legacy_sse;
+pub mod recorded;
 pub mod session_checked;
 pub mod stdio;
 pub mod task_fields;
@@ -10,6 +11,7 @@ pub mod task_fields;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::Error;
+use crate::traffic::{Direction, TrafficRing};
 
 /// The redirects an MCP server's own HTTP requests may follow: within the server's origin, at
 /// most ten. A redirect to another origin would carry its headers (tokens, keys) and its session
@@ -45,16 +47,28 @@ impl CloseReason {
 }
 
 /// Wraps a transport and cancels `closed` when the connection ends, whichever side ends it, so
-/// the supervisor learns about a dead server without polling.
+/// the supervisor learns about a dead server without polling. For a transport that cannot record
+/// its own traffic (legacy HTTP+SSE), it records the messages too.
 pub struct Monitored<T> {
     inner: T,
     closed: tokio_util::sync::CancellationToken,
+    traffic: TrafficRing,
 }
 
 impl<T> Monitored<T> {
     /// Wraps `inner`; `closed` is cancelled when it stops delivering messages.
     pub fn new(inner: T, closed: tokio_util::sync::CancellationToken) -> Self {
-        Self { inner, closed }
+        Self {
+            inner,
+            closed,
+            traffic: TrafficRing::off(),
+        }
+    }
+
+    /// Records every message sent and received in `traffic`.
+    pub fn recording(mut self, traffic: TrafficRing) -> Self {
+        self.traffic = traffic;
+        self
     }
 }
 
@@ -68,13 +82,15 @@ where
         &mut self,
         item: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.traffic.record_message(Direction::Out, &item, None);
         self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<rmcp::RoleClient>> {
         let message = self.inner.receive().await;
-        if message.is_none() {
-            self.closed.cancel();
+        match &message {
+            Some(m) => self.traffic.record_message(Direction::In, m, None),
+            None => self.closed.cancel(),
         }
         message
     }

@@ -12,6 +12,7 @@ use crate::approvals::policy::PolicyEntry;
 use crate::audit::AuditQuery;
 use crate::chat::Conversation;
 use crate::tool_switches::ToolSet;
+use crate::traffic::{TrafficLimits, TrafficQuery};
 
 /// One command: name, argument type and result type, both as TypeScript.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +138,10 @@ command_table! { $
         registry_icon(IconUrl) -> Option<String> as "string | null";
         registries(NoArgs) -> Vec<String> as "string[]";
         registry_versions(RegistryRef) -> Vec<Listing> as "RegistryListing[]";
+        traffic(TrafficQuery) -> TrafficPage as "TrafficPage";
+        traffic_messages(TrafficSeqs) -> Vec<TrafficMessage> as "TrafficMessage[]";
+        traffic_limits(NoArgs) -> TrafficLimits as "TrafficLimits";
+        set_traffic_limits(TrafficLimits) -> () as "null";
     }
     // Adapted by hand in the shell: they need the window (a native dialog, the browser, a
     // progress channel, the file the person chose).
@@ -160,6 +165,7 @@ command_table! { $
         pick_bundle(NoArgs) -> "BundleForm | null";
         install_bundle(BundleChoice) -> "string";
         pick_file(NoArgs) -> "string | null";
+        export_traffic(TrafficSeqs) -> "TrafficExport | null";
     }
 }
 
@@ -192,6 +198,10 @@ const RESULT_TYPES: &[&str] = &[
     "InstallForm",
     "BundleForm",
     "UpdateView",
+    "TrafficPage",
+    "TrafficMessage",
+    "TrafficLimits",
+    "TrafficExport",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.

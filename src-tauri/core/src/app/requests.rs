@@ -345,6 +345,24 @@ pub struct AuditExport {
     pub entries: u32,
 }
 
+/// Messages of the traffic screen, by sequence number.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TrafficSeqs {
+    #[ts(type = "number[]")]
+    pub seqs: Vec<u64>,
+}
+
+/// Where the traffic export went and how many messages it holds.
+#[derive(Debug, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TrafficExport {
+    pub path: String,
+    pub entries: u32,
+}
+
 /// Opens the view of `tool` on `server`, in its `ui://` resource `uri`.
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

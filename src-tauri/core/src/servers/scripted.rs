@@ -122,6 +122,7 @@ pub(crate) fn context(script: &Arc<Script>, bus: &Bus) -> SupervisorContext {
         trust: crate::trust::Trust::everything(),
         records: None,
         sandbox: None,
+        traffic: Default::default(),
     }
 }
 

@@ -124,6 +124,7 @@ impl Harness {
             records: None,
             sandbox: None,
             refused_hosts: Default::default(),
+            traffic: Default::default(),
         }
     }
 
@@ -153,6 +154,7 @@ pub fn host_context() -> SupervisorContext {
         trust: switchboard_policy::trust::Trust::everything(),
         records: None,
         sandbox: None,
+        traffic: Default::default(),
     }
 }
 

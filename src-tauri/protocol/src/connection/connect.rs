@@ -27,7 +27,8 @@ use crate::handler::{DEFAULT_MAX_INBOUND, InboundHandler};
 use crate::process::{self, ProcessGroup, StderrRing};
 use crate::secrets::{self, SecretStore};
 use crate::transport::{
-    CloseReason, Monitored, legacy_sse::LegacySseTransport, session_checked::SessionChecked,
+    CloseReason, Monitored, legacy_sse::LegacySseTransport, recorded::Recorded,
+    session_checked::SessionChecked,
     stdio::StdioTransport, task_fields::TaskFields,
 };
 
@@ -139,6 +140,7 @@ async fn connect_with(
         close_reason: CloseReason::default(),
         closed: CancellationToken::new(),
         task_fields: TaskFields::default(),
+        traffic: opts.traffic,
     };
     let (stderr, events) = (opts.stderr, dial.events.clone());
     let shaken = match endpoint {
@@ -198,6 +200,7 @@ struct Dial {
     close_reason: CloseReason,
     closed: CancellationToken,
     task_fields: TaskFields,
+    traffic: crate::traffic::TrafficRing,
 }
 
 impl Dial {
@@ -290,7 +293,9 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     // The keychain may wait on an unlock prompt: never on a runtime worker.
     let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
     let mut env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
-    child.stderr.hide(secret_values(&d.config, &env));
+    let secrets = secret_values(&d.config, &env);
+    d.traffic.hide(secrets.iter().cloned());
+    child.stderr.hide(secrets);
     let mut boxed = child
         .sandbox
         .map(|s| box_spec(&d.server, s, &d.roots))
@@ -328,7 +333,8 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
             d.max_message,
             d.close_reason.clone(),
         )
-        .with_task_fields(d.task_fields.clone()),
+        .with_task_fields(d.task_fields.clone())
+        .with_traffic(d.traffic.clone()),
         d.closed.clone(),
     );
     // Starting a local server (an `npx` download, an interpreter warming up) can take longer
@@ -416,6 +422,12 @@ async fn dial_remote_once(
 ) -> std::result::Result<Shaken, Failure> {
     let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
     let headers = crate::store::off_thread(move || remote_headers(&c, st.as_ref(), &name)).await?;
+    d.traffic.hide(
+        headers
+            .values()
+            .filter(|v| v.is_sensitive())
+            .filter_map(|v| v.to_str().ok().map(str::to_owned)),
+    );
     // With the tokens of an earlier sign-in, if any; without, a server that requires sign-in
     // answers 401 with the challenge to sign in with.
     let authorized = crate::auth::Authorized::stored(url, d.store.clone()).await?;
@@ -484,13 +496,16 @@ async fn streamable_http(
     let lifecycle = &d.lifecycle;
     match authorized {
         Some(signed_in) => {
-            let client = SessionChecked(signed_in.transport_client());
+            let client = Recorded::new(SessionChecked(signed_in.transport_client()), &d.traffic);
             let transport = Monitored::new(Http::with_client(client, http), d.closed.clone());
             let serving = serve_client_with_lifecycle(d.handler(), transport, lifecycle.clone());
             handshake(&d.server, url, d.timeout, lifecycle, serving).await
         }
         None => {
-            let client = SessionChecked(plain_http_client().map_err(Failure::Error)?);
+            let client = Recorded::new(
+                SessionChecked(plain_http_client().map_err(Failure::Error)?),
+                &d.traffic,
+            );
             let transport = Monitored::new(Http::with_client(client, http), d.closed.clone());
             let serving = serve_client_with_lifecycle(d.handler(), transport, lifecycle.clone());
             handshake(&d.server, url, d.timeout, lifecycle, serving).await
@@ -528,7 +543,7 @@ async fn legacy_sse(
     )
     .await
     .map_err(Failure::Error)?;
-    let transport = Monitored::new(sse, d.closed.clone());
+    let transport = Monitored::new(sse, d.closed.clone()).recording(d.traffic.clone());
     let initialize = ClientLifecycleMode::Initialize;
     let serving = serve_client_with_lifecycle(d.handler(), transport, initialize.clone());
     handshake(&d.server, url, d.timeout, &initialize, serving).await

@@ -17,6 +17,7 @@ use tokio::sync::Mutex;
 use super::CloseReason;
 use super::task_fields::{self, TaskFields};
 use crate::error::{Error, ErrorCode};
+use crate::traffic::{Direction, TrafficRing};
 
 /// A client-side stdio transport over any reader/writer pair (a child's stdout/stdin in the app).
 pub struct StdioTransport<R, W> {
@@ -31,6 +32,8 @@ pub struct StdioTransport<R, W> {
     batch: VecDeque<RxJsonRpcMessage<RoleClient>>,
     /// What the messages say of tasks that rmcp's types drop.
     task_fields: TaskFields,
+    /// Where every line is recorded as it crossed the pipe.
+    traffic: TrafficRing,
 }
 
 impl<R, W> StdioTransport<R, W>
@@ -57,7 +60,14 @@ where
             garbage: GarbageLog::default(),
             batch: VecDeque::new(),
             task_fields: TaskFields::default(),
+            traffic: TrafficRing::off(),
         }
+    }
+
+    /// Records every line written and read in `traffic`.
+    pub fn with_traffic(mut self, traffic: TrafficRing) -> Self {
+        self.traffic = traffic;
+        self
     }
 
     /// Shares what this transport sees of tasks with the connection (see [`task_fields`]).
@@ -112,6 +122,7 @@ where
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
+        let traffic = self.traffic.clone();
         let initialize = matches!(
             &item,
             rmcp::model::JsonRpcMessage::Request(r)
@@ -125,6 +136,7 @@ where
             } else {
                 serde_json::to_vec(&item)?
             };
+            traffic.record(Direction::Out, &bytes);
             bytes.push(b'\n');
             let mut guard = writer.lock().await;
             let w = guard.as_mut().ok_or_else(|| {
@@ -155,6 +167,7 @@ where
                 self.line.clear();
                 continue;
             }
+            self.traffic.record(Direction::In, text);
             let parsed = parse(text, &self.task_fields);
             match parsed {
                 Ok(mut messages) => {

@@ -1,0 +1,181 @@
+use super::*;
+
+fn request(id: u64, method: &str) -> Vec<u8> {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{}}}}"#).into_bytes()
+}
+
+fn response(id: u64, text: &str) -> Vec<u8> {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":"{text}"}}}}"#).into_bytes()
+}
+
+fn everything(traffic: &Traffic) -> Vec<TrafficEntry> {
+    traffic.query_all(&TrafficQuery {
+        limit: 100,
+        ..TrafficQuery::default()
+    })
+}
+
+#[test]
+fn a_secret_never_reaches_the_ring_an_export_or_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace_path = dir.path().join("trace.jsonl");
+    let (tap, file) = trace::to_file(&trace_path).unwrap();
+    let traffic = Traffic::new(TrafficLimits::default());
+    traffic.tap(tap);
+    let ring = traffic.ring("vault");
+    ring.hide(["env-secret-value-1".to_owned()]);
+    ring.hide_also("bearer-token-abcdef");
+    ring.record(Direction::Out, &request(1, "tools/call"));
+    ring.record(Direction::In, &response(1, "env-secret-value-1 and bearer-token-abcdef"));
+    ring.record_http(
+        Direction::Out,
+        HttpExchange {
+            verb: "POST".into(),
+            status: None,
+            headers: vec![
+                HttpHeader {
+                    name: "Authorization".into(),
+                    value: "Bearer bearer-token-abcdef".into(),
+                },
+                HttpHeader {
+                    name: "X-Tenant".into(),
+                    value: "env-secret-value-1".into(),
+                },
+            ],
+            error: None,
+        },
+    );
+    let entries = everything(&traffic);
+    let seqs: Vec<u64> = entries.iter().map(|e| e.seq).collect();
+    let shown = [
+        serde_json::to_string(&entries).unwrap(),
+        serde_json::to_string(&traffic.messages(&seqs)).unwrap(),
+        traffic.export(&seqs).join("\n"),
+    ];
+    let (lines, dropped) = file.finish().unwrap();
+    assert_eq!((lines, dropped), (3, 0));
+    let trace = std::fs::read_to_string(&trace_path).unwrap();
+    for text in shown.iter().chain([&trace]) {
+        assert!(!text.contains("env-secret-value-1"), "{text}");
+        assert!(!text.contains("bearer-token-abcdef"), "{text}");
+        assert!(text.contains("[redacted]"), "{text}");
+    }
+}
+
+#[test]
+fn every_response_finds_its_request_under_concurrency_and_out_of_order() {
+    let traffic = Traffic::new(TrafficLimits::default());
+    let ring = traffic.ring("s");
+    std::thread::scope(|scope| {
+        for worker in 0..4u64 {
+            let ring = ring.clone();
+            scope.spawn(move || {
+                for i in 0..50 {
+                    ring.record(Direction::Out, &request(worker * 100 + i, "tools/call"));
+                }
+            });
+        }
+    });
+    // The server answers in reverse, and asks something of its own with a colliding id.
+    ring.record(Direction::In, &request(7, "sampling/createMessage"));
+    for id in (0..400u64).rev().filter(|id| id % 100 < 50) {
+        ring.record(Direction::In, &response(id, "ok"));
+    }
+    ring.record(Direction::Out, &response(7, "sampled"));
+    let entries = everything(&traffic);
+    let by_seq: HashMap<u64, &TrafficEntry> = entries.iter().map(|e| (e.seq, e)).collect();
+    let responses: Vec<_> = entries
+        .iter()
+        .filter(|e| e.kind == MessageKind::Response)
+        .collect();
+    assert_eq!(responses.len(), 201);
+    for r in responses {
+        let request = by_seq[&r.paired_seq.expect("paired")];
+        assert_eq!(request.kind, MessageKind::Request);
+        assert_eq!(request.id, r.id);
+        assert_ne!(request.direction, r.direction);
+        assert_eq!(request.paired_seq, Some(r.seq));
+        assert_eq!(r.method, request.method);
+        assert!(r.latency_ms.unwrap() >= 0.0);
+    }
+    let sampled = entries.iter().find(|e| e.direction == Direction::Out && e.kind == MessageKind::Response);
+    assert_eq!(sampled.unwrap().method.as_deref(), Some("sampling/createMessage"));
+}
+
+#[test]
+fn a_flood_stays_inside_the_bounds() {
+    let limits = TrafficLimits {
+        max_messages: 1_000,
+        max_bytes: 1 << 20,
+        max_message_bytes: 16 << 10,
+    };
+    let traffic = Traffic::new(limits);
+    let ring = traffic.ring("flood");
+    let big = vec![b'x'; 4 << 20];
+    for i in 0..50_000u64 {
+        if i % 1_000 == 0 {
+            ring.record(Direction::In, &big);
+        } else {
+            ring.record(Direction::In, &response(i, "tick"));
+        }
+    }
+    let Some(shared) = &ring.0 else { panic!("on") };
+    let kept = shared.ring.lock().unwrap();
+    assert!(kept.records.len() <= 1_000);
+    assert!(kept.bytes <= 1 << 20, "{} bytes", kept.bytes);
+    assert_eq!(kept.dropped + kept.records.len() as u64, 50_000);
+    drop(kept);
+    // The truncated message says how big it was.
+    ring.record(Direction::In, &big);
+    let page = traffic.query(&TrafficQuery {
+        after: 50_000,
+        limit: 10,
+        ..TrafficQuery::default()
+    });
+    let last = page.entries.last().unwrap();
+    assert!(last.truncated);
+    assert_eq!(last.size, 4 << 20);
+    assert_eq!(traffic.messages(&[last.seq])[0].body.len(), 16 << 10);
+}
+
+#[test]
+fn queries_filter_and_page_across_servers() {
+    let traffic = Traffic::new(TrafficLimits::default());
+    let (a, b) = (traffic.ring("a"), traffic.ring("b"));
+    a.record(Direction::Out, &request(1, "tools/list"));
+    b.record(Direction::Out, &request(1, "tools/call"));
+    b.record(
+        Direction::In,
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"No such Tool"}}"#,
+    );
+    a.record(Direction::In, &response(1, "listed"));
+    let only = |q: TrafficQuery| -> Vec<u64> {
+        traffic.query(&q).entries.iter().map(|e| e.seq).collect()
+    };
+    assert_eq!(only(TrafficQuery { limit: 10, ..Default::default() }), [1, 2, 3, 4]);
+    let errors = TrafficQuery { limit: 10, errors_only: true, ..Default::default() };
+    assert_eq!(only(errors), [3]);
+    let text = TrafficQuery { limit: 10, text: "such tool".into(), ..Default::default() };
+    assert_eq!(only(text), [3]);
+    let method = TrafficQuery { limit: 10, methods: vec!["tools/list".into()], ..Default::default() };
+    assert_eq!(only(method), [1, 4]);
+    let server_b_in = TrafficQuery {
+        limit: 10,
+        servers: vec!["b".into()],
+        direction: Some(Direction::In),
+        ..Default::default()
+    };
+    assert_eq!(only(server_b_in), [3]);
+    let first = traffic.query(&TrafficQuery { limit: 3, ..Default::default() });
+    assert_eq!(first.last, 3);
+    let rest = traffic.query(&TrafficQuery { limit: 3, after: first.last, ..Default::default() });
+    assert_eq!(rest.entries.iter().map(|e| e.seq).collect::<Vec<_>>(), [4]);
+    assert_eq!(rest.methods, ["tools/call", "tools/list"]);
+}
+
+#[test]
+fn an_off_ring_records_nothing() {
+    let ring = TrafficRing::off();
+    ring.record(Direction::Out, &request(1, "ping"));
+    assert!(!ring.is_on());
+}
