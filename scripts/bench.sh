@@ -7,7 +7,8 @@
 # handshake, no capabilities) for reference. The
 # client is pinned to one vCPU and the server to another; each figure is the median of
 # BENCH_REPS runs (the three clients take turns in each). Prints the figures, the ratios and
-# whether the targets hold. Not a test: it prints numbers (BENCHMARKS.md keeps them).
+# whether the targets hold. Switchboard runs as the app does, its traffic ring recording; a run
+# with the ring off gives the ring's own ratio (target: within 5%). Not a test: it prints numbers (BENCHMARKS.md keeps them).
 # Usage: scripts/bench.sh            BENCH_N=20000 calls, BENCH_REPS=5, BENCH_CONCURRENCY=64
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,9 +32,12 @@ trap 'rm -f "$out"' EXIT
 run() { # client mode count
   local client=$1 mode=$2 count=$3
   case "$client" in
-    switchboard)
+    switchboard | switchboard-traffic-off)
+      local traffic=on
+      [ "$client" = switchboard-traffic-off ] && traffic=off
       "${pin_client[@]}" "$bin/switchboard-cli" bench --mode "$mode" --n "$count" \
-        --concurrency "$conc" --warmup 200 --blob-bytes 4000000 -- "${pin_server[@]}" | tail -n1 ;;
+        --concurrency "$conc" --warmup 200 --blob-bytes 4000000 --traffic "$traffic" \
+        -- "${pin_server[@]}" | tail -n1 | sed "s/\"client\":\"switchboard\"/\"client\":\"$client\"/" ;;
     rmcp-current | rmcp-multi)
       "${pin_client[@]}" "$bin/examples/plain_rmcp_bench" "$mode" "$count" "$conc" 200 4000000 \
         "${client#rmcp-}" -- "${pin_server[@]}" | tail -n1 ;;
@@ -44,7 +48,7 @@ run() { # client mode count
 }
 
 for rep in $(seq "$reps"); do
-  for client in switchboard rmcp-current rmcp-multi rmcp-current-defaults; do
+  for client in switchboard switchboard-traffic-off rmcp-current rmcp-multi rmcp-current-defaults; do
     for mode in seq conc; do
       echo "{\"rep\":$rep,\"line\":$(run "$client" "$mode" "$n")}" >> "$out"
     done
@@ -94,4 +98,20 @@ tput = verdict[("conc", "ops_per_s")]
 print()
 print(f"target: sequential p50 within 10% of rmcp current-thread: {p50:.2f}× → {'MET' if p50 <= 1.10 else 'NOT MET'}")
 print(f"target: {conc}-in-flight throughput at least rmcp current-thread's: {tput:.2f}× → {'MET' if tput >= 1.0 else 'NOT MET'}")
+print()
+print("The traffic ring (Switchboard as above, against the same build with the ring off):\n")
+print(f"| {'':42} | {'ring off':>11} | {'ring on':>11} | {'on / off':>8} |")
+print(f"|{'-'*44}|{'-'*12}:|{'-'*12}:|{'-'*9}:|")
+ring = {}
+for label, mode, key, better in figures:
+    off, on = med("switchboard-traffic-off", mode, key), med("switchboard", mode, key)
+    if key == "peak_rss_kb":
+        off, on = off / 1024, on / 1024
+    ring[(mode, key)] = on / off if off else float("nan")
+    fmt = lambda x: f"{x:,.1f}" if x < 1000 else f"{x:,.0f}"
+    print(f"| {label:42} | {fmt(off):>11} | {fmt(on):>11} | {ring[(mode, key)]:>7.2f}× |")
+print()
+p50, tput = ring[("seq", "p50_us")], ring[("conc", "ops_per_s")]
+print(f"target: ring on, sequential p50 at most 1.05× off: {p50:.2f}× → {'MET' if p50 <= 1.05 else 'NOT MET'}")
+print(f"target: ring on, {conc}-in-flight throughput at least 0.95× off: {tput:.2f}× → {'MET' if tput >= 0.95 else 'NOT MET'}")
 PY

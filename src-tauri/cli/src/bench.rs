@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use serde_json::json;
 use switchboard_core::app::Connection;
-use switchboard_core::app::{SandboxSetting, ServerConfig};
+use switchboard_core::app::{SandboxSetting, ServerConfig, Traffic, TrafficLimits};
 use switchboard_core::{Error, ErrorCode, Result};
 
 use crate::{Session, print_line};
@@ -50,9 +50,22 @@ pub struct BenchArgs {
     /// Whether the server runs in the OS sandbox, as every new local server does.
     #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
     sandbox: crate::Switch,
+    /// Whether the traffic ring records, as it does in the app.
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    traffic: crate::Switch,
     /// The server to spawn.
     #[arg(last = true, required = true, value_name = "SERVER_CMD")]
     server: Vec<String>,
+}
+
+impl BenchArgs {
+    /// Rings as the app keeps them, or none.
+    pub fn traffic(&self) -> Traffic {
+        match self.traffic {
+            crate::Switch::On => Traffic::new(TrafficLimits::default()),
+            crate::Switch::Off => Traffic::off(),
+        }
+    }
 }
 
 /// Figures of one operation kind.
@@ -117,6 +130,7 @@ pub async fn run(session: &Session, args: &BenchArgs) -> Result<ExitCode> {
         "n": args.n,
         "concurrency": if args.mode == Mode::Conc { args.concurrency } else { 1 },
         "sandbox": args.sandbox == crate::Switch::On,
+        "traffic": args.traffic == crate::Switch::On,
         "connect_ms": round3(connect_ms),
         "elapsed_s": round3(secs),
         "ops_per_s": if secs > 0.0 { round3(ops as f64 / secs) } else { 0.0 },

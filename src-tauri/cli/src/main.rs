@@ -7,6 +7,7 @@ mod gallery;
 mod login;
 mod reviewers;
 mod tool_search_bench;
+mod trace;
 mod trust;
 
 use std::io::{IsTerminal, Write};
@@ -23,7 +24,7 @@ use switchboard_core::app::Keychain;
 use switchboard_core::app::Paths;
 use switchboard_core::app::Reviewer;
 use switchboard_core::app::requests::ImportApply;
-use switchboard_core::app::{App, AppBuilder};
+use switchboard_core::app::{App, AppBuilder, Traffic};
 use switchboard_core::app::{CompletionRef, Connection, Live};
 use switchboard_core::app::{Config, NetworkSetting, SandboxProfile, SandboxSetting, ServerConfig};
 use switchboard_core::app::{Models, OfferedTool, Provider, ProviderKind, ToolIndex, tokens};
@@ -77,6 +78,11 @@ struct Cli {
     /// SWITCHBOARD_LOG or RUST_LOG choose their own filter).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Write every message to and from the servers to FILE as JSON Lines (time, direction,
+    /// kind, method, id, size, pairing and latency, HTTP status and headers, the body), with the
+    /// servers' secrets replaced: a trace to attach to a bug report.
+    #[arg(long, global = true, value_name = "FILE")]
+    trace: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -466,7 +472,7 @@ struct Session {
 }
 
 impl Session {
-    async fn new(cli: &Cli) -> Result<Self> {
+    async fn new(cli: &Cli, traffic: Traffic) -> Result<Self> {
         let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
         let on_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let approve = cli.approve.unwrap_or(if on_terminal {
@@ -491,7 +497,8 @@ impl Session {
         let mut builder = AppBuilder::new(paths)
             .supervise(false)
             .reviewer(reviewer)
-            .base_env(BaseEnv::from_current());
+            .base_env(BaseEnv::from_current())
+            .traffic(traffic);
         // Without --provider, sampling goes to the providers on the app's Models screen.
         if let Some(models) = models(cli)? {
             builder = builder.models(models);
@@ -798,7 +805,25 @@ async fn with_connection<T>(
 }
 
 async fn run(cli: Cli) -> Result<ExitCode> {
-    let session = Session::new(&cli).await?;
+    let trace = match &cli.trace {
+        Some(path) => Some(trace::TraceRun::open(path)?),
+        None => None,
+    };
+    let traffic = match (&trace, &cli.command) {
+        (Some(trace), _) => trace.traffic(),
+        (None, Command::Bench(args)) => args.traffic(),
+        _ => Traffic::off(),
+    };
+    let session = Session::new(&cli, traffic).await?;
+    let done = run_command(&cli, &session).await;
+    // The connections are closed by now: everything they sent is in the queue.
+    match trace {
+        Some(trace) => trace.finish().and(done),
+        None => done,
+    }
+}
+
+async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
     match &cli.command {
         Command::Servers => servers(&session).await,
         Command::Tools {

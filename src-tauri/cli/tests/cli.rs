@@ -1914,3 +1914,50 @@ fn a_missing_runtime_is_found_before_anything_runs_and_says_how_to_get_it() {
     );
     assert!(!home.path().join("config.json").exists());
 }
+
+/// `--trace FILE` writes every message of the run as JSON Lines, requests paired with their
+/// responses, and never the server's secret, even when the server sends it back.
+#[test]
+fn a_trace_holds_every_message_and_no_secret() {
+    let e = everything();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.jsonl");
+    let secret = "sk-trace-test-4f1b9c2d8e7a";
+    let o = cli(&[
+        "--approve",
+        "deny",
+        "--trace",
+        trace.to_str().unwrap(),
+        "call",
+        "--stdio",
+        &e,
+        "--env",
+        &format!("API_KEY={secret}"),
+        "get-env",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The server did send it back: the tool result on stdout is the person's own.
+    assert!(String::from_utf8_lossy(&o.stdout).contains(secret));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(!text.contains(secret), "the trace holds the secret");
+    assert!(text.contains("[redacted]"));
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let call = lines
+        .iter()
+        .find(|l| l["method"] == "tools/call" && l["kind"] == "request")
+        .expect("the call");
+    assert_eq!(call["direction"], "out");
+    assert_eq!(call["body"]["params"]["name"], "get-env");
+    let answer = lines
+        .iter()
+        .find(|l| l["pairedSeq"] == call["seq"])
+        .expect("its response");
+    assert_eq!((answer["direction"].as_str(), answer["kind"].as_str()), (Some("in"), Some("response")));
+    assert_eq!(answer["method"], "tools/call");
+    assert!(answer["latencyMs"].as_f64().unwrap() >= 0.0);
+    let seqs: Vec<u64> = lines.iter().map(|l| l["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in order: {seqs:?}");
+}
