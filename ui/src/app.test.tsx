@@ -6,7 +6,7 @@ import type { ServerStatus } from "./bindings/ServerStatus";
 import { shellHtml } from "./shell";
 import { withAppStyles } from "./test-styles";
 
-const SCREENS = ["servers", "gallery", "chat", "tools", "resources", "prompts", "skills", "roots", "models", "approvals"];
+const SCREENS = ["servers", "gallery", "chat", "tools", "resources", "prompts", "skills", "roots", "models", "approvals", "traffic"];
 
 function scrolls(el: Element): boolean {
   const style = getComputedStyle(el);
@@ -83,7 +83,7 @@ describe("The first paint", () => {
         t.getAttribute("tabindex"),
       ]);
     expect(tabs(shell)).toEqual(tabs(container));
-    expect(tabs(shell)).toHaveLength(11);
+    expect(tabs(shell)).toHaveLength(12);
     const frame = (root: ParentNode) =>
       [...root.querySelectorAll(".app, nav.sidebar, .brand, ul[role=tablist], .summary, main.main")].map((e) => [e.tagName, e.className]);
     expect(frame(shell)).toEqual(frame(container));

@@ -30,6 +30,7 @@ const SkillsScreen = lazy(() => import("./screens/skills").then((m) => ({ defaul
 const RootsScreen = lazy(() => import("./screens/roots").then((m) => ({ default: m.RootsScreen })));
 const ModelsScreen = lazy(() => import("./screens/models").then((m) => ({ default: m.ModelsScreen })));
 const ApprovalsScreen = lazy(() => import("./screens/approvals").then((m) => ({ default: m.ApprovalsScreen })));
+const TrafficScreen = lazy(() => import("./screens/traffic").then((m) => ({ default: m.TrafficScreen })));
 
 /** Listens while mounted: `subscribe` resolves to its unlisten, which runs on unmount even when
  * it resolves after the unmount. */
@@ -158,6 +159,7 @@ export function App(props: { backend: Backend }) {
           {screen === "roots" ? <Loaded element={<RootsScreen backend={props.backend} host={host} />} /> : null}
           {screen === "models" ? <Loaded element={<ModelsScreen backend={props.backend} />} /> : null}
           {screen === "approvals" ? <Loaded element={<ApprovalsScreen backend={props.backend} host={host} />} /> : null}
+          {screen === "traffic" ? <Loaded element={<TrafficScreen backend={props.backend} host={host} />} /> : null}
         </main>
         <ReviewDialog backend={props.backend} />
       </div>

@@ -42,6 +42,11 @@ import type { TokenMeter } from "./bindings/TokenMeter";
 import type { TokensFor } from "./bindings/TokensFor";
 import type { ToolSet } from "./bindings/ToolSet";
 import type { ToolSwitchesView } from "./bindings/ToolSwitchesView";
+import type { TrafficExport } from "./bindings/TrafficExport";
+import type { TrafficLimits } from "./bindings/TrafficLimits";
+import type { TrafficMessage } from "./bindings/TrafficMessage";
+import type { TrafficPage } from "./bindings/TrafficPage";
+import type { TrafficQuery } from "./bindings/TrafficQuery";
 import type {
   AppContextParams,
   AppMessageParams,
@@ -259,6 +264,21 @@ export interface Backend {
   /** Installs the bundle `pickBundle` read (the window never names its path) through the native
    *  trust dialog; the local name it was installed under. `name` null: the bundle's own. */
   installBundle(name: string | null, values: Record<string, string>): Promise<string>;
+
+  // Traffic: every JSON-RPC message to and from each server, kept in a bounded ring per server.
+  /** The messages after `query.after` that match its filters, oldest first, at most `query.limit`
+   *  (5,000 at most); pass the page's `last` as the next `after` to get what came since. */
+  traffic(query: TrafficQuery): Promise<TrafficPage>;
+  /** The bodies of the messages numbered `seqs` that are still kept (the head only when truncated). */
+  trafficMessages(seqs: number[]): Promise<TrafficMessage[]>;
+  /** How much each server's ring keeps. */
+  trafficLimits(): Promise<TrafficLimits>;
+  /** Changes how much each server's ring keeps (and saves it); out of bounds, it fails with
+   *  `invalid_input` and a sentence to show. */
+  setTrafficLimits(limits: TrafficLimits): Promise<void>;
+  /** Asks where to save, then writes the messages numbered `seqs` there as JSON Lines; null when
+   *  the person cancels. */
+  exportTraffic(seqs: number[]): Promise<TrafficExport | null>;
 
   // The desktop
   /** Opens an https URL in the system browser (anything else is refused). */

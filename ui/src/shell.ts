@@ -16,6 +16,7 @@ export const SCREENS = [
   { id: "roots", label: "Roots" },
   { id: "models", label: "Models" },
   { id: "approvals", label: "Approvals" },
+  { id: "traffic", label: "Traffic" },
 ] as const;
 
 export type ScreenId = (typeof SCREENS)[number]["id"];

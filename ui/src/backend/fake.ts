@@ -35,6 +35,11 @@ import type { RegistryRef } from "../bindings/RegistryRef";
 import type { RegistrySearch } from "../bindings/RegistrySearch";
 import type { UpdateView } from "../bindings/UpdateView";
 import type { ImportPlan } from "../bindings/ImportPlan";
+import type { TrafficEntry } from "../bindings/TrafficEntry";
+import type { TrafficLimits } from "../bindings/TrafficLimits";
+import type { TrafficQuery } from "../bindings/TrafficQuery";
+import type { FakeMessage } from "./fake-traffic";
+import { demoTraffic, FakeTraffic } from "./fake-traffic";
 import type { RootsView } from "../bindings/RootsView";
 import type { ServerConfig } from "../bindings/ServerConfig";
 import type { ServerStatus } from "../bindings/ServerStatus";
@@ -880,6 +885,35 @@ export class FakeBackend implements Backend {
     return this.installed(name ?? picked.name, { command: "node", args: [`bundles/${picked.name}/server.js`] });
   }
 
+  /** What crossed the wire, as the rings keep it (fake-traffic.ts): `addTraffic` fills it. */
+  wire = new FakeTraffic();
+
+  /** Records messages as the core's rings would, in order; what was kept of each. */
+  addTraffic(...messages: FakeMessage[]): TrafficEntry[] {
+    return messages.map((m) => this.wire.add(m));
+  }
+  async traffic(query: TrafficQuery) {
+    this.log("traffic", structuredClone(query));
+    return this.wire.query(query);
+  }
+  async trafficMessages(seqs: number[]) {
+    this.log("trafficMessages", [...seqs]);
+    return this.wire.messages(seqs);
+  }
+  async trafficLimits() {
+    this.log("trafficLimits");
+    return { ...this.wire.limits };
+  }
+  async setTrafficLimits(limits: TrafficLimits) {
+    this.log("setTrafficLimits", { ...limits });
+    this.wire.setLimits(limits);
+  }
+  async exportTraffic(seqs: number[]) {
+    this.log("exportTraffic", [...seqs]);
+    const path = this.wire.exportPath;
+    return path === null ? null : { path, entries: this.wire.exported(seqs) };
+  }
+
   async openExternal(url: string) {
     this.log("openExternal", url);
   }
@@ -946,5 +980,6 @@ export function demoBackend(): FakeBackend {
     error: { code: "transport_closed", message: 'server "filesystem" exited (exit status: 1)' },
   });
   b.addServer("github", { state: "failed", error: { code: "keychain", message: "the keychain entry github.TOKEN is missing" } });
+  demoTraffic(b.wire);
   return b;
 }

@@ -124,6 +124,17 @@ export const tauriBackend: Backend = {
   pickBundle: () => call("pick_bundle", none),
   installBundle: (name, values) => call("install_bundle", { name, values }),
 
+  traffic: (query) => call("traffic", query),
+  trafficMessages: (seqs) => call("traffic_messages", { seqs }),
+  trafficLimits: () => call("traffic_limits", none),
+  setTrafficLimits: async (limits) =>
+    void (await call("set_traffic_limits", {
+      maxMessages: limits.maxMessages,
+      maxBytes: limits.maxBytes,
+      maxMessageBytes: limits.maxMessageBytes,
+    })),
+  exportTraffic: (seqs) => call("export_traffic", { seqs }),
+
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),
 
