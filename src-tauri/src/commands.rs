@@ -15,7 +15,7 @@ use rmcp::model::{
 };
 use switchboard_core::app::requests::*;
 use switchboard_core::app::{
-    App, AppView, AuditEntry, AuditQuery, Confirm, Conversation, ConversationView, ImportCandidate,
+    App, AppView, AuditEntry, AuditQuery, ComparedAnswer, Confirm, Conversation, ConversationView, ImportCandidate,
     ImportPlan, ImportReport, PinItem, PolicyEntry, ProviderSettings, Review, RootsView,
     ServerView, SignInInfo, Skill, SkillForChat, TaskView, TokenMeter, ToolSet, ToolSwitchesView,
     TrafficLimits, TrafficMessage, TrafficPage, TrafficQuery, WithheldTool,

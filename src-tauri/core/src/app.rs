@@ -20,7 +20,7 @@ pub use trust::Confirm;
 // Everything the shell and the CLI need besides `App`, in one place: they name nothing of the
 // core but this module (src-tauri/core/tests/structure.rs checks it).
 pub use crate::approvals::policy::PolicyEntry;
-pub use crate::approvals::{Review, ReviewKind, Reviewer, Verdict};
+pub use crate::approvals::{ComparedAnswer, ModelChoice, Review, ReviewKind, Reviewer, Verdict};
 pub use crate::audit::{AuditEntry, AuditQuery};
 pub use crate::auth::loopback::{Loopback, Open};
 pub use crate::auth::{Authorizer, MAX_AUTHORIZATIONS, SignInInfo, challenge_scopes};

@@ -14,7 +14,9 @@ pub mod door;
 pub mod policy;
 pub mod queue;
 
-pub use door::{Door, Review, ReviewKind, Reviewer, Verdict};
+pub use door::{
+    ComparedAnswer, Door, MAX_COMPARED, ModelChoice, Review, ReviewKind, Reviewer, Verdict,
+};
 
 pub use crate::handler::approver::{Approver, Origin, USER_REJECTED, rejected_sampling};
 

@@ -150,6 +150,18 @@ impl Flow {
             started: std::time::Instant::now(),
         }
     }
+
+    /// Flow `id` again, for steps added after it was made (a comparison of models asked for
+    /// from its dialog).
+    pub fn resume(id: &str, kind: FlowKind, server: impl Into<String>) -> Self {
+        Self {
+            id: id.to_owned(),
+            kind,
+            server: server.into(),
+            subject: None,
+            started: std::time::Instant::now(),
+        }
+    }
 }
 
 /// Filters for [`Audit::search`].

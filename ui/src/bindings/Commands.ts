@@ -14,6 +14,8 @@ import type { BundleChoice } from "./BundleChoice";
 import type { BundleForm } from "./BundleForm";
 import type { CallId } from "./CallId";
 import type { CallTool } from "./CallTool";
+import type { CompareSampling } from "./CompareSampling";
+import type { ComparedAnswer } from "./ComparedAnswer";
 import type { Complete } from "./Complete";
 import type { ContextLimits } from "./ContextLimits";
 import type { Conversation } from "./Conversation";
@@ -41,6 +43,7 @@ import type { RegistryListing } from "./RegistryListing";
 import type { RegistryPage } from "./RegistryPage";
 import type { RegistryRef } from "./RegistryRef";
 import type { RegistrySearch } from "./RegistrySearch";
+import type { ReplaySampling } from "./ReplaySampling";
 import type { ResourceUri } from "./ResourceUri";
 import type { ResourcesPage } from "./ResourcesPage";
 import type { Review } from "./Review";
@@ -68,6 +71,12 @@ import type { TokensFor } from "./TokensFor";
 import type { ToolSet } from "./ToolSet";
 import type { ToolSetName } from "./ToolSetName";
 import type { ToolSwitchesView } from "./ToolSwitchesView";
+import type { TrafficExport } from "./TrafficExport";
+import type { TrafficLimits } from "./TrafficLimits";
+import type { TrafficMessage } from "./TrafficMessage";
+import type { TrafficPage } from "./TrafficPage";
+import type { TrafficQuery } from "./TrafficQuery";
+import type { TrafficSeqs } from "./TrafficSeqs";
 import type { UpdateView } from "./UpdateView";
 import type { Url } from "./Url";
 import type { ViewId } from "./ViewId";
@@ -145,6 +154,12 @@ export type Commands = {
   registry_icon: { args: IconUrl; result: string | null };
   registries: { args: NoArgs; result: string[] };
   registry_versions: { args: RegistryRef; result: RegistryListing[] };
+  compare_sampling: { args: CompareSampling; result: ComparedAnswer[] };
+  replay_sampling: { args: ReplaySampling; result: ComparedAnswer[] };
+  traffic: { args: TrafficQuery; result: TrafficPage };
+  traffic_messages: { args: TrafficSeqs; result: TrafficMessage[] };
+  traffic_limits: { args: NoArgs; result: TrafficLimits };
+  set_traffic_limits: { args: TrafficLimits; result: null };
   sign_in_server: { args: ServerName; result: null };
   cancel_sign_in: { args: NoArgs; result: null };
   sign_out_server: { args: ServerName; result: null };
@@ -164,6 +179,7 @@ export type Commands = {
   pick_bundle: { args: NoArgs; result: BundleForm | null };
   install_bundle: { args: BundleChoice; result: string };
   pick_file: { args: NoArgs; result: string | null };
+  export_traffic: { args: TrafficSeqs; result: TrafficExport | null };
 };
 
 /** The names, for runtime checks. */
@@ -238,6 +254,12 @@ export const COMMAND_NAMES = [
   "registry_icon",
   "registries",
   "registry_versions",
+  "compare_sampling",
+  "replay_sampling",
+  "traffic",
+  "traffic_messages",
+  "traffic_limits",
+  "set_traffic_limits",
   "sign_in_server",
   "cancel_sign_in",
   "sign_out_server",
@@ -257,4 +279,5 @@ export const COMMAND_NAMES = [
   "pick_bundle",
   "install_bundle",
   "pick_file",
+  "export_traffic",
 ] as const satisfies readonly (keyof Commands)[];

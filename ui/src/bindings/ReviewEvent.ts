@@ -3,4 +3,4 @@
 /**
  * Something that happened to the reviews waiting for the user.
  */
-export type ReviewEvent = { "type": "reviewsChanged", pending: number, } | { "type": "samplingText", flow: string, text: string, };
+export type ReviewEvent = { "type": "reviewsChanged", pending: number, } | { "type": "samplingText", flow: string, text: string, } | { "type": "comparedText", flow: string, column: number, text: string, };

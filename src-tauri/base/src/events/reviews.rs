@@ -17,11 +17,20 @@ pub enum ReviewEvent {
     ReviewsChanged { pending: u32 },
     /// A piece of a sampling completion as it streams from the provider (a stream).
     SamplingText { flow: String, text: String },
+    /// A piece of one column of a comparison of models as it streams (a stream).
+    ComparedText {
+        flow: String,
+        column: u32,
+        text: String,
+    },
 }
 
 impl ReviewEvent {
     /// Streamed text is a stream; a queue change is state.
     pub fn is_stream(&self) -> bool {
-        matches!(self, ReviewEvent::SamplingText { .. })
+        matches!(
+            self,
+            ReviewEvent::SamplingText { .. } | ReviewEvent::ComparedText { .. }
+        )
     }
 }

@@ -138,6 +138,8 @@ command_table! { $
         registry_icon(IconUrl) -> Option<String> as "string | null";
         registries(NoArgs) -> Vec<String> as "string[]";
         registry_versions(RegistryRef) -> Vec<Listing> as "RegistryListing[]";
+        compare_sampling(CompareSampling) -> Vec<ComparedAnswer> as "ComparedAnswer[]";
+        replay_sampling(ReplaySampling) -> Vec<ComparedAnswer> as "ComparedAnswer[]";
         traffic(TrafficQuery) -> TrafficPage as "TrafficPage";
         traffic_messages(TrafficSeqs) -> Vec<TrafficMessage> as "TrafficMessage[]";
         traffic_limits(NoArgs) -> TrafficLimits as "TrafficLimits";
@@ -198,6 +200,7 @@ const RESULT_TYPES: &[&str] = &[
     "InstallForm",
     "BundleForm",
     "UpdateView",
+    "ComparedAnswer",
     "TrafficPage",
     "TrafficMessage",
     "TrafficLimits",

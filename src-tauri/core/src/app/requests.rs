@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::approvals::Verdict;
+use crate::approvals::{ModelChoice, Verdict};
 use crate::config::ServerConfig;
 use crate::providers::Sensitive;
 use crate::providers::settings::ProviderSettings;
@@ -343,6 +343,29 @@ pub struct PinChoice {
 pub struct AuditExport {
     pub path: String,
     pub entries: u32,
+}
+
+/// Sends a pending sampling request, as edited in its dialog, to several models side by side.
+/// `id` and `digest` name the dialog as it was shown.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CompareSampling {
+    pub id: String,
+    pub digest: String,
+    /// The dialog's content as edited: `{provider, model, request}`.
+    #[ts(type = "unknown")]
+    pub content: Value,
+    pub models: Vec<ModelChoice>,
+}
+
+/// Sends a past sampling request (an audit flow) to several models side by side.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ReplaySampling {
+    pub flow: String,
+    pub models: Vec<ModelChoice>,
 }
 
 /// Messages of the traffic screen, by sequence number.

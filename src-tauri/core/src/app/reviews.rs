@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::App;
-use super::requests::{ApprovePins, AuditExport, DecideReview, NoArgs, ServerName};
-use crate::approvals::Review;
+use super::requests::{
+    ApprovePins, AuditExport, CompareSampling, DecideReview, NoArgs, ReplaySampling, ServerName,
+};
+use crate::approvals::{ComparedAnswer, Review, ReviewKind};
 use crate::approvals::policy::PolicyEntry;
 use crate::audit::{AuditEntry, AuditQuery};
 use crate::error::{Error, ErrorCode, Result};
@@ -23,6 +25,60 @@ impl App {
     /// Decides a review: its id and the digest of what was shown must match.
     pub async fn decide_review(&self, args: DecideReview) -> Result<()> {
         self.reviews()?.decide(&args.id, &args.digest, args.verdict)
+    }
+
+    /// Sends a pending sampling request, as edited in its dialog, to two or three models at once;
+    /// each column's text streams as a `comparedText` event. The dialog stays open: the person
+    /// then approves it with the answer they picked.
+    pub async fn compare_sampling(&self, args: CompareSampling) -> Result<Vec<ComparedAnswer>> {
+        let review = self
+            .reviews()?
+            .pending()?
+            .into_iter()
+            .find(|r| r.id == args.id && r.digest == args.digest)
+            .filter(|r| r.kind == ReviewKind::SamplingRequest)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::ApprovalMismatch,
+                    "This sampling request is no longer waiting, or changed since it was shown.",
+                )
+            })?;
+        let flow = crate::audit::Flow::resume(&review.flow, crate::audit::FlowKind::Sampling, &review.server);
+        self.0
+            .door
+            .compare_sampling(&flow, &args.content, &args.models)
+            .await
+    }
+
+    /// Sends a past sampling request from the audit log to two or three models at once, to
+    /// compare their answers; nothing goes back to the server.
+    pub async fn replay_sampling(&self, args: ReplaySampling) -> Result<Vec<ComparedAnswer>> {
+        let audit = self.0.door.audit().clone();
+        let flow = args.flow.clone();
+        let rows = off_thread(move || {
+            audit.search(&AuditQuery {
+                flow: Some(flow),
+                ..AuditQuery::default()
+            })
+        })
+        .await?;
+        let asked = rows
+            .into_iter()
+            .find(|r| {
+                r.kind == crate::audit::FlowKind::Sampling
+                    && r.step == crate::audit::Step::Requested
+                    && r.actor == "server"
+            })
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidInput,
+                    "The audit log holds no sampling request from a server in that flow.",
+                )
+            })?;
+        self.0
+            .door
+            .replay_sampling(&asked.server, &args.flow, asked.detail, &args.models)
+            .await
     }
 
     /// The standing rules, each with a warning when it covers less than it seems to.

@@ -313,3 +313,40 @@ async fn a_sent_message_loses_the_cores_own_fields() {
     assert!(block.get(crate::chat::FOUND_TOOLS).is_none(), "{stored}");
     assert!(block.get(crate::chat::SENT_ARGUMENTS).is_none(), "{stored}");
 }
+
+/// A comparison of models runs only for the sampling request dialog that is open, as it was
+/// shown: another dialog's id, or a digest that does not match, sends nothing.
+#[tokio::test]
+async fn a_comparison_is_bound_to_the_sampling_dialog_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let c = manual_conversation(&app).await;
+    app.send_message(question(&c.id)).await.unwrap();
+    let review = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            if let Some(r) = app.pending_reviews(NoArgs {}).await.unwrap().pop() {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the turn asks for the answer");
+    assert_ne!(review.kind, crate::approvals::ReviewKind::SamplingRequest);
+    let models = vec![crate::approvals::ModelChoice {
+        provider: "manual".into(),
+        model: "manual".into(),
+    }];
+    for digest in [review.digest.clone(), "0".repeat(64)] {
+        let e = app
+            .compare_sampling(super::requests::CompareSampling {
+                id: review.id.clone(),
+                digest,
+                content: review.content.clone(),
+                models: models.clone(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ApprovalMismatch, "{e}");
+    }
+}

@@ -33,12 +33,14 @@ use crate::rate::PerMinute;
 use crate::sampling::{Sampling, invalid_params};
 use crate::visible;
 
+mod compare;
 mod elicitation;
 mod refusals;
 mod sampling;
 mod tool_calls;
 mod views;
 
+pub use compare::{ComparedAnswer, MAX_COMPARED, ModelChoice};
 use refusals::Refusals;
 
 /// How long a review waits for a person before it counts as denied.
@@ -163,6 +165,9 @@ pub trait Reviewer: Send + Sync + 'static {
 
     /// Text of a completion as it streams from the provider, before the completion review.
     fn streamed(&self, _flow: &str, _text: &str) {}
+
+    /// Text of one column of a comparison (see [`Door::compare_sampling`]) as it streams.
+    fn compared(&self, _flow: &str, _column: usize, _text: &str) {}
 
     /// Who the audit log says decided: `user` for a person; scripted reviewers name themselves.
     fn actor(&self) -> &'static str {

@@ -136,6 +136,14 @@ impl Reviewer for ReviewQueue {
             text: text.to_owned(),
         });
     }
+
+    fn compared(&self, flow: &str, column: usize, text: &str) {
+        self.events.publish(ReviewEvent::ComparedText {
+            flow: flow.to_owned(),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+            text: text.to_owned(),
+        });
+    }
 }
 
 #[cfg(test)]

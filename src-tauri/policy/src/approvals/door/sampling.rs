@@ -67,6 +67,10 @@ impl Door {
             .review_sampling_request(flow, server, rule, shown)
             .await?;
         let (edited, provider, model) = self.edited_request(server, &approved, provider, model)?;
+        // The person compared models and picked (perhaps edited) one's answer: that is the answer.
+        if let Some(answer) = approved.get("answer") {
+            return self.picked_answer(flow, answer.clone()).await;
+        }
         let manual = self.0.sampling.is_manual(&provider);
         let (completion, cut) = if manual {
             let blank = json!({"role": "assistant", "content": {"type": "text", "text": ""}, "model": model, "stopReason": "endTurn"});

@@ -849,3 +849,147 @@ async fn a_server_is_sampled_only_on_its_models_and_the_dialog_says_which() {
     assert!(e.message.contains("none of the models"), "{}", e.message);
     assert!(script.seen().is_empty());
 }
+
+/// An OpenAI-compatible provider on loopback that answers every request with "<model> says hi"
+/// (streamed in two pieces) and 7 prompt and 3 completion tokens.
+async fn answering_provider(id: &str) -> Provider {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else { return };
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buf = vec![0u8; 64 * 1024];
+                let model = loop {
+                    let n = socket.read(&mut buf).await.unwrap_or(0);
+                    seen.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&seen).into_owned();
+                    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned());
+                    if let Some(Ok(v)) = body.map(|b| serde_json::from_str::<Value>(&b)) {
+                        break v["model"].as_str().unwrap_or("?").to_owned();
+                    }
+                    if n == 0 {
+                        return;
+                    }
+                };
+                let chunk = |d: Value| format!("data: {d}\n\n");
+                let events = [
+                    chunk(json!({"choices": [{"index": 0, "delta": {"content": format!("{model} says")}}]})),
+                    chunk(json!({"choices": [{"index": 0, "delta": {"content": " hi"}, "finish_reason": "stop"}]})),
+                    chunk(json!({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}})),
+                    "data: [DONE]\n\n".to_owned(),
+                ]
+                .concat();
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    events.len()
+                );
+                let _ = socket.write_all(format!("{head}{events}").as_bytes()).await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    let key = crate::providers::Sensitive::new("sk-test");
+    Provider::new(id, ProviderKind::Openai, Some(&base), Some(key)).unwrap()
+}
+
+/// Compared, [`Door::compare_sampling`] streams each column to the reviewer.
+#[derive(Default)]
+struct Columns(Mutex<Vec<(usize, String)>>);
+
+impl Reviewer for Columns {
+    fn review(&self, _: Review) -> BoxFuture<'static, Verdict> {
+        Box::pin(futures::future::pending())
+    }
+
+    fn compared(&self, _flow: &str, column: usize, text: &str) {
+        self.0.lock().unwrap().push((column, text.to_owned()));
+    }
+}
+
+async fn two_model_door(reviewer: Arc<dyn Reviewer>) -> Door {
+    let store = Arc::new(Store::in_memory().unwrap());
+    let (a, b) = (answering_provider("a").await, answering_provider("b").await);
+    let mut models = Models::single(a, "alpha");
+    models.providers.push(b);
+    let sampling = Sampling::new(models, Arc::new(|_| SamplingLimits::default()), store.clone())
+        .with_allowed(Arc::new(|_| vec!["a/alpha".into(), "b/beta".into()]));
+    Door::new(
+        reviewer,
+        Policies::new(store.clone()),
+        Pins::new(store.clone()),
+        Audit::new(store),
+        sampling,
+    )
+}
+
+fn choice(provider: &str, model: &str) -> ModelChoice {
+    ModelChoice {
+        provider: provider.into(),
+        model: model.into(),
+    }
+}
+
+/// The same request, as edited, goes to two models at once; each answer comes back with its
+/// tokens and latency, each column streams on its own, and every call is audited as the
+/// person's; a model the server may not use is refused before anything is sent.
+#[tokio::test]
+async fn a_request_is_compared_on_two_models_side_by_side() {
+    let columns = Arc::new(Columns::default());
+    let door = two_model_door(columns.clone()).await;
+    let flow = Flow::new(FlowKind::Sampling, "s", None);
+    let shown = json!({"provider": "a", "model": "alpha", "request": value(&request("edited prompt", 50))});
+    let answers = door
+        .compare_sampling(&flow, &shown, &[choice("a", "alpha"), choice("b", "beta")])
+        .await
+        .unwrap();
+    let texts: Vec<_> = answers
+        .iter()
+        .map(|a| a.result.as_ref().unwrap()["content"]["text"].clone())
+        .collect();
+    assert_eq!(texts, [json!("alpha says hi"), json!("beta says hi")]);
+    assert!(answers.iter().all(|a| a.output_tokens == Some(3) && a.latency_ms > 0.0));
+    let streamed = columns.0.lock().unwrap().clone();
+    let column = |c: usize| -> Vec<String> {
+        streamed.iter().filter(|s| s.0 == c).map(|s| s.1.clone()).collect()
+    };
+    assert_eq!(column(0), ["alpha says", " hi"]);
+    assert_eq!(column(1), ["beta says", " hi"]);
+    let asked = steps(&door)
+        .into_iter()
+        .filter(|s| *s == step(Step::Sent, "user", None))
+        .count();
+    assert_eq!(asked, 2, "each call is audited as asked for by the person");
+
+    let refused = door
+        .compare_sampling(&flow, &shown, &[choice("a", "gamma")])
+        .await
+        .unwrap_err();
+    assert!(refused.message.contains("may only be sampled on"), "{}", refused.message);
+    let too_many = vec![choice("a", "alpha"); MAX_COMPARED + 1];
+    assert!(door.compare_sampling(&flow, &shown, &too_many).await.is_err());
+}
+
+/// The answer the person picked in a comparison goes back to the server as it was approved,
+/// without another provider call or dialog.
+#[tokio::test]
+async fn a_picked_answer_goes_back_to_the_server() {
+    let script = Arc::new(Script::default());
+    let door = two_model_door(script.clone()).await;
+    script.then(|r| {
+        let mut decided = r.content.clone();
+        decided["provider"] = json!("b");
+        decided["model"] = json!("beta");
+        decided["answer"] = json!({"role": "assistant", "content": {"type": "text", "text": "beta, edited"}, "model": "beta", "stopReason": "endTurn"});
+        approve(decided)
+    });
+    let result = door.sampling(origin(), request("hi", 10)).await.unwrap();
+    let result = serde_json::to_value(&result).unwrap();
+    assert_eq!(result["content"]["text"], "beta, edited");
+    assert_eq!(script.seen().len(), 1, "no second dialog");
+    let last = steps(&door).pop().unwrap();
+    assert_eq!(last, step(Step::Returned, "user", Some("picked")));
+    assert!(!steps(&door).iter().any(|s| s.0 == Step::Sent), "no provider call");
+}
