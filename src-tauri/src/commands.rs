@@ -15,10 +15,10 @@ use rmcp::model::{
 };
 use switchboard_core::app::requests::*;
 use switchboard_core::app::{
-    App, AppView, AuditEntry, AuditQuery, ComparedAnswer, Confirm, Conversation, ConversationView, ImportCandidate,
-    ImportPlan, ImportReport, PinItem, PolicyEntry, ProviderSettings, Review, RootsView,
-    ServerView, SignInInfo, Skill, SkillForChat, TaskView, TokenMeter, ToolSet, ToolSwitchesView,
-    TrafficLimits, TrafficMessage, TrafficPage, TrafficQuery, WithheldTool,
+    App, AppView, AuditEntry, AuditQuery, ComparedAnswer, Confirm, Conversation, ConversationView,
+    ImportCandidate, ImportPlan, ImportReport, PinItem, PolicyEntry, ProviderSettings, Review,
+    RootsView, ServerView, SignInInfo, Skill, SkillForChat, TaskView, TokenMeter, ToolSet,
+    ToolSwitchesView, TrafficLimits, TrafficMessage, TrafficPage, TrafficQuery, WithheldTool,
     import_locations as locations,
 };
 use switchboard_core::app::{
@@ -422,7 +422,9 @@ async fn export_traffic<R: Runtime>(
     let Some(path) = pick_save_path(&window, "switchboard-traffic.jsonl".into()).await? else {
         return Ok(None);
     };
-    app.export_traffic(PathBuf::from(path), args).await.map(Some)
+    app.export_traffic(PathBuf::from(path), args)
+        .await
+        .map(Some)
 }
 
 /// Asks where to save a file named `name`; `None` when the person cancels.

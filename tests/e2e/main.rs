@@ -20,6 +20,7 @@ mod loopback_registry;
 mod replay_provider;
 mod scenarios;
 mod servers_scenarios;
+mod traffic_scenarios;
 mod webdriver;
 
 use std::sync::Arc;
@@ -105,7 +106,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 29] = scenarios![
+    let all: [Scenario; 31] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -136,6 +137,8 @@ async fn a_person_uses_every_screen() {
         an_open_request_survives_a_reload,
         install_from_the_gallery_and_call,
         a_link_and_a_bundle_open_their_forms,
+        see_the_wire,
+        traffic_under_a_flood,
     ];
     // `E2E_ONLY=a,b` runs only those scenarios (while working on them; CI runs every one).
     let only = std::env::var("E2E_ONLY").ok();

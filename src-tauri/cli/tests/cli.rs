@@ -1955,7 +1955,10 @@ fn a_trace_holds_every_message_and_no_secret() {
         .iter()
         .find(|l| l["pairedSeq"] == call["seq"])
         .expect("its response");
-    assert_eq!((answer["direction"].as_str(), answer["kind"].as_str()), (Some("in"), Some("response")));
+    assert_eq!(
+        (answer["direction"].as_str(), answer["kind"].as_str()),
+        (Some("in"), Some("response"))
+    );
     assert_eq!(answer["method"], "tools/call");
     assert!(answer["latencyMs"].as_f64().unwrap() >= 0.0);
     let seqs: Vec<u64> = lines.iter().map(|l| l["seq"].as_u64().unwrap()).collect();

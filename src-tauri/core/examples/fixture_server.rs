@@ -5,6 +5,9 @@
 //! before it answers "Hello, <name>"; and `research {topic?}`, which on 2026-07-28 answers with a
 //! task (the tasks extension) that goes working → input_required (an elicitation asking for the
 //! topic) → completed with "Report on <topic>" (`research-state {id}` says where one is);
+//! `flood {perSecond, seconds}` answers at once and then sends `perSecond` progress notifications a
+//! second (for no request: the host drops them after recording them) for `seconds`, then one log
+//! message "flood done" (the traffic screen's load);
 //! `FIXTURE_RESOURCES=N` serves N resources in
 //! pages of 100 (default 1000): `fixture://image.png` (a PNG) first, then `fixture://r/<i>` (text).
 
@@ -72,15 +75,33 @@ impl ServerHandler for Fixture {
             {"name": "add", "description": "Adds two numbers", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
             {"name": "greet", "description": "Asks for a name, then greets it", "inputSchema": {"type": "object"}},
             {"name": "research", "description": "Researches a topic it asks for, as a task", "inputSchema": {"type": "object"}},
-            {"name": "research-state", "description": "Where research task `id` is", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}
+            {"name": "research-state", "description": "Where research task `id` is", "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}},
+            {"name": "flood", "description": "Sends perSecond notifications a second for seconds", "inputSchema": {"type": "object", "properties": {"perSecond": {"type": "integer"}, "seconds": {"type": "integer"}}}}
         ]}))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if request.name == "flood" {
+            let arg = |k: &str| {
+                request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get(k))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+            };
+            tokio::spawn(flood(
+                context.peer.clone(),
+                arg("perSecond"),
+                arg("seconds"),
+            ));
+            let result = from(json!({"content": [{"type": "text", "text": "flooding"}]}))?;
+            return Ok(CallToolResponse::Complete(result));
+        }
         if request.name == "greet" {
             return greet(&request);
         }
@@ -252,6 +273,29 @@ impl Fixture {
 }
 
 /// `greet`'s rounds: ask for a name; carry it in the state for one state-only round; answer.
+/// `per_second` progress notifications a second for `seconds`, sent in batches every 10 ms; then
+/// a log message saying it is done.
+async fn flood(peer: rmcp::Peer<RoleServer>, per_second: u64, seconds: u64) {
+    let per_tick = (per_second / 100).max(1);
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(10));
+    let mut sent = 0u64;
+    for _ in 0..seconds * 100 {
+        tick.tick().await;
+        for _ in 0..per_tick {
+            sent += 1;
+            let progress = json!({"progressToken": "flood", "progress": sent});
+            let Ok(params) = from(progress) else { return };
+            if peer.notify_progress(params).await.is_err() {
+                return;
+            }
+        }
+    }
+    let done = json!({"level": "info", "data": format!("flood done: {sent} sent")});
+    if let Ok(params) = from(done) {
+        let _ = peer.notify_logging_message(params).await;
+    }
+}
+
 fn greet(request: &CallToolRequestParams) -> Result<CallToolResponse, McpError> {
     let name = request
         .input_responses

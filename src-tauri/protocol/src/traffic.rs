@@ -237,7 +237,11 @@ impl Traffic {
 
     /// New bounds, applied to every ring at once (the oldest messages go first).
     pub fn set_limits(&self, limits: TrafficLimits) {
-        *self.common.limits.write().unwrap_or_else(|p| p.into_inner()) = limits;
+        *self
+            .common
+            .limits
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = limits;
         for ring in self.all_rings() {
             ring.set_limits(limits);
         }
@@ -373,7 +377,10 @@ impl TrafficRing {
         let Some(s) = &self.0 else { return };
         let current = s.hidden.read().unwrap_or_else(|p| p.into_inner()).clone();
         if !current.holds(value) {
-            let values = current.values().chain([value.to_owned()]).collect::<Vec<_>>();
+            let values = current
+                .values()
+                .chain([value.to_owned()])
+                .collect::<Vec<_>>();
             self.hide(values);
         }
     }
@@ -407,7 +414,7 @@ impl TrafficRing {
         let hidden = s.hidden.read().unwrap_or_else(|p| p.into_inner()).clone();
         let keep = s.max_message_bytes.load(Ordering::Relaxed);
         let body: Arc<[u8]> = Arc::from(&*hidden.cut(bytes, keep));
-        let http = http.map(|h| hide_headers(h, &hidden));
+        let http = http.map(|h| Box::new(hide_headers(h, &hidden)));
         let at_ms = now_ms();
         let mut ring = s.ring.lock().unwrap_or_else(|p| p.into_inner());
         let seq = s.common.seq.fetch_add(1, Ordering::SeqCst) + 1;
@@ -430,7 +437,10 @@ impl TrafficRing {
         if let Some(s) = &self.0 {
             s.max_message_bytes
                 .store(limits.max_message_bytes as usize, Ordering::Relaxed);
-            s.ring.lock().unwrap_or_else(|p| p.into_inner()).set_limits(limits);
+            s.ring
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .set_limits(limits);
         }
     }
 
@@ -509,8 +519,10 @@ struct Record {
     direction: Direction,
     body: Arc<[u8]>,
     size: usize,
-    http: Option<HttpExchange>,
-    described: Option<Described>,
+    /// Boxed, as are the others below: most records have none, and a small record keeps the ring
+    /// within a few cache-friendly megabytes.
+    http: Option<Box<HttpExchange>>,
+    described: Option<Box<Described>>,
 }
 
 /// What [`shape`] and [`Pairing`] found, worked out once.
@@ -532,7 +544,7 @@ impl Record {
     }
 
     fn entry(&self, server: &str) -> (TrafficEntry, &[u8]) {
-        let d = self.described.clone().unwrap_or_default();
+        let d = self.described.as_deref().cloned().unwrap_or_default();
         let kind = match (&self.http, d.shape.kind) {
             (Some(_), MessageKind::Other) => MessageKind::Http,
             (_, kind) => kind,
@@ -550,7 +562,7 @@ impl Record {
             failed: d.failed,
             paired_seq: d.paired.map(|p| p.0),
             latency_ms: d.paired.map(|p| p.1),
-            http: self.http.clone(),
+            http: self.http.as_deref().cloned(),
             preview: preview(&self.body),
         };
         (entry, &self.body)
@@ -571,7 +583,7 @@ fn preview(body: &[u8]) -> String {
 fn failed(record: &Record, shape: &shape::Shape) -> bool {
     let http_error = record
         .http
-        .as_ref()
+        .as_deref()
         .is_some_and(|h| h.error.is_some() || h.status.is_some_and(|s| s >= 400));
     let tool_error = shape.kind == MessageKind::Response
         && memchr::memmem::find(&record.body, br#""isError":true"#).is_some();
@@ -640,7 +652,8 @@ impl Ring {
                 paired: None,
             };
             if let Some((request, latency, method)) =
-                self.pairing.see(record.direction, record.at_ms, seq, &described.shape)
+                self.pairing
+                    .see(record.direction, record.at_ms, seq, &described.shape)
             {
                 described.paired = Some((request, latency));
                 described.method = method;
@@ -650,7 +663,7 @@ impl Ring {
                     }
                 }
             }
-            self.records[i].described = Some(described);
+            self.records[i].described = Some(Box::new(described));
         }
     }
 
@@ -707,7 +720,10 @@ impl Pairing {
 /// An HTTP exchange as one line of lower-case text, for the text filter.
 fn http_text(http: &HttpExchange) -> String {
     let status = http.status.map(|s| s.to_string()).unwrap_or_default();
-    let headers = http.headers.iter().map(|h| format!("{}: {}", h.name, h.value));
+    let headers = http
+        .headers
+        .iter()
+        .map(|h| format!("{}: {}", h.name, h.value));
     [http.verb.clone(), status]
         .into_iter()
         .chain(headers)

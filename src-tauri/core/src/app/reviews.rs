@@ -9,8 +9,8 @@ use super::App;
 use super::requests::{
     ApprovePins, AuditExport, CompareSampling, DecideReview, NoArgs, ReplaySampling, ServerName,
 };
-use crate::approvals::{ComparedAnswer, Review, ReviewKind};
 use crate::approvals::policy::PolicyEntry;
+use crate::approvals::{ComparedAnswer, Review, ReviewKind};
 use crate::audit::{AuditEntry, AuditQuery};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::{self, PinItem};
@@ -43,7 +43,11 @@ impl App {
                     "This sampling request is no longer waiting, or changed since it was shown.",
                 )
             })?;
-        let flow = crate::audit::Flow::resume(&review.flow, crate::audit::FlowKind::Sampling, &review.server);
+        let flow = crate::audit::Flow::resume(
+            &review.flow,
+            crate::audit::FlowKind::Sampling,
+            &review.server,
+        );
         self.0
             .door
             .compare_sampling(&flow, &args.content, &args.models)

@@ -17,7 +17,9 @@ pub(super) fn limits_of(config: Option<TrafficConfig>) -> TrafficLimits {
     TrafficLimits {
         max_messages: config.max_messages.unwrap_or(defaults.max_messages),
         max_bytes: config.max_bytes.unwrap_or(defaults.max_bytes),
-        max_message_bytes: config.max_message_bytes.unwrap_or(defaults.max_message_bytes),
+        max_message_bytes: config
+            .max_message_bytes
+            .unwrap_or(defaults.max_message_bytes),
     }
 }
 

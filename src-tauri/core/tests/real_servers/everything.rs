@@ -291,6 +291,83 @@ async fn streamable_http() {
     let _ = std::fs::remove_file(log);
 }
 
+/// Over Streamable HTTP the traffic ring holds each POST with its status and the headers that
+/// matter, each answer paired with its request, and never a header value from the keychain,
+/// not even where the server sends it back.
+#[tokio::test]
+async fn the_traffic_of_an_http_server_is_recorded_without_its_secrets() {
+    use switchboard_protocol::traffic::{
+        Direction, MessageKind, Traffic, TrafficLimits, TrafficQuery,
+    };
+    let (mut child, port, log) = http_everything("streamableHttp").await;
+    let secret = "kc-header-secret-8d2f71";
+    let mut config = ServerConfig::remote(
+        format!("http://127.0.0.1:{port}/mcp"),
+        RemoteTransport::StreamableHttp,
+    );
+    config.headers = [("X-Api-Key".to_owned(), "${secret:http/key}".to_owned())]
+        .into_iter()
+        .collect();
+    let store = switchboard_base::secrets::MemoryStore::default();
+    switchboard_base::secrets::SecretStore::set(&store, "http/key", secret).unwrap();
+    let traffic = Traffic::new(TrafficLimits::default());
+    let mut opts = Harness::new().options("http", config);
+    opts.secrets = std::sync::Arc::new(store);
+    opts.traffic = traffic.ring("http");
+    let live = switchboard_protocol::connection::connect(opts)
+        .await
+        .unwrap();
+    let echoed = live
+        .connection
+        .call_tool("echo", Some(json!({ "message": secret })))
+        .await
+        .unwrap();
+    assert!(
+        first_text(&echoed).contains(secret),
+        "the server sends it back"
+    );
+    live.shutdown().await;
+    let all = TrafficQuery {
+        limit: 1000,
+        ..TrafficQuery::default()
+    };
+    let entries = traffic.query(&all).entries;
+    let seqs: Vec<u64> = entries.iter().map(|e| e.seq).collect();
+    let shown = [
+        serde_json::to_string(&entries).unwrap(),
+        traffic.export(&seqs).join("\n"),
+    ];
+    for text in &shown {
+        assert!(!text.contains(secret), "the ring holds the secret: {text}");
+    }
+    let call = entries
+        .iter()
+        .find(|e| e.kind == MessageKind::Request && e.method.as_deref() == Some("tools/call"))
+        .expect("the call");
+    let http = call.http.as_ref().expect("the POST");
+    assert_eq!(http.verb, "POST");
+    assert!(
+        http.headers
+            .iter()
+            .any(|h| h.name == "x-api-key" && h.value == "[redacted]"),
+        "{:?}",
+        http.headers
+    );
+    let answer = entries
+        .iter()
+        .find(|e| e.paired_seq == Some(call.seq) && e.direction == Direction::In)
+        .expect("its answer");
+    assert_eq!(answer.method.as_deref(), Some("tools/call"));
+    assert!(
+        entries
+            .iter()
+            .any(|e| e.http.as_ref().is_some_and(|h| h.status == Some(200))),
+        "the status is recorded"
+    );
+    let _ = child.kill().await;
+    let _ = std::fs::remove_file(log);
+}
+
 #[tokio::test]
 async fn legacy_sse_explicit_and_by_fallback() {
     let (mut child, port, log) = http_everything("sse").await;

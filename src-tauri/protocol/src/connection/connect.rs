@@ -28,8 +28,7 @@ use crate::process::{self, ProcessGroup, StderrRing};
 use crate::secrets::{self, SecretStore};
 use crate::transport::{
     CloseReason, Monitored, legacy_sse::LegacySseTransport, recorded::Recorded,
-    session_checked::SessionChecked,
-    stdio::StdioTransport, task_fields::TaskFields,
+    session_checked::SessionChecked, stdio::StdioTransport, task_fields::TaskFields,
 };
 
 use super::subscriptions::{base_filter, listen_loop};

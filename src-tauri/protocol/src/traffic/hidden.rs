@@ -38,7 +38,10 @@ impl Hidden {
         forms.dedup();
         Self {
             longest: forms.first().map_or(0, Vec::len),
-            finders: forms.into_iter().map(|f| Finder::new(&f).into_owned()).collect(),
+            finders: forms
+                .into_iter()
+                .map(|f| Finder::new(&f).into_owned())
+                .collect(),
         }
     }
 

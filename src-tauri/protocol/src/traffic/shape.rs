@@ -176,7 +176,8 @@ mod tests {
 
     #[test]
     fn requests_responses_errors_and_notifications_are_told_apart() {
-        let request = of(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":[1,{"b":"}"}]}}"#);
+        let request =
+            of(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":[1,{"b":"}"}]}}"#);
         assert_eq!(request.kind, MessageKind::Request);
         assert_eq!(request.method.as_deref(), Some("tools/call"));
         assert_eq!(request.id.as_deref(), Some("7"));

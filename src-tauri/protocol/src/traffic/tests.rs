@@ -26,7 +26,10 @@ fn a_secret_never_reaches_the_ring_an_export_or_a_trace() {
     ring.hide(["env-secret-value-1".to_owned()]);
     ring.hide_also("bearer-token-abcdef");
     ring.record(Direction::Out, &request(1, "tools/call"));
-    ring.record(Direction::In, &response(1, "env-secret-value-1 and bearer-token-abcdef"));
+    ring.record(
+        Direction::In,
+        &response(1, "env-secret-value-1 and bearer-token-abcdef"),
+    );
     ring.record_http(
         Direction::Out,
         HttpExchange {
@@ -98,8 +101,13 @@ fn every_response_finds_its_request_under_concurrency_and_out_of_order() {
         assert_eq!(r.method, request.method);
         assert!(r.latency_ms.unwrap() >= 0.0);
     }
-    let sampled = entries.iter().find(|e| e.direction == Direction::Out && e.kind == MessageKind::Response);
-    assert_eq!(sampled.unwrap().method.as_deref(), Some("sampling/createMessage"));
+    let sampled = entries
+        .iter()
+        .find(|e| e.direction == Direction::Out && e.kind == MessageKind::Response);
+    assert_eq!(
+        sampled.unwrap().method.as_deref(),
+        Some("sampling/createMessage")
+    );
 }
 
 #[test]
@@ -149,15 +157,32 @@ fn queries_filter_and_page_across_servers() {
         br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"No such Tool"}}"#,
     );
     a.record(Direction::In, &response(1, "listed"));
-    let only = |q: TrafficQuery| -> Vec<u64> {
-        traffic.query(&q).entries.iter().map(|e| e.seq).collect()
+    let only =
+        |q: TrafficQuery| -> Vec<u64> { traffic.query(&q).entries.iter().map(|e| e.seq).collect() };
+    assert_eq!(
+        only(TrafficQuery {
+            limit: 10,
+            ..Default::default()
+        }),
+        [1, 2, 3, 4]
+    );
+    let errors = TrafficQuery {
+        limit: 10,
+        errors_only: true,
+        ..Default::default()
     };
-    assert_eq!(only(TrafficQuery { limit: 10, ..Default::default() }), [1, 2, 3, 4]);
-    let errors = TrafficQuery { limit: 10, errors_only: true, ..Default::default() };
     assert_eq!(only(errors), [3]);
-    let text = TrafficQuery { limit: 10, text: "such tool".into(), ..Default::default() };
+    let text = TrafficQuery {
+        limit: 10,
+        text: "such tool".into(),
+        ..Default::default()
+    };
     assert_eq!(only(text), [3]);
-    let method = TrafficQuery { limit: 10, methods: vec!["tools/list".into()], ..Default::default() };
+    let method = TrafficQuery {
+        limit: 10,
+        methods: vec!["tools/list".into()],
+        ..Default::default()
+    };
     assert_eq!(only(method), [1, 4]);
     let server_b_in = TrafficQuery {
         limit: 10,
@@ -166,9 +191,16 @@ fn queries_filter_and_page_across_servers() {
         ..Default::default()
     };
     assert_eq!(only(server_b_in), [3]);
-    let first = traffic.query(&TrafficQuery { limit: 3, ..Default::default() });
+    let first = traffic.query(&TrafficQuery {
+        limit: 3,
+        ..Default::default()
+    });
     assert_eq!(first.last, 3);
-    let rest = traffic.query(&TrafficQuery { limit: 3, after: first.last, ..Default::default() });
+    let rest = traffic.query(&TrafficQuery {
+        limit: 3,
+        after: first.last,
+        ..Default::default()
+    });
     assert_eq!(rest.entries.iter().map(|e| e.seq).collect::<Vec<_>>(), [4]);
     assert_eq!(rest.methods, ["tools/call", "tools/list"]);
 }

@@ -25,7 +25,7 @@ struct Tapped {
     direction: Direction,
     body: Arc<[u8]>,
     size: usize,
-    http: Option<HttpExchange>,
+    http: Option<Box<HttpExchange>>,
 }
 
 impl Tap {
@@ -108,7 +108,11 @@ fn write_all(rx: Receiver<Option<Tapped>>, mut out: impl Write) -> std::io::Resu
         };
         let Some(tapped) = next else { break };
         let entry = entry_of(&tapped, &mut pairing);
-        writeln!(out, "{}", line(&entry, &String::from_utf8_lossy(&tapped.body)))?;
+        writeln!(
+            out,
+            "{}",
+            line(&entry, &String::from_utf8_lossy(&tapped.body))
+        )?;
         lines += 1;
     }
     out.flush()?;
@@ -127,7 +131,7 @@ fn entry_of(t: &Tapped, pairing: &mut Pairing) -> TrafficEntry {
     };
     let shape = super::shape::of(&t.body);
     let paired = pairing.see(t.direction, t.at_ms, t.seq, &shape);
-    record.described = Some(Described {
+    record.described = Some(Box::new(Described {
         failed: super::failed(&record, &shape),
         method: match &paired {
             Some((_, _, method)) => method.clone(),
@@ -135,7 +139,7 @@ fn entry_of(t: &Tapped, pairing: &mut Pairing) -> TrafficEntry {
         },
         paired: paired.map(|(seq, latency, _)| (seq, latency)),
         shape,
-    });
+    }));
     record.entry(&t.server).0
 }
 

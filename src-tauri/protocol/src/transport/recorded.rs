@@ -281,14 +281,20 @@ where
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        let http = sent("DELETE", Some(&session_id), auth_header.is_some(), &custom_headers);
+        let http = sent(
+            "DELETE",
+            Some(&session_id),
+            auth_header.is_some(),
+            &custom_headers,
+        );
         self.traffic.record_http(Direction::Out, http);
         let deleted = self
             .inner
             .delete_session(uri, session_id, auth_header, custom_headers)
             .await;
         if let Err(e) = &deleted {
-            self.traffic.record_http(Direction::In, refused("DELETE", e));
+            self.traffic
+                .record_http(Direction::In, refused("DELETE", e));
         }
         deleted
     }
@@ -321,7 +327,12 @@ where
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Events<Self::Error> {
-        let http = sent("GET", session_id.as_deref(), auth_header.is_some(), &custom_headers);
+        let http = sent(
+            "GET",
+            session_id.as_deref(),
+            auth_header.is_some(),
+            &custom_headers,
+        );
         self.traffic.record_http(Direction::Out, http);
         let opened = self
             .inner

@@ -67,7 +67,8 @@ impl Door {
     ) -> Result<Vec<ComparedAnswer>> {
         let flow = Flow::new(FlowKind::Sampling, server, None);
         let detail = json!({"replayOf": past, "request": request});
-        self.note(&flow, Step::Requested, "user", None, detail).await;
+        self.note(&flow, Step::Requested, "user", None, detail)
+            .await;
         let answers = self
             .compare_sampling(&flow, &json!({ "request": request }), models)
             .await;
@@ -147,7 +148,8 @@ impl Door {
             }
             Err(e) => {
                 let detail = json!({"message": e.message, "comparison": true});
-                self.note(flow, Step::Failed, "provider", None, detail).await;
+                self.note(flow, Step::Failed, "provider", None, detail)
+                    .await;
                 answer.error = Some(e.message);
             }
         }
@@ -190,10 +192,9 @@ impl Door {
         flow: &Flow,
         answer: Value,
     ) -> std::result::Result<CreateMessageResult, Halt> {
-        let result: CreateMessageResult =
-            serde_json::from_value(answer.clone()).map_err(|e| {
-                Halt::Failed(invalid_params(format!("the picked answer is invalid: {e}")))
-            })?;
+        let result: CreateMessageResult = serde_json::from_value(answer.clone()).map_err(|e| {
+            Halt::Failed(invalid_params(format!("the picked answer is invalid: {e}")))
+        })?;
         let actor = self.0.reviewer.actor();
         self.note(flow, Step::Returned, actor, Some("picked"), answer)
             .await;

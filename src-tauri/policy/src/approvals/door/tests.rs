@@ -858,7 +858,9 @@ async fn answering_provider(id: &str) -> Provider {
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {
         loop {
-            let Ok((mut socket, _)) = listener.accept().await else { return };
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
             tokio::spawn(async move {
                 let mut seen = Vec::new();
                 let mut buf = vec![0u8; 64 * 1024];
@@ -914,8 +916,12 @@ async fn two_model_door(reviewer: Arc<dyn Reviewer>) -> Door {
     let (a, b) = (answering_provider("a").await, answering_provider("b").await);
     let mut models = Models::single(a, "alpha");
     models.providers.push(b);
-    let sampling = Sampling::new(models, Arc::new(|_| SamplingLimits::default()), store.clone())
-        .with_allowed(Arc::new(|_| vec!["a/alpha".into(), "b/beta".into()]));
+    let sampling = Sampling::new(
+        models,
+        Arc::new(|_| SamplingLimits::default()),
+        store.clone(),
+    )
+    .with_allowed(Arc::new(|_| vec!["a/alpha".into(), "b/beta".into()]));
     Door::new(
         reviewer,
         Policies::new(store.clone()),
@@ -940,7 +946,8 @@ async fn a_request_is_compared_on_two_models_side_by_side() {
     let columns = Arc::new(Columns::default());
     let door = two_model_door(columns.clone()).await;
     let flow = Flow::new(FlowKind::Sampling, "s", None);
-    let shown = json!({"provider": "a", "model": "alpha", "request": value(&request("edited prompt", 50))});
+    let shown =
+        json!({"provider": "a", "model": "alpha", "request": value(&request("edited prompt", 50))});
     let answers = door
         .compare_sampling(&flow, &shown, &[choice("a", "alpha"), choice("b", "beta")])
         .await
@@ -950,10 +957,18 @@ async fn a_request_is_compared_on_two_models_side_by_side() {
         .map(|a| a.result.as_ref().unwrap()["content"]["text"].clone())
         .collect();
     assert_eq!(texts, [json!("alpha says hi"), json!("beta says hi")]);
-    assert!(answers.iter().all(|a| a.output_tokens == Some(3) && a.latency_ms > 0.0));
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.output_tokens == Some(3) && a.latency_ms > 0.0)
+    );
     let streamed = columns.0.lock().unwrap().clone();
     let column = |c: usize| -> Vec<String> {
-        streamed.iter().filter(|s| s.0 == c).map(|s| s.1.clone()).collect()
+        streamed
+            .iter()
+            .filter(|s| s.0 == c)
+            .map(|s| s.1.clone())
+            .collect()
     };
     assert_eq!(column(0), ["alpha says", " hi"]);
     assert_eq!(column(1), ["beta says", " hi"]);
@@ -967,9 +982,17 @@ async fn a_request_is_compared_on_two_models_side_by_side() {
         .compare_sampling(&flow, &shown, &[choice("a", "gamma")])
         .await
         .unwrap_err();
-    assert!(refused.message.contains("may only be sampled on"), "{}", refused.message);
+    assert!(
+        refused.message.contains("may only be sampled on"),
+        "{}",
+        refused.message
+    );
     let too_many = vec![choice("a", "alpha"); MAX_COMPARED + 1];
-    assert!(door.compare_sampling(&flow, &shown, &too_many).await.is_err());
+    assert!(
+        door.compare_sampling(&flow, &shown, &too_many)
+            .await
+            .is_err()
+    );
 }
 
 /// The answer the person picked in a comparison goes back to the server as it was approved,
@@ -991,5 +1014,8 @@ async fn a_picked_answer_goes_back_to_the_server() {
     assert_eq!(script.seen().len(), 1, "no second dialog");
     let last = steps(&door).pop().unwrap();
     assert_eq!(last, step(Step::Returned, "user", Some("picked")));
-    assert!(!steps(&door).iter().any(|s| s.0 == Step::Sent), "no provider call");
+    assert!(
+        !steps(&door).iter().any(|s| s.0 == Step::Sent),
+        "no provider call"
+    );
 }
