@@ -8,6 +8,9 @@ import type { ConversationView } from "./bindings/ConversationView";
 import type { NewMessage } from "./bindings/NewMessage";
 import type { Opened } from "./bindings/Opened";
 import type { AuditQuery } from "./bindings/AuditQuery";
+import type { CompareSampling } from "./bindings/CompareSampling";
+import type { ComparedAnswer } from "./bindings/ComparedAnswer";
+import type { ReplaySampling } from "./bindings/ReplaySampling";
 import type { BundleForm } from "./bindings/BundleForm";
 import type { InstallForm } from "./bindings/InstallForm";
 import type { InstallRequest } from "./bindings/InstallRequest";
@@ -166,6 +169,19 @@ export interface Backend {
   setPolicy(entry: PolicyEntry): Promise<void>;
   /** Removes the rule at the entry's scope (server, kind, tool). */
   removePolicy(entry: PolicyEntry): Promise<void>;
+  /**
+   * Sends the open sampling request (`id`, `digest`: the dialog's), as edited (`content`:
+   * `{provider, model, request}`), to one to three of the person's models at once. Each column's
+   * text streams as `comparedText` events (the review's flow, the column's index in `models`);
+   * resolves with each model's answer or error, latency and tokens. Nothing goes to the server: the
+   * person approves the review with the answer they picked (`content.answer`).
+   */
+  compareSampling(args: CompareSampling): Promise<ComparedAnswer[]>;
+  /**
+   * Sends a past sampling request (an audit flow) to one to three models at once, as a new flow the
+   * core makes (its `comparedText` events carry that flow); nothing goes back to a server.
+   */
+  replaySampling(args: ReplaySampling): Promise<ComparedAnswer[]>;
   /** Audit log rows, newest first. */
   searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** Asks where to save, then writes the audit rows `query` matches (all of them, oldest first) there

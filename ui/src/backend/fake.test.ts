@@ -161,3 +161,34 @@ describe("FakeBackend: the token meter", () => {
     expect(b.calls.filter((c) => c.method === "setContextLimits")).toHaveLength(5);
   });
 });
+
+describe("FakeBackend: comparisons", () => {
+  it("compares only an open sampling request, streams each column on its flow, and replays a server's request", async () => {
+    const b = new FakeBackend();
+    b.addReview({ id: "r", flow: "f", server: "s", kind: "sampling_request", content: {}, context: null, hiddenCharacters: false, digest: "d" });
+    const events: unknown[] = [];
+    await b.onCoreEvent((e) => events.push(e));
+    const models = [
+      { provider: "p", model: "a" },
+      { provider: "p", model: "b" },
+    ];
+    b.compareScript["p/b"] = { error: "no" };
+    const answers = await b.compareSampling({ id: "r", digest: "d", content: {}, models });
+    expect(answers.map((a) => [a.model, a.error])).toEqual([
+      ["a", null],
+      ["b", "no"],
+    ]);
+    expect(events).toEqual([
+      { type: "comparedText", flow: "f", column: 0, text: "a says " },
+      { type: "comparedText", flow: "f", column: 0, text: "hello." },
+    ]);
+    expect(await rejection(b.compareSampling({ id: "r", digest: "other", content: {}, models }))).toBe("approval_mismatch");
+    expect(await rejection(b.compareSampling({ id: "r", digest: "d", content: {}, models: [] }))).toBe("invalid_input");
+    expect(await rejection(b.replaySampling({ flow: "nowhere", models }))).toBe("invalid_input");
+    b.audit = [
+      { id: 1, flow: "past", atMs: 0, kind: "sampling", step: "requested", server: "s", subject: null, actor: "server", decision: null, detail: {}, durationMs: null },
+    ];
+    expect(await b.replaySampling({ flow: "past", models })).toHaveLength(2);
+    expect(b.calls.filter((c) => c.method === "compareSampling" || c.method === "replaySampling")).toHaveLength(5);
+  });
+});

@@ -11,6 +11,10 @@ import type { Conversation } from "../bindings/Conversation";
 import type { NewMessage } from "../bindings/NewMessage";
 import type { Opened } from "../bindings/Opened";
 import type { AuditQuery } from "../bindings/AuditQuery";
+import type { CompareSampling } from "../bindings/CompareSampling";
+import type { ComparedAnswer } from "../bindings/ComparedAnswer";
+import type { ModelChoice } from "../bindings/ModelChoice";
+import type { ReplaySampling } from "../bindings/ReplaySampling";
 import type { PinChoice } from "../bindings/PinChoice";
 import type { PinItem } from "../bindings/PinItem";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
@@ -103,6 +107,29 @@ function running(name: string, skills = false): ServerStatus {
       instructions: `Use ${name} for testing.`,
     },
   };
+}
+
+/**
+ * How the fake answers one model in a comparison: `text` (else a sentence naming the model) as a
+ * text answer, or `result` as it is, or `error`; `stream` the pieces streamed before (else the
+ * answer's text in two halves); the other fields as in `ComparedAnswer`.
+ */
+export interface ScriptedAnswer {
+  text?: string;
+  result?: unknown;
+  error?: string;
+  cut?: string;
+  stream?: string[];
+  latencyMs?: number;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+}
+
+/** The text of an answer's text blocks, joined. */
+function answerText(result: unknown): string {
+  const content = (result as { content?: unknown } | null)?.content;
+  const blocks = Array.isArray(content) ? content : [content];
+  return blocks.map((b) => ((b as { type?: unknown } | null)?.type === "text" ? String((b as { text?: unknown }).text ?? "") : "")).join("");
 }
 
 export interface FakeOptions {
@@ -524,6 +551,74 @@ export class FakeBackend implements Backend {
       .slice()
       .reverse()
       .slice(0, query.limit ?? 200);
+  }
+  /** How comparisons answer, by "provider/model" (ScriptedAnswer). */
+  compareScript: Record<string, ScriptedAnswer> = {};
+  /** Comparisons stream their text, then wait for `finishComparisons` (tests emit more meanwhile). */
+  holdComparisons = false;
+  /** The error the next comparison rejects with (once). */
+  compareFailure: BackendError | null = null;
+  private heldComparisons: (() => void)[] = [];
+  private nextReplay = 1;
+
+  async compareSampling(args: CompareSampling): Promise<ComparedAnswer[]> {
+    this.log("compareSampling", structuredClone(args));
+    const r = this.reviews.find((x) => x.id === args.id);
+    if (!r || r.digest !== args.digest || r.kind !== "sampling_request")
+      throw { code: "approval_mismatch", message: "This sampling request is no longer waiting, or changed since it was shown." };
+    return this.compare(r.flow, args.models);
+  }
+  async replaySampling(args: ReplaySampling): Promise<ComparedAnswer[]> {
+    this.log("replaySampling", structuredClone(args));
+    const asked = this.audit.find((e) => e.flow === args.flow && e.kind === "sampling" && e.step === "requested" && e.actor === "server");
+    if (!asked) throw { code: "invalid_input", message: "The audit log holds no sampling request from a server in that flow." };
+    // The core makes a new flow for a replay.
+    return this.compare(`replay-${this.nextReplay++}`, args.models);
+  }
+  /** Lets the held comparisons resolve. */
+  finishComparisons() {
+    const held = this.heldComparisons;
+    this.heldComparisons = [];
+    for (const go of held) go();
+  }
+  private async compare(flow: string, models: ModelChoice[]): Promise<ComparedAnswer[]> {
+    const failure = this.compareFailure;
+    if (failure) {
+      this.compareFailure = null;
+      throw failure;
+    }
+    if (models.length < 1 || models.length > 3) throw { code: "invalid_input", message: "Choose from one to 3 models to compare." };
+    const answers = models.map((m, column): ComparedAnswer => {
+      const script = this.compareScript[`${m.provider}/${m.model}`] ?? {};
+      const result =
+        script.error !== undefined
+          ? null
+          : (script.result ?? {
+              role: "assistant",
+              content: { type: "text", text: script.text ?? `${m.model} says hello.` },
+              model: m.model,
+              stopReason: script.cut ? "maxTokens" : "endTurn",
+            });
+      return {
+        provider: m.provider,
+        model: m.model,
+        result: structuredClone(result),
+        error: script.error ?? null,
+        cut: script.cut ?? null,
+        latencyMs: script.latencyMs ?? 400 * (column + 1),
+        inputTokens: script.inputTokens === undefined ? 12 : script.inputTokens,
+        outputTokens: script.outputTokens === undefined ? 5 : script.outputTokens,
+      };
+    });
+    answers.forEach((a, column) => {
+      const script = this.compareScript[`${a.provider}/${a.model}`] ?? {};
+      const text = answerText(a.result);
+      const half = Math.ceil(text.length / 2);
+      const pieces = script.stream ?? (text ? [text.slice(0, half), text.slice(half)].filter(Boolean) : []);
+      for (const piece of pieces) this.emit({ type: "comparedText", flow, column, text: piece });
+    });
+    if (this.holdComparisons) await new Promise<void>((go) => this.heldComparisons.push(go));
+    return answers;
   }
   pins: Record<string, PinItem[]> = {};
 

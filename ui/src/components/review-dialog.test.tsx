@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import type { Review } from "../bindings/Review";
@@ -407,6 +407,169 @@ describe("ReviewDialog", () => {
       content: { tool: "echo", arguments: { message: "edited" } },
       remember: null,
     });
+  });
+});
+
+describe("ReviewDialog comparing models", () => {
+  const rated = (provider: string, model: string) => ({ provider, model, cost: 0.5, speed: 0.5, intelligence: 0.5 });
+  /** The person's models: two of openai, two of ollama. */
+  function withModels(b: FakeBackend) {
+    b.providers = [
+      { id: "openai", kind: "openai", baseUrl: null, models: [rated("openai", "gpt-a"), rated("openai", "gpt-b")], hasKey: true },
+      { id: "ollama", kind: "openai", baseUrl: null, models: [rated("ollama", "llama"), rated("ollama", "qwen")], hasKey: false },
+    ];
+    return b;
+  }
+  const onGptA = { ...request, provider: "openai", model: "gpt-a" };
+  const box = (model: string) =>
+    (screen.getAllByTestId("compare-model") as HTMLInputElement[]).find((x) => x.dataset.model === model)!;
+  const column = (model: string) => screen.getAllByTestId("compare-column").find((c) => c.dataset.model === model)!;
+  async function openCompare() {
+    fireEvent.click(screen.getByTestId("compare-open"));
+    await screen.findAllByTestId("compare-model");
+  }
+
+  it("sends the request as edited to the models ticked, streams each column, and returns the answer picked as edited", async () => {
+    const b = withModels(new FakeBackend());
+    b.compareScript["ollama/llama"] = { text: "Madrid.", stream: ["Mad"], latencyMs: 1234, inputTokens: 7, outputTokens: 3 };
+    b.holdComparisons = true;
+    await open(b, review("sampling_request", onGptA));
+    fireEvent.change(screen.getByTestId("sampling-message-0-0"), { target: { value: "What is the capital of Spain?" } });
+    await openCompare();
+    expect(box("openai/gpt-a").checked).toBe(true);
+    fireEvent.click(box("ollama/llama"));
+    fireEvent.click(screen.getByTestId("compare-run"));
+    await waitFor(() => expect(screen.getAllByTestId("compare-column")).toHaveLength(2));
+    const asked = b.calls.find((c) => c.method === "compareSampling")!.args[0] as {
+      id: string;
+      digest: string;
+      content: typeof request;
+      models: unknown;
+    };
+    expect(asked.id).toBe("r1");
+    expect(asked.digest).toBe("d-r1");
+    expect(asked.models).toEqual([
+      { provider: "openai", model: "gpt-a" },
+      { provider: "ollama", model: "llama" },
+    ]);
+    expect(asked.content.provider).toBe("openai");
+    expect(asked.content.model).toBe("gpt-a");
+    expect(asked.content.request.messages[0]!.content[0]!.text).toBe("What is the capital of Spain?");
+    expect(asked.content.request.maxTokens).toBe(100);
+    // The text streams into its own column before the answers are in.
+    expect(within(column("ollama/llama")).getByTestId("compare-stream").textContent).toBe("Mad");
+    expect(within(column("openai/gpt-a")).getByTestId("compare-stream").textContent).toBe("gpt-a says hello.");
+    await act(async () => b.emit({ type: "comparedText", flow: "flow-r1", column: 1, text: "rid" }));
+    expect(within(column("ollama/llama")).getByTestId("compare-stream").textContent).toBe("Madrid");
+    expect(screen.queryByTestId("compare-use")).toBeNull();
+
+    await act(async () => b.finishComparisons());
+    const llama = column("ollama/llama");
+    expect((within(llama).getByTestId("compare-edit") as HTMLTextAreaElement).value).toBe("Madrid.");
+    expect(within(llama).getByTestId("compare-latency").textContent).toBe("1.2 s");
+    expect(within(llama).getByTestId("compare-tokens").textContent).toBe("7 in · 3 out");
+    expect((within(column("openai/gpt-a")).getByTestId("compare-edit") as HTMLTextAreaElement).value).toBe("gpt-a says hello.");
+    // Nothing was decided by comparing.
+    expect(b.decisions).toHaveLength(0);
+
+    fireEvent.change(within(llama).getByTestId("compare-edit"), { target: { value: "Madrid, Spain." } });
+    fireEvent.change(screen.getByTestId("review-remember"), { target: { value: "allow_session" } });
+    fireEvent.click(within(llama).getByTestId("compare-use"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    const v = b.decisions[0]!.verdict;
+    if (v.decision !== "approve") throw new Error("not approved");
+    const sent = v.content as typeof request & { answer: unknown };
+    expect(sent.provider).toBe("ollama");
+    expect(sent.model).toBe("llama");
+    expect(sent.request).toEqual(asked.content.request);
+    expect(sent.answer).toEqual({ role: "assistant", content: { type: "text", text: "Madrid, Spain." }, model: "llama", stopReason: "endTurn" });
+    expect(v.remember).toBe("allow_session");
+    await waitFor(() => expect(screen.queryByTestId("review-dialog")).toBeNull());
+  });
+
+  it("lets at most three models be ticked", async () => {
+    const b = withModels(new FakeBackend());
+    await open(b, review("sampling_request", onGptA));
+    await openCompare();
+    fireEvent.click(box("openai/gpt-b"));
+    fireEvent.click(box("ollama/llama"));
+    expect(box("ollama/qwen").disabled).toBe(true);
+    fireEvent.click(screen.getByTestId("compare-run"));
+    await waitFor(() => expect(screen.getAllByTestId("compare-column")).toHaveLength(3));
+    const asked = b.calls.find((c) => c.method === "compareSampling")!.args[0] as { models: unknown[] };
+    expect(asked.models).toHaveLength(3);
+  });
+
+  it("offers only the models the server may be sampled on, and shows a model's error in its column", async () => {
+    const b = withModels(new FakeBackend());
+    b.compareScript["ollama/qwen"] = { error: "ollama: the model qwen is not pulled" };
+    await open(b, review("sampling_request", onGptA, { allowedModels: ["openai/gpt-a", "qwen"] }));
+    await openCompare();
+    expect((screen.getAllByTestId("compare-model") as HTMLInputElement[]).map((x) => x.dataset.model)).toEqual([
+      "openai/gpt-a",
+      "ollama/qwen",
+    ]);
+    fireEvent.click(box("ollama/qwen"));
+    fireEvent.click(screen.getByTestId("compare-run"));
+    expect((await within(screen.getByTestId("compare-columns")).findByTestId("compare-error")).textContent).toBe(
+      "ollama: the model qwen is not pulled",
+    );
+    expect(within(column("ollama/qwen")).queryByTestId("compare-use")).toBeNull();
+    expect(within(column("openai/gpt-a")).getByTestId("compare-use")).toBeTruthy();
+  });
+
+  it("shows a model's markup as text, never as markup", async () => {
+    const b = withModels(new FakeBackend());
+    const evil = "<img src=x onerror=alert(1)>";
+    b.compareScript["openai/gpt-a"] = { text: evil };
+    await open(b, review("sampling_request", onGptA));
+    await openCompare();
+    fireEvent.click(screen.getByTestId("compare-run"));
+    const edit = (await screen.findByTestId("compare-edit")) as HTMLTextAreaElement;
+    expect(edit.value).toBe(evil);
+    expect(screen.getByTestId("compare-columns").querySelector("img")).toBeNull();
+    fireEvent.click(screen.getByTestId("compare-use"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    const v = b.decisions[0]!.verdict;
+    expect(v.decision === "approve" && (v.content as { answer: { content: unknown } }).answer.content).toEqual({ type: "text", text: evil });
+  });
+
+  it("says when the request changed after the comparison, and sends the answer with the request it answers", async () => {
+    const b = withModels(new FakeBackend());
+    await open(b, review("sampling_request", onGptA));
+    await openCompare();
+    fireEvent.click(screen.getByTestId("compare-run"));
+    await screen.findByTestId("compare-use");
+    expect(screen.queryByTestId("compare-stale")).toBeNull();
+    fireEvent.change(screen.getByTestId("sampling-message-0-0"), { target: { value: "Something else?" } });
+    expect(screen.getByTestId("compare-stale")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("compare-use"));
+    await waitFor(() => expect(b.decisions).toHaveLength(1));
+    const v = b.decisions[0]!.verdict;
+    const sent = v.decision === "approve" ? (v.content as typeof request) : null;
+    expect(sent?.request.messages[0]!.content[0]!.text).toBe("What is the capital of France?");
+  });
+
+  it("does not compare a request that cannot be sent, and keeps Use this answer disarmed at first", async () => {
+    const b = withModels(new FakeBackend());
+    await open(b, review("sampling_request", onGptA), 300);
+    await openCompare();
+    fireEvent.change(screen.getByTestId("sampling-max-tokens"), { target: { value: "0" } });
+    expect((screen.getByTestId("compare-run") as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByTestId("sampling-max-tokens"), { target: { value: "10" } });
+    fireEvent.click(screen.getByTestId("compare-run"));
+    const use = (await screen.findByTestId("compare-use")) as HTMLButtonElement;
+    expect(use.disabled).toBe(true);
+    await waitFor(() => expect(use.disabled).toBe(false));
+  });
+
+  it("shows the backend's sentence when the request is no longer waiting", async () => {
+    const b = withModels(new FakeBackend());
+    await open(b, review("sampling_request", onGptA));
+    b.reviews[0] = { ...b.reviews[0]!, digest: "changed" };
+    await openCompare();
+    fireEvent.click(screen.getByTestId("compare-run"));
+    expect((await screen.findByTestId("compare-failed")).textContent).toContain("no longer waiting");
   });
 });
 

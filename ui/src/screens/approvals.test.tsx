@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeBackend } from "../backend/fake";
 import type { AuditEntry } from "../bindings/AuditEntry";
@@ -113,6 +113,56 @@ describe("Approvals screen", () => {
     fireEvent.click(screen.getByTestId("pins-approve"));
     await waitFor(() => expect(screen.queryByTestId("pin-item")).toBeNull());
     expect(b.pins["everything"]![0]!.state).toBe("pinned");
+  });
+
+  it("replays a server's sampling request on the person's models, with nothing to send back", async () => {
+    const b = new FakeBackend();
+    const rated = (provider: string, model: string) => ({ provider, model, cost: 0.5, speed: 0.5, intelligence: 0.5 });
+    b.providers = [
+      { id: "openai", kind: "openai", baseUrl: null, models: [rated("openai", "gpt-a"), rated("openai", "gpt-b")], hasKey: true },
+    ];
+    b.compareScript["openai/gpt-a"] = { text: "<img src=x onerror=alert(1)>", latencyMs: 1234, inputTokens: 7, outputTokens: 3 };
+    b.compareScript["openai/gpt-b"] = { error: "openai: 429 Too Many Requests" };
+    b.audit = [
+      entry(1, "requested", { messages: [{ role: "user", content: { type: "text", text: "capital of France?" } }] }),
+      entry(2, "decided", {}, "approved"),
+      { ...entry(3, "requested", {}), flow: "f2", kind: "tool_call" },
+      { ...entry(4, "requested", {}), flow: "f3", actor: "chat" },
+    ];
+    render(<Screen backend={b} />);
+    await waitFor(() => expect(screen.getAllByTestId("audit-row")).toHaveLength(4));
+    // Only a server's sampling request can be replayed.
+    expect(screen.getAllByTestId("audit-replay")).toHaveLength(1);
+    const row = screen.getByTestId("audit-replay").closest("tr")!;
+    expect(row.textContent).toContain("sampling");
+    expect((row as HTMLElement).dataset.step).toBe("requested");
+    fireEvent.click(screen.getByTestId("audit-replay"));
+    // The button does not open the row's detail as well.
+    expect(screen.queryByTestId("audit-detail")).toBeNull();
+    const boxes = (await screen.findAllByTestId("compare-model")) as HTMLInputElement[];
+    expect(boxes.map((x) => x.dataset.model)).toEqual(["openai/gpt-a", "openai/gpt-b"]);
+    expect((screen.getByTestId("compare-run") as HTMLButtonElement).disabled).toBe(true);
+    boxes.forEach((x) => fireEvent.click(x));
+    fireEvent.click(screen.getByTestId("compare-run"));
+    await waitFor(() => expect(screen.getAllByTestId("compare-column")).toHaveLength(2));
+    expect(b.calls.find((c) => c.method === "replaySampling")!.args[0]).toEqual({
+      flow: "f1",
+      models: [
+        { provider: "openai", model: "gpt-a" },
+        { provider: "openai", model: "gpt-b" },
+      ],
+    });
+    const [a, bee] = screen.getAllByTestId("compare-column") as [HTMLElement, HTMLElement];
+    expect((await within(a).findByTestId("compare-text")).textContent).toBe("<img src=x onerror=alert(1)>");
+    expect(screen.getByTestId("audit-replay-row").querySelector("img")).toBeNull();
+    expect(within(a).getByTestId("compare-latency").textContent).toBe("1.2 s");
+    expect(within(a).getByTestId("compare-tokens").textContent).toBe("7 in · 3 out");
+    expect(within(bee).getByTestId("compare-error").textContent).toBe("openai: 429 Too Many Requests");
+    // Nothing goes back to the server from here.
+    expect(screen.queryByTestId("compare-use")).toBeNull();
+    expect(screen.queryByTestId("compare-edit")).toBeNull();
+    fireEvent.click(screen.getByTestId("compare-close"));
+    expect(screen.queryByTestId("audit-replay-row")).toBeNull();
   });
 
   describe("with the app's styles", () => {

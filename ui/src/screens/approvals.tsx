@@ -8,6 +8,7 @@ import type { AuditEntry } from "../bindings/AuditEntry";
 import type { CoreEvent } from "../bindings/CoreEvent";
 import type { PolicyEntry } from "../bindings/PolicyEntry";
 import type { Rule } from "../bindings/Rule";
+import { CompareModels } from "../components/compare-models";
 import { ErrorBanner } from "../components/error-banner";
 import { PinsPanel } from "../components/pins-panel";
 import { reveal } from "../components/visible";
@@ -235,11 +236,18 @@ function AuditLog(props: { backend: Backend; revision: number }) {
             <th>Step</th>
             <th>Who</th>
             <th>Decision</th>
+            <th />
           </tr>
         </thead>
         <tbody>
           {rows.map((r) => (
-            <AuditRow key={r.id} row={r} open={open === r.id} toggle={() => setOpen(open === r.id ? null : r.id)} />
+            <AuditRow
+              key={r.id}
+              backend={backend}
+              row={r}
+              open={open === r.id}
+              toggle={() => setOpen(open === r.id ? null : r.id)}
+            />
           ))}
         </tbody>
       </table>
@@ -314,8 +322,14 @@ function NewRule(props: { servers: string[]; onAdd: (p: PolicyEntry) => void }) 
   );
 }
 
-function AuditRow(props: { row: AuditEntry; open: boolean; toggle: () => void }) {
-  const { row } = props;
+/** Whether `row` is a server's sampling request, which can be sent again to the person's models. */
+export function isReplayable(row: AuditEntry): boolean {
+  return row.kind === "sampling" && row.step === "requested" && row.actor === "server";
+}
+
+function AuditRow(props: { backend: Backend; row: AuditEntry; open: boolean; toggle: () => void }) {
+  const { backend, row } = props;
+  const [replaying, setReplaying] = useState(false);
   return (
     <>
       <tr data-testid="audit-row" data-step={row.step} onClick={props.toggle} className="clickable">
@@ -328,13 +342,48 @@ function AuditRow(props: { row: AuditEntry; open: boolean; toggle: () => void })
         <td>{row.step}</td>
         <td>{row.actor}</td>
         <td>{row.decision ?? ""}</td>
+        <td>
+          {isReplayable(row) ? (
+            <button
+              className="small"
+              data-testid="audit-replay"
+              disabled={replaying}
+              title="Send this request again to your models, side by side; nothing goes back to the server"
+              onClick={(e) => {
+                e.stopPropagation();
+                setReplaying(true);
+              }}
+            >
+              Replay on models…
+            </button>
+          ) : null}
+        </td>
       </tr>
       {props.open ? (
         <tr>
-          <td colSpan={6}>
+          <td colSpan={7}>
             <pre className="json" data-testid="audit-detail">
               {reveal(JSON.stringify(row.detail, null, 2))}
             </pre>
+          </td>
+        </tr>
+      ) : null}
+      {replaying ? (
+        <tr data-testid="audit-replay-row">
+          <td colSpan={7}>
+            <CompareModels
+              backend={backend}
+              allowed={[]}
+              initial={[]}
+              flow={null}
+              run={(models) => backend.replaySampling({ flow: row.flow, models })}
+              note={
+                <p className="muted">
+                  The request {reveal(row.server)} made, sent again as it was. Nothing goes back to the server.
+                </p>
+              }
+              onClose={() => setReplaying(false)}
+            />
           </td>
         </tr>
       ) : null}

@@ -1,15 +1,18 @@
 // Review of a server's sampling request before it reaches the model: provider and model, system
 // prompt, messages, limits, editable as fields or as JSON, with a "from now on" rule. When the
-// server may only be sampled on some models, the dialog says which and offers no other.
-import { useState } from "react";
+// server may only be sampled on some models, the dialog says which and offers no other. "Compare
+// models…" sends the request, as edited, to up to three of the person's models side by side; the
+// answer picked there (edited or not) goes back to the server as this dialog's approval.
+import { useContext, useState } from "react";
 import type { Backend } from "../../backend";
 import type { Rule } from "../../bindings/Rule";
+import { CompareModels } from "../compare-models";
 import { allowedModelsOf, isAllowed, splitChoice, useModelChoices } from "../model-choices";
 import { reveal } from "../visible";
 import type { Json } from "./loose-json";
 import { blocksOf, obj, str } from "./loose-json";
 import type { EditorProps } from "./review-actions";
-import { Actions, RememberPicker } from "./review-actions";
+import { Actions, Armed, RememberPicker } from "./review-actions";
 import { JsonEditor, Media, TextBlock } from "./review-fields";
 
 /** The provider and model picker: the person's models, only those the server may use when it has a list. */
@@ -51,6 +54,10 @@ export function SamplingRequest(props: EditorProps & { backend: Backend }) {
   const [asJson, setAsJson] = useState(false);
   const [jsonError, setJsonError] = useState<string | null>(null);
   const [remember, setRemember] = useState<Rule | null>(null);
+  const [comparing, setComparing] = useState(false);
+  // The content as it was when last compared: a picked answer goes back with the request it answers.
+  const [compared, setCompared] = useState<Json | null>(null);
+  const armed = useContext(Armed);
   const request = obj(draft.request);
   const messages = Array.isArray(request.messages) ? (request.messages as unknown[]).map(obj) : [];
   const setRequest = (patch: Json) => setDraft((d) => ({ ...d, request: { ...obj(d.request), ...patch } }));
@@ -63,10 +70,10 @@ export function SamplingRequest(props: EditorProps & { backend: Backend }) {
     setRequest({ messages: next });
   };
   const maxTokens = Number(request.maxTokens);
+  const unsendable = jsonError ?? (!Number.isInteger(maxTokens) || maxTokens < 1 ? "maxTokens must be a whole number above 0" : null);
   const invalid =
-    jsonError ??
-    (!Number.isInteger(maxTokens) || maxTokens < 1 ? "maxTokens must be a whole number above 0" : null) ??
-    (isAllowed(allowed, str(draft.provider), str(draft.model)) ? null : "This server may not be sampled on that model");
+    unsendable ?? (isAllowed(allowed, str(draft.provider), str(draft.model)) ? null : "This server may not be sampled on that model");
+  const current = `${str(draft.provider)}/${str(draft.model)}`;
   const extra = <RememberPicker value={remember} onChange={setRemember} />;
   return (
     <>
@@ -76,7 +83,7 @@ export function SamplingRequest(props: EditorProps & { backend: Backend }) {
           <ModelChoice
             choices={choices}
             allowed={allowed}
-            current={`${str(draft.provider)}/${str(draft.model)}`}
+            current={current}
             onPick={(c) => {
               const [provider, model] = splitChoice(c);
               setDraft((d) => ({ ...d, provider, model }));
@@ -94,6 +101,9 @@ export function SamplingRequest(props: EditorProps & { backend: Backend }) {
           />{" "}
           <button className="link" data-testid="review-json-toggle" onClick={() => setAsJson(!asJson)}>
             {asJson ? "Edit as fields" : "Edit as JSON"}
+          </button>{" "}
+          <button className="link" data-testid="compare-open" disabled={comparing} onClick={() => setComparing(true)}>
+            Compare models…
           </button>
         </p>
         {asJson ? (
@@ -179,6 +189,38 @@ export function SamplingRequest(props: EditorProps & { backend: Backend }) {
             ) : null}
           </>
         )}
+        {comparing ? (
+          <CompareModels
+            backend={backend}
+            allowed={allowed}
+            initial={[current]}
+            flow={review.flow}
+            invalid={unsendable}
+            run={(models) => {
+              const content = structuredClone(draft);
+              setCompared(content);
+              return backend.compareSampling({ id: review.id, digest: review.digest, content, models });
+            }}
+            onUse={(picked, answer) =>
+              props.decide({
+                decision: "approve",
+                content: { ...(compared ?? draft), provider: picked.provider, model: picked.model, answer },
+                remember,
+              })
+            }
+            canUse={armed && !props.busy}
+            note={
+              compared && JSON.stringify(compared.request) !== JSON.stringify(draft.request) ? (
+                <p className="banner warn" data-testid="compare-stale">
+                  You changed the request after running the comparison. These answers are to the request as it was
+                  then, and an answer used from here goes back with that request. Run again to compare the request as it
+                  is now.
+                </p>
+              ) : null
+            }
+            onClose={() => setComparing(false)}
+          />
+        ) : null}
       </div>
       <Actions
         busy={props.busy}

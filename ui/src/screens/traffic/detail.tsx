@@ -111,7 +111,7 @@ function Pair(props: { entry: TrafficEntry; shown: boolean; onJump: (seq: number
     return e.kind === "request" ? <p className="muted" data-testid="traffic-pair">Not answered yet.</p> : null;
   }
   const p = e.pairedSeq;
-  const ms = e.latencyMs === null ? "" : `${e.latencyMs} ms`;
+  const ms = e.latencyMs === null ? "" : `${e.latencyMs < 10 ? e.latencyMs.toFixed(2) : Math.round(e.latencyMs)} ms`;
   const text = p > e.seq ? `Answered by #${p}${ms ? ` in ${ms}` : ""}` : `Answers #${p}${ms ? ` (after ${ms})` : ""}`;
   return (
     <p className="actions" data-testid="traffic-pair">

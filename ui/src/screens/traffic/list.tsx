@@ -82,7 +82,7 @@ const TrafficRow = memo(function TrafficRow(props: {
   const way = directionText(e.direction);
   const method = reveal(methodText(e));
   const id = e.id === null ? "" : reveal(e.id);
-  const latency = e.latencyMs === null ? "" : `${e.latencyMs} ms`;
+  const latency = e.latencyMs === null ? "" : `${e.latencyMs < 10 ? e.latencyMs.toFixed(2) : Math.round(e.latencyMs)} ms`;
   const size = `${humanSize(e.size)}${e.truncated ? " cut" : ""}`;
   const label = [
     `#${e.seq} at ${clockTime(e.atMs)}`,
