@@ -24,7 +24,7 @@ pub async fn see_the_wire(desktop: &Desktop) {
     s.type_into("[data-testid=traffic-search]", "across the wire")
         .await;
     // The search applies once typing pauses: the list then holds only the call and its answer.
-    s.wait_text("[data-testid=traffic-list]", SHORT, |t| {
+    wait_for_list(s, SHORT, |t| {
         t.contains("tools/call") && !t.contains("server/discover")
     })
     .await;
@@ -43,6 +43,28 @@ pub async fn see_the_wire(desktop: &Desktop) {
     .await;
     desktop.screenshot("traffic.png").await;
     s.type_into("[data-testid=traffic-search]", "").await;
+}
+
+/// Waits until the traffic list's text passes `done`. Read from the DOM: the driver's visible
+/// text of the virtualized list (absolutely placed rows) is empty in WebKit.
+async fn wait_for_list(
+    s: &super::webdriver::Session,
+    timeout: std::time::Duration,
+    done: impl Fn(&str) -> bool,
+) {
+    let deadline = std::time::Instant::now() + timeout;
+    let read = "return document.querySelector('[data-testid=traffic-list]')?.textContent ?? ''";
+    loop {
+        let text = s.script(read, json!([])).await;
+        if done(text.as_str().unwrap_or_default()) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the traffic list never showed what was expected; last: {text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// Records the gaps between the window's frames from now on.
@@ -81,18 +103,9 @@ pub async fn traffic_under_a_flood(desktop: &Desktop) {
     s.click_css("[data-testid=nav-traffic]").await;
     s.select("[data-testid=traffic-server]", "fixture").await;
     s.script(RECORD_FRAMES, json!([])).await;
-    // The flood's last message ends it: the list shows it once it has kept up. (Read from the
-    // DOM: the rows sit half a million pixels down, where the driver sees no visible text.)
-    let deadline = std::time::Instant::now() + LONG + LONG;
-    // Its only log message (`notifications/message`) is the last one it sends.
-    let done = "return document.querySelector('[data-testid=traffic-list]').textContent.includes('notifications/message')";
-    while s.script(done, json!([])).await != json!(true) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the list never showed the flood's end"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    }
+    // The flood's last message ends it (its only log message, `notifications/message`): the
+    // list shows it once it has kept up.
+    wait_for_list(s, LONG + LONG, |t| t.contains("notifications/message")).await;
     let figures = s.script(FRAME_FIGURES, json!([])).await;
     let [frames, median, p99, longest] = [0, 1, 2, 3].map(|i| figures[i].as_f64().unwrap_or(0.0));
     eprintln!(
