@@ -825,7 +825,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
 
 async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
     match &cli.command {
-        Command::Servers => servers(&session).await,
+        Command::Servers => servers(session).await,
         Command::Tools {
             target,
             all,
@@ -835,10 +835,10 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             let model = cli.model.as_deref().unwrap_or("gpt-4o");
             if *all {
                 let timeout = target.timeout.map(Duration::from_secs);
-                let tools = every_servers_tools(&session, timeout).await?;
+                let tools = every_servers_tools(session, timeout).await?;
                 return print_tools(&tools, tokens.then_some(model));
             }
-            with_connection(&session, target, rest, async |c, _| {
+            with_connection(session, target, rest, async |c, _| {
                 let tools = c.list_tools().await?;
                 if !*tokens {
                     for t in tools {
@@ -856,7 +856,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             limit,
             timeout,
         } => {
-            let tools = tools_for_model(&session, *timeout).await?;
+            let tools = tools_for_model(session, *timeout).await?;
             for hit in ToolIndex::new(&tools).search(query, *limit) {
                 print_line(&hit)?;
             }
@@ -864,7 +864,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
         }
         Command::Call { target, args, rest } => {
             let args = parse_json_arg("--args", args.as_deref())?;
-            with_connection(&session, target, rest, async |c, rest| {
+            with_connection(session, target, rest, async |c, rest| {
                 let tool = positional(rest, 0, "TOOL")?;
                 // A tool that runs as a task reports its status changes on stderr as it goes.
                 let (done, finished) = tokio::sync::oneshot::channel();
@@ -895,7 +895,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             .await
         }
         Command::Resources { target, rest } => {
-            with_connection(&session, target, rest, async |c, _| {
+            with_connection(session, target, rest, async |c, _| {
                 for r in c.list_resources().await?.0 {
                     print_line(&r)?;
                 }
@@ -904,7 +904,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             .await
         }
         Command::Templates { target, rest } => {
-            with_connection(&session, target, rest, async |c, _| {
+            with_connection(session, target, rest, async |c, _| {
                 for t in c.list_resource_templates().await? {
                     print_line(&t)?;
                 }
@@ -913,7 +913,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             .await
         }
         Command::Prompts { target, rest } => {
-            with_connection(&session, target, rest, async |c, _| {
+            with_connection(session, target, rest, async |c, _| {
                 for p in c.list_prompts().await? {
                     print_line(&p)?;
                 }
@@ -922,7 +922,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             .await
         }
         Command::Skills { target, rest } => {
-            with_connection(&session, target, rest, async |c, _| {
+            with_connection(session, target, rest, async |c, _| {
                 for skill in c.list_skills().await? {
                     print_line(&skill)?;
                 }
@@ -931,7 +931,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             .await
         }
         Command::Skill { target, rest } => {
-            with_connection(&session, target, rest, async |c, rest| {
+            with_connection(session, target, rest, async |c, rest| {
                 let skill = c.held_skill(positional(rest, 0, "NAME|URI")?).await?;
                 let (uri, text) = match rest.get(1) {
                     None => (skill.uri.clone(), c.load_skill(&skill).await?.text),
@@ -946,7 +946,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             .await
         }
         Command::Read { target, rest } => {
-            with_connection(&session, target, rest, async |c, rest| {
+            with_connection(session, target, rest, async |c, rest| {
                 print_line(&c.read_resource(positional(rest, 0, "URI")?).await?)?;
                 Ok(ExitCode::SUCCESS)
             })
@@ -954,7 +954,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
         }
         Command::Prompt { target, args, rest } => {
             let args = parse_json_arg("--args", args.as_deref())?;
-            with_connection(&session, target, rest, async |c, rest| {
+            with_connection(session, target, rest, async |c, rest| {
                 print_line(&c.get_prompt(positional(rest, 0, "NAME")?, args).await?)?;
                 Ok(ExitCode::SUCCESS)
             })
@@ -976,7 +976,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
                     ));
                 }
             };
-            with_connection(&session, target, rest, async |c, rest| {
+            with_connection(session, target, rest, async |c, rest| {
                 let arg = positional(rest, 0, "ARG")?;
                 let value = positional(rest, 1, "VALUE")?;
                 print_line(&c.complete(reference, arg, value, None).await?)?;
@@ -985,7 +985,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             .await
         }
         Command::Ping { target, rest } => {
-            with_connection(&session, target, rest, async |c, _| {
+            with_connection(session, target, rest, async |c, _| {
                 let start = std::time::Instant::now();
                 c.ping().await?;
                 print_line(&json!({"ok": true, "ms": start.elapsed().as_secs_f64() * 1000.0}))?;
@@ -1013,14 +1013,14 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Import { file, dry_run } => import_file(&session, file, *dry_run).await,
+        Command::Import { file, dry_run } => import_file(session, file, *dry_run).await,
         Command::Login {
             server,
             no_browser,
             scope,
-        } => login::login(&session, server, *no_browser, scope.as_deref()).await,
-        Command::Logout { server } => login::logout(&session, server).await,
-        Command::Trust { server, yes } => trust::trust(&session, server, *yes).await,
+        } => login::login(session, server, *no_browser, scope.as_deref()).await,
+        Command::Logout { server } => login::logout(session, server).await,
+        Command::Trust { server, yes } => trust::trust(session, server, *yes).await,
         Command::Registry {
             action:
                 RegistryAction::Search {
@@ -1028,7 +1028,7 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
                     registry,
                     limit,
                 },
-        } => gallery::search(&session, term.clone(), registry.clone(), *limit).await,
+        } => gallery::search(session, term.clone(), registry.clone(), *limit).await,
         Command::Install {
             reference,
             registry,
@@ -1045,17 +1045,17 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
                 set: set.clone(),
                 yes: *yes,
             };
-            gallery::install(&session, args).await
+            gallery::install(session, args).await
         }
-        Command::Uninstall { server } => gallery::uninstall(&session, server).await,
-        Command::Conformance { url } => conformance::run(&session, url).await,
-        Command::Bench(args) => bench::run(&session, args).await,
+        Command::Uninstall { server } => gallery::uninstall(session, server).await,
+        Command::Conformance { url } => conformance::run(session, url).await,
+        Command::Bench(args) => bench::run(session, args).await,
         Command::BenchToolSearch {
             requests,
             model,
             timeout,
         } => {
-            let tools = tools_for_model(&session, *timeout).await?;
+            let tools = tools_for_model(session, *timeout).await?;
             tool_search_bench::run(&tools, requests, model)
         }
     }

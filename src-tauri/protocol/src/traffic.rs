@@ -38,7 +38,7 @@ impl Direction {
 }
 
 /// What a recorded message is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub enum MessageKind {
@@ -50,6 +50,7 @@ pub enum MessageKind {
     /// An HTTP exchange's status and headers, with no message of its own.
     Http,
     /// Not JSON-RPC (or cut before it said).
+    #[default]
     Other,
 }
 
@@ -657,10 +658,10 @@ impl Ring {
             {
                 described.paired = Some((request, latency));
                 described.method = method;
-                if let Some(r) = self.find_mut(request) {
-                    if let Some(d) = &mut r.described {
-                        d.paired = Some((seq, latency));
-                    }
+                if let Some(r) = self.find_mut(request)
+                    && let Some(d) = &mut r.described
+                {
+                    d.paired = Some((seq, latency));
                 }
             }
             self.records[i].described = Some(Box::new(described));

@@ -13,12 +13,6 @@ pub struct Shape {
     pub id: Option<String>,
 }
 
-impl Default for MessageKind {
-    fn default() -> Self {
-        Self::Other
-    }
-}
-
 /// The shape of `body`, as far as its bytes go.
 pub fn of(body: &[u8]) -> Shape {
     let mut scan = Scan { bytes: body, at: 0 };

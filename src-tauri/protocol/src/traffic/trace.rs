@@ -100,10 +100,7 @@ fn write_all(rx: Receiver<Option<Tapped>>, mut out: impl Write) -> std::io::Resu
             Ok(next) => next,
             Err(_) => {
                 out.flush()?;
-                match rx.recv() {
-                    Ok(next) => next,
-                    Err(_) => None,
-                }
+                rx.recv().unwrap_or_default()
             }
         };
         let Some(tapped) = next else { break };
