@@ -514,6 +514,7 @@ fn now_ms() -> f64 {
 }
 
 /// One kept message.
+#[derive(Clone)]
 struct Record {
     seq: u64,
     at_ms: f64,
@@ -643,26 +644,13 @@ impl Ring {
     fn describe(&mut self) {
         let first = self.records.partition_point(|r| r.described.is_some());
         for i in first..self.records.len() {
-            let record = &self.records[i];
-            let seq = record.seq;
-            let shape = shape::of(&record.body);
-            let mut described = Described {
-                failed: failed(record, &shape),
-                method: shape.method.clone(),
-                shape,
-                paired: None,
-            };
-            if let Some((request, latency, method)) =
-                self.pairing
-                    .see(record.direction, record.at_ms, seq, &described.shape)
+            let described = described(&self.records[i], &mut self.pairing);
+            let seq = self.records[i].seq;
+            if let Some((request, latency)) = described.paired
+                && let Some(r) = self.find_mut(request)
+                && let Some(d) = &mut r.described
             {
-                described.paired = Some((request, latency));
-                described.method = method;
-                if let Some(r) = self.find_mut(request)
-                    && let Some(d) = &mut r.described
-                {
-                    d.paired = Some((seq, latency));
-                }
+                d.paired = Some((seq, latency));
             }
             self.records[i].described = Some(Box::new(described));
         }
@@ -671,6 +659,22 @@ impl Ring {
     fn find_mut(&mut self, seq: u64) -> Option<&mut Record> {
         let i = self.records.partition_point(|r| r.seq < seq);
         self.records.get_mut(i).filter(|r| r.seq == seq)
+    }
+}
+
+/// What `record` is; a response is paired with its request through `pairing` and named by its
+/// request's method.
+fn described(record: &Record, pairing: &mut Pairing) -> Described {
+    let shape = shape::of(&record.body);
+    let paired = pairing.see(record.direction, record.at_ms, record.seq, &shape);
+    Described {
+        failed: failed(record, &shape),
+        method: match &paired {
+            Some((_, _, method)) => method.clone(),
+            None => shape.method.clone(),
+        },
+        paired: paired.map(|(seq, latency, _)| (seq, latency)),
+        shape,
     }
 }
 

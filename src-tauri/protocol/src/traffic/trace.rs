@@ -9,7 +9,7 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
 use serde_json::Value;
 
-use super::{Described, Direction, HttpExchange, Pairing, Record, TrafficEntry};
+use super::{Pairing, Record, TrafficEntry};
 
 /// Records on their way to a trace file; when the writer falls behind, the excess is counted
 /// and left out rather than held in memory.
@@ -18,14 +18,10 @@ pub struct Tap {
     dropped: Arc<AtomicU64>,
 }
 
+/// A record on its way to the file, with its server's name.
 struct Tapped {
     server: String,
-    seq: u64,
-    at_ms: f64,
-    direction: Direction,
-    body: Arc<[u8]>,
-    size: usize,
-    http: Option<Box<HttpExchange>>,
+    record: Record,
 }
 
 impl Tap {
@@ -35,12 +31,7 @@ impl Tap {
     pub(super) fn send(&self, server: &str, record: &Record) {
         let tapped = Tapped {
             server: server.to_owned(),
-            seq: record.seq,
-            at_ms: record.at_ms,
-            direction: record.direction,
-            body: record.body.clone(),
-            size: record.size,
-            http: record.http.clone(),
+            record: record.clone(),
         };
         if let Err(TrySendError::Full(_)) = self.tx.try_send(Some(tapped)) {
             self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -108,7 +99,7 @@ fn write_all(rx: Receiver<Option<Tapped>>, mut out: impl Write) -> std::io::Resu
         writeln!(
             out,
             "{}",
-            line(&entry, &String::from_utf8_lossy(&tapped.body))
+            line(&entry, &String::from_utf8_lossy(&tapped.record.body))
         )?;
         lines += 1;
     }
@@ -117,26 +108,8 @@ fn write_all(rx: Receiver<Option<Tapped>>, mut out: impl Write) -> std::io::Resu
 }
 
 fn entry_of(t: &Tapped, pairing: &mut Pairing) -> TrafficEntry {
-    let mut record = Record {
-        seq: t.seq,
-        at_ms: t.at_ms,
-        direction: t.direction,
-        body: t.body.clone(),
-        size: t.size,
-        http: t.http.clone(),
-        described: None,
-    };
-    let shape = super::shape::of(&t.body);
-    let paired = pairing.see(t.direction, t.at_ms, t.seq, &shape);
-    record.described = Some(Box::new(Described {
-        failed: super::failed(&record, &shape),
-        method: match &paired {
-            Some((_, _, method)) => method.clone(),
-            None => shape.method.clone(),
-        },
-        paired: paired.map(|(seq, latency, _)| (seq, latency)),
-        shape,
-    }));
+    let mut record = t.record.clone();
+    record.described = Some(Box::new(super::described(&record, pairing)));
     record.entry(&t.server).0
 }
 
