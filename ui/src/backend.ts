@@ -45,6 +45,8 @@ import type { TokenMeter } from "./bindings/TokenMeter";
 import type { TokensFor } from "./bindings/TokensFor";
 import type { ToolSet } from "./bindings/ToolSet";
 import type { ToolSwitchesView } from "./bindings/ToolSwitchesView";
+import type { KeptSession } from "./bindings/KeptSession";
+import type { KeptSessions } from "./bindings/KeptSessions";
 import type { TrafficExport } from "./bindings/TrafficExport";
 import type { TrafficLimits } from "./bindings/TrafficLimits";
 import type { TrafficMessage } from "./bindings/TrafficMessage";
@@ -283,18 +285,29 @@ export interface Backend {
 
   // Traffic: every JSON-RPC message to and from each server, kept in a bounded ring per server.
   /** The messages after `query.after` that match its filters, oldest first, at most `query.limit`
-   *  (5,000 at most); pass the page's `last` as the next `after` to get what came since. */
+   *  (5,000 at most); pass the page's `last` as the next `after` to get what came since. With
+   *  `query.session`, a kept session's messages instead of the live rings'. */
   traffic(query: TrafficQuery): Promise<TrafficPage>;
-  /** The bodies of the messages numbered `seqs` that are still kept (the head only when truncated). */
-  trafficMessages(seqs: number[]): Promise<TrafficMessage[]>;
+  /** The bodies of the messages numbered `seqs` that are still kept (the head only when
+   *  truncated), live or in kept `session`. */
+  trafficMessages(seqs: number[], session?: number | null): Promise<TrafficMessage[]>;
   /** How much each server's ring keeps. */
   trafficLimits(): Promise<TrafficLimits>;
   /** Changes how much each server's ring keeps (and saves it); out of bounds, it fails with
    *  `invalid_input` and a sentence to show. */
   setTrafficLimits(limits: TrafficLimits): Promise<void>;
-  /** Asks where to save, then writes the messages numbered `seqs` there as JSON Lines; null when
-   *  the person cancels. */
-  exportTraffic(seqs: number[]): Promise<TrafficExport | null>;
+  /** Asks where to save, then writes the messages numbered `seqs` (live, or of kept `session`)
+   *  there as JSON Lines; null when the person cancels. */
+  exportTraffic(seqs: number[], session?: number | null): Promise<TrafficExport | null>;
+  /** Starts keeping every message to and from every server in SQLite, in a new session (fails
+   *  with `invalid_input` while one is kept). */
+  keepTraffic(): Promise<KeptSession>;
+  /** Stops keeping; the session as it ended (null: none was kept). */
+  stopKeepingTraffic(): Promise<KeptSession | null>;
+  /** The kept sessions, newest first, and which one is being kept. */
+  keptTrafficSessions(): Promise<KeptSessions>;
+  /** Deletes a kept session (not the one being kept). */
+  deleteKeptTraffic(session: number): Promise<void>;
 
   // The desktop
   /** Opens an https URL in the system browser (anything else is refused). */

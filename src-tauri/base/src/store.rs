@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0009_unsandboxed.sql"),
     include_str!("store/migrations/0010_registry_cache.sql"),
     include_str!("store/migrations/0011_tool_switches.sql"),
+    include_str!("store/migrations/0012_kept_traffic.sql"),
 ];
 
 /// The file name of the database inside the data directory.

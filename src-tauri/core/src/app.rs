@@ -107,6 +107,8 @@ struct Inner {
     providers: ProviderSettingsStore,
     /// What crossed the wire to each server.
     traffic: crate::traffic::Traffic,
+    /// The traffic sessions the person keeps (the desktop's; the CLI has `--trace`).
+    kept: Option<Arc<crate::traffic::kept::Kept>>,
     chats: Chats,
     turns: Turns,
     events: Bus,
@@ -285,6 +287,10 @@ impl AppBuilder {
         if let Ok(config) = host.config() {
             self.traffic.set_limits(traffic::limits_of(config.traffic));
         }
+        let kept = match supervise {
+            true => Some(traffic::keep_sessions(&store, &self.traffic).await?),
+            false => None,
+        };
         if supervise {
             let retention = host.config()?.audit_retention();
             keep_audit_pruned(door.audit().clone(), retention);
@@ -299,6 +305,7 @@ impl AppBuilder {
             reviews,
             providers,
             traffic: self.traffic.clone(),
+            kept,
             registry_cache: gallery::RegistryCache::new(store.clone()),
             icons: gallery::Icons::default(),
             chats: Chats::new(store),

@@ -5,6 +5,7 @@
 //! someone looks ([`shape`], [`Pairing`]).
 
 pub mod hidden;
+pub mod kept;
 pub mod shape;
 pub mod trace;
 
@@ -38,7 +39,7 @@ impl Direction {
 }
 
 /// What a recorded message is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub enum MessageKind {
@@ -55,7 +56,7 @@ pub enum MessageKind {
 }
 
 /// One HTTP header as recorded (a secret value already replaced).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct HttpHeader {
     pub name: String,
@@ -64,7 +65,7 @@ pub struct HttpHeader {
 
 /// The HTTP side of a message: the verb sent, or the status received, and the headers that
 /// matter to MCP.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct HttpExchange {
     pub verb: String,
@@ -75,7 +76,7 @@ pub struct HttpExchange {
 }
 
 /// One recorded message as the traffic screen lists it (its body is asked for separately).
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct TrafficEntry {
@@ -124,6 +125,9 @@ pub struct TrafficQuery {
     #[ts(type = "number")]
     pub after: u64,
     pub limit: u32,
+    /// A kept session to read ([`kept`]) instead of the live rings.
+    #[ts(type = "number | null")]
+    pub session: Option<i64>,
 }
 
 /// A page of messages and where the next one starts.

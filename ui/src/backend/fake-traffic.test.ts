@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { TrafficQuery } from "../bindings/TrafficQuery";
 import { FakeBackend } from "./fake";
 
-const ALL: TrafficQuery = { servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 0, limit: 5000 };
+const ALL: TrafficQuery = { servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 0, limit: 5000, session: null };
 
 describe("FakeBackend: traffic", () => {
   it("pages after a number, with what to ask next", async () => {

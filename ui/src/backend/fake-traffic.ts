@@ -1,9 +1,12 @@
 // The fake's traffic ring: the messages tests add (`FakeBackend.addTraffic`), listed as the core's
 // traffic.rs lists them — sequence numbers shared by every server, the filters, `after` and
 // `limit` paging with `last` to pass next, every method seen, requests and responses paired by
-// server and id with the latency on both — and the limits checked with the core's sentences.
+// server and id with the latency on both — the limits checked with the core's sentences, and
+// kept sessions (what was added while one was kept, read with `query.session`).
 import type { Direction } from "../bindings/Direction";
 import type { HttpExchange } from "../bindings/HttpExchange";
+import type { KeptSession } from "../bindings/KeptSession";
+import type { KeptSessions } from "../bindings/KeptSessions";
 import type { MessageKind } from "../bindings/MessageKind";
 import type { TrafficEntry } from "../bindings/TrafficEntry";
 import type { TrafficLimits } from "../bindings/TrafficLimits";
@@ -64,9 +67,21 @@ function limitsProblem(l: TrafficLimits): string | null {
   return null;
 }
 
+/** A kept session and its messages. */
+interface FakeSession {
+  session: KeptSession;
+  messages: Kept[];
+}
+
+const refused = (message: string) => ({ code: "invalid_input", message });
+
 export class FakeTraffic {
   /** Oldest first, as the rings keep them. */
   kept: Kept[] = [];
+  /** Kept sessions, oldest first. */
+  sessions: FakeSession[] = [];
+  /** The session being kept. */
+  keeping: number | null = null;
   /** What `dropped` says: messages the rings let go. */
   dropped = 0;
   limits: TrafficLimits = { maxMessages: 5000, maxBytes: 8 << 20, maxMessageBytes: 64 << 10 };
@@ -95,7 +110,47 @@ export class FakeTraffic {
     };
     this.pair(entry);
     this.kept.push({ entry, body });
+    const keeping = this.sessions.find((s) => s.session.id === this.keeping);
+    if (keeping) {
+      keeping.messages.push({ entry, body });
+      keeping.session.messages += 1;
+      keeping.session.bytes += bytes(body);
+    }
     return structuredClone(entry);
+  }
+
+  keep(): KeptSession {
+    if (this.keeping !== null) throw refused("A session is already being kept.");
+    const id = (this.sessions.at(-1)?.session.id ?? 0) + 1;
+    const session: KeptSession = { id, startedMs: Date.now(), endedMs: null, messages: 0, bytes: 0, dropped: 0, full: false };
+    this.sessions.push({ session, messages: [] });
+    this.keeping = id;
+    return { ...session };
+  }
+
+  stop(): KeptSession | null {
+    const kept = this.sessions.find((s) => s.session.id === this.keeping);
+    this.keeping = null;
+    if (!kept) return null;
+    kept.session.endedMs = Date.now();
+    return { ...kept.session };
+  }
+
+  listSessions(): KeptSessions {
+    return { keeping: this.keeping, sessions: [...this.sessions].reverse().map((s) => ({ ...s.session })) };
+  }
+
+  deleteSession(id: number) {
+    if (id === this.keeping) throw refused("Stop keeping this session before deleting it.");
+    this.sessions = this.sessions.filter((s) => s.session.id !== id);
+  }
+
+  /** The messages of kept `session`, or the rings' (null). */
+  private held(session: number | null | undefined): Kept[] {
+    if (session === null || session === undefined) return this.kept;
+    const found = this.sessions.find((s) => s.session.id === session);
+    if (!found) throw refused("That kept session is gone.");
+    return found.messages;
   }
 
   /** A response or error takes its request's method and is paired with it (by server and id). */
@@ -118,7 +173,8 @@ export class FakeTraffic {
   query(q: TrafficQuery): TrafficPage {
     const limit = Math.min(Math.max(q.limit, 1), MAX_TRAFFIC_PAGE);
     const text = q.text.toLowerCase();
-    const ofServers = this.kept.filter((k) => !q.servers.length || q.servers.includes(k.entry.server));
+    const held = this.held(q.session);
+    const ofServers = held.filter((k) => !q.servers.length || q.servers.includes(k.entry.server));
     const methods = [...new Set(ofServers.flatMap((k) => (k.entry.method ? [k.entry.method] : [])))].sort();
     const entries: TrafficEntry[] = [];
     for (const k of ofServers) {
@@ -132,13 +188,16 @@ export class FakeTraffic {
       if (entries.length === limit) break;
     }
     const full = entries.length === limit;
-    const last = full ? entries[entries.length - 1]!.seq : Math.max(this.seq, q.after);
-    return { entries, last, dropped: this.dropped, methods };
+    const newest = q.session === null ? this.seq : (held.at(-1)?.entry.seq ?? 0);
+    const last = full ? entries[entries.length - 1]!.seq : Math.max(newest, q.after);
+    const dropped = q.session === null ? this.dropped : 0;
+    return { entries, last, dropped, methods };
   }
 
-  messages(seqs: number[]): TrafficMessage[] {
+  messages(seqs: number[], session: number | null = null): TrafficMessage[] {
+    const held = this.held(session);
     return seqs.flatMap((seq) => {
-      const k = this.kept.find((x) => x.entry.seq === seq);
+      const k = held.find((x) => x.entry.seq === seq);
       if (!k) return [];
       const { server, truncated, size } = k.entry;
       return [{ seq, server, body: k.body, truncated, size }];
@@ -152,9 +211,9 @@ export class FakeTraffic {
   }
 
   /** How many of `seqs` an export would write (those still kept). */
-  exported(seqs: number[]): number {
+  exported(seqs: number[], session: number | null = null): number {
     const wanted = new Set(seqs);
-    return this.kept.filter((k) => wanted.has(k.entry.seq)).length;
+    return this.held(session).filter((k) => wanted.has(k.entry.seq)).length;
   }
 }
 

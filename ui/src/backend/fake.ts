@@ -991,9 +991,9 @@ export class FakeBackend implements Backend {
     this.log("traffic", structuredClone(query));
     return this.wire.query(query);
   }
-  async trafficMessages(seqs: number[]) {
-    this.log("trafficMessages", [...seqs]);
-    return this.wire.messages(seqs);
+  async trafficMessages(seqs: number[], session: number | null = null) {
+    this.log("trafficMessages", [...seqs], session);
+    return this.wire.messages(seqs, session);
   }
   async trafficLimits() {
     this.log("trafficLimits");
@@ -1003,10 +1003,26 @@ export class FakeBackend implements Backend {
     this.log("setTrafficLimits", { ...limits });
     this.wire.setLimits(limits);
   }
-  async exportTraffic(seqs: number[]) {
-    this.log("exportTraffic", [...seqs]);
+  async exportTraffic(seqs: number[], session: number | null = null) {
+    this.log("exportTraffic", [...seqs], session);
     const path = this.wire.exportPath;
-    return path === null ? null : { path, entries: this.wire.exported(seqs) };
+    return path === null ? null : { path, entries: this.wire.exported(seqs, session) };
+  }
+  async keepTraffic() {
+    this.log("keepTraffic");
+    return this.wire.keep();
+  }
+  async stopKeepingTraffic() {
+    this.log("stopKeepingTraffic");
+    return this.wire.stop();
+  }
+  async keptTrafficSessions() {
+    this.log("keptTrafficSessions");
+    return this.wire.listSessions();
+  }
+  async deleteKeptTraffic(session: number) {
+    this.log("deleteKeptTraffic", session);
+    this.wire.deleteSession(session);
   }
 
   async openExternal(url: string) {

@@ -127,7 +127,7 @@ export const tauriBackend: Backend = {
   installBundle: (name, values) => call("install_bundle", { name, values }),
 
   traffic: (query) => call("traffic", query),
-  trafficMessages: (seqs) => call("traffic_messages", { seqs }),
+  trafficMessages: (seqs, session = null) => call("traffic_messages", { seqs, session }),
   trafficLimits: () => call("traffic_limits", none),
   setTrafficLimits: async (limits) =>
     void (await call("set_traffic_limits", {
@@ -135,7 +135,11 @@ export const tauriBackend: Backend = {
       maxBytes: limits.maxBytes,
       maxMessageBytes: limits.maxMessageBytes,
     })),
-  exportTraffic: (seqs) => call("export_traffic", { seqs }),
+  exportTraffic: (seqs, session = null) => call("export_traffic", { seqs, session }),
+  keepTraffic: () => call("keep_traffic", none),
+  stopKeepingTraffic: () => call("stop_keeping_traffic", none),
+  keptTrafficSessions: () => call("kept_traffic_sessions", none),
+  deleteKeptTraffic: async (session) => void (await call("delete_kept_traffic", { session })),
 
   openExternal: async (url) => void (await call("open_external", { url })),
   saveBytes: (suggestedName, base64) => call("save_bytes", { suggestedName, base64 }),

@@ -32,6 +32,9 @@ import type { ImportPlan } from "./ImportPlan";
 import type { ImportReport } from "./ImportReport";
 import type { InstallForm } from "./InstallForm";
 import type { InstallRequest } from "./InstallRequest";
+import type { KeptSession } from "./KeptSession";
+import type { KeptSessionId } from "./KeptSessionId";
+import type { KeptSessions } from "./KeptSessions";
 import type { NewConversation } from "./NewConversation";
 import type { NoArgs } from "./NoArgs";
 import type { OpenAppView } from "./OpenAppView";
@@ -160,6 +163,10 @@ export type Commands = {
   traffic_messages: { args: TrafficSeqs; result: TrafficMessage[] };
   traffic_limits: { args: NoArgs; result: TrafficLimits };
   set_traffic_limits: { args: TrafficLimits; result: null };
+  keep_traffic: { args: NoArgs; result: KeptSession };
+  stop_keeping_traffic: { args: NoArgs; result: KeptSession | null };
+  kept_traffic_sessions: { args: NoArgs; result: KeptSessions };
+  delete_kept_traffic: { args: KeptSessionId; result: null };
   sign_in_server: { args: ServerName; result: null };
   cancel_sign_in: { args: NoArgs; result: null };
   sign_out_server: { args: ServerName; result: null };
@@ -260,6 +267,10 @@ export const COMMAND_NAMES = [
   "traffic_messages",
   "traffic_limits",
   "set_traffic_limits",
+  "keep_traffic",
+  "stop_keeping_traffic",
+  "kept_traffic_sessions",
+  "delete_kept_traffic",
   "sign_in_server",
   "cancel_sign_in",
   "sign_out_server",

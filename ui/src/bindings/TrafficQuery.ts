@@ -16,4 +16,8 @@ methods: Array<string>, direction: Direction | null, errorsOnly: boolean,
 /**
  * Found anywhere in the message, ignoring case.
  */
-text: string, after: number, limit: number, };
+text: string, after: number, limit: number, 
+/**
+ * A kept session to read ([`kept`]) instead of the live rings.
+ */
+session: number | null, };

@@ -3,4 +3,8 @@
 /**
  * Messages of the traffic screen, by sequence number.
  */
-export type TrafficSeqs = { seqs: number[], };
+export type TrafficSeqs = { seqs: number[], 
+/**
+ * A kept session's messages instead of the live rings'.
+ */
+session: number | null, };

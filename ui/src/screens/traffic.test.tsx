@@ -29,8 +29,8 @@ describe("Traffic screen: live", () => {
     expect(shownSeqs()).toEqual([1, 2, 3]);
     // Each poll asks for what came after the last answer, with no filter.
     expect(queries(b)).toEqual([
-      { servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 0, limit: 5000 },
-      { servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 2, limit: 5000 },
+      { servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 0, limit: 5000, session: null },
+      { servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 2, limit: 5000, session: null },
     ]);
     expect(screen.getByTestId("traffic-status").textContent).toBe("3 messages shown; live.");
   });
@@ -157,6 +157,7 @@ describe("Traffic screen: filters", () => {
       text: "hello",
       after: 0,
       limit: 5000,
+      session: null,
     });
     expect(shownSeqs()).toEqual([2]);
     expect(queries(b).filter((q) => q.text)).toHaveLength(1);

@@ -144,6 +144,10 @@ command_table! { $
         traffic_messages(TrafficSeqs) -> Vec<TrafficMessage> as "TrafficMessage[]";
         traffic_limits(NoArgs) -> TrafficLimits as "TrafficLimits";
         set_traffic_limits(TrafficLimits) -> () as "null";
+        keep_traffic(NoArgs) -> KeptSession as "KeptSession";
+        stop_keeping_traffic(NoArgs) -> Option<KeptSession> as "KeptSession | null";
+        kept_traffic_sessions(NoArgs) -> KeptSessions as "KeptSessions";
+        delete_kept_traffic(KeptSessionId) -> () as "null";
     }
     // Adapted by hand in the shell: they need the window (a native dialog, the browser, a
     // progress channel, the file the person chose).
@@ -205,6 +209,8 @@ const RESULT_TYPES: &[&str] = &[
     "TrafficMessage",
     "TrafficLimits",
     "TrafficExport",
+    "KeptSession",
+    "KeptSessions",
 ];
 
 /// `ui/src/bindings/Commands.ts`: the typed table of every command.

@@ -375,6 +375,19 @@ pub struct ReplaySampling {
 pub struct TrafficSeqs {
     #[ts(type = "number[]")]
     pub seqs: Vec<u64>,
+    /// A kept session's messages instead of the live rings'.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub session: Option<i64>,
+}
+
+/// One kept traffic session.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct KeptSessionId {
+    #[ts(type = "number")]
+    pub session: i64,
 }
 
 /// Where the traffic export went and how many messages it holds.

@@ -350,3 +350,48 @@ async fn a_comparison_is_bound_to_the_sampling_dialog_shown() {
         assert_eq!(e.code, ErrorCode::ApprovalMismatch, "{e}");
     }
 }
+
+#[tokio::test]
+async fn a_kept_traffic_session_is_listed_read_exported_and_deleted() {
+    use super::requests::{KeptSessionId, TrafficSeqs};
+    use crate::traffic::{Direction, TrafficQuery};
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let ring = app.0.traffic.ring("alpha");
+    let session = app.keep_traffic(NoArgs {}).await.unwrap().id;
+    ring.record(
+        Direction::Out,
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    );
+    ring.record(Direction::In, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    let stopped = app.stop_keeping_traffic(NoArgs {}).await.unwrap().unwrap();
+    assert_eq!(stopped.messages, 2);
+    let listed = app.kept_traffic_sessions(NoArgs {}).await.unwrap();
+    assert_eq!((listed.keeping, listed.sessions.len()), (None, 1));
+
+    let query = TrafficQuery {
+        limit: 10,
+        session: Some(session),
+        ..TrafficQuery::default()
+    };
+    let page = app.traffic(query.clone()).await.unwrap();
+    let seqs: Vec<u64> = page.entries.iter().map(|e| e.seq).collect();
+    assert_eq!(page.entries[0].paired_seq, Some(seqs[1]));
+    let kept = || TrafficSeqs {
+        seqs: seqs.clone(),
+        session: Some(session),
+    };
+    let bodies = app.traffic_messages(kept()).await.unwrap();
+    assert!(bodies[0].body.contains("tools/list"));
+    let path = dir.path().join("kept.jsonl");
+    let exported = app.export_traffic(path.clone(), kept()).await.unwrap();
+    assert_eq!(exported.entries, 2);
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+
+    app.delete_kept_traffic(KeptSessionId { session })
+        .await
+        .unwrap();
+    let e = app.traffic(query).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert!(!e.message.contains("Kept"), "{e}");
+}

@@ -66,6 +66,32 @@ fn a_secret_never_reaches_the_ring_an_export_or_a_trace() {
 }
 
 #[test]
+fn a_trace_pairs_each_response_with_a_request_of_its_own_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let (tap, file) = trace::to_file(&path).unwrap();
+    let traffic = Traffic::new(TrafficLimits::default());
+    traffic.tap(tap);
+    let (a, b) = (traffic.ring("alpha"), traffic.ring("beta"));
+    a.record(Direction::Out, &request(1, "tools/call"));
+    b.record(Direction::Out, &request(1, "resources/read"));
+    b.record(Direction::In, &response(1, "beta"));
+    a.record(Direction::In, &response(1, "alpha"));
+    assert_eq!(file.finish().unwrap(), (4, 0));
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let answered = |i: usize| (lines[i]["method"].clone(), lines[i]["pairedSeq"].clone());
+    assert_eq!(
+        answered(2),
+        ("resources/read".into(), lines[1]["seq"].clone())
+    );
+    assert_eq!(answered(3), ("tools/call".into(), lines[0]["seq"].clone()));
+}
+
+#[test]
 fn every_response_finds_its_request_under_concurrency_and_out_of_order() {
     let traffic = Traffic::new(TrafficLimits::default());
     let ring = traffic.ring("s");

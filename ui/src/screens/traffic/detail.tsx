@@ -16,19 +16,19 @@ const bytes = (s: string) => new TextEncoder().encode(s).length;
 /** The body as asked for: undefined while it loads, null when the ring no longer holds it. */
 type Body = TrafficMessage | null | undefined;
 
-function useBody(backend: Backend, seq: number): { body: Body; error: string | null } {
+function useBody(backend: Backend, seq: number, session: number | null): { body: Body; error: string | null } {
   const [body, setBody] = useState<Body>(undefined);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    backend.trafficMessages([seq]).then(
+    backend.trafficMessages([seq], session).then(
       (found) => live && setBody(found.find((m) => m.seq === seq) ?? null),
       (e: unknown) => live && setError(errorMessage(e)),
     );
     return () => {
       live = false;
     };
-  }, [backend, seq]);
+  }, [backend, seq, session]);
   return { body, error };
 }
 
@@ -39,9 +39,11 @@ export function TrafficDetail(props: {
   /** Whether the paired message is in the list (so it can be shown). */
   pairShown: boolean;
   onJump: (seq: number) => void;
+  /** The kept session the message is in (null: the live rings). */
+  session?: number | null;
 }) {
   const { entry } = props;
-  const { body, error } = useBody(props.backend, entry.seq);
+  const { body, error } = useBody(props.backend, entry.seq, props.session ?? null);
   return (
     <section className="traffic-detail" data-testid="traffic-detail" data-seq={entry.seq} aria-label={`Message ${entry.seq}`}>
       <Facts entry={entry} />

@@ -3,7 +3,8 @@
 // catching up); new filters start over from the view's floor. Paused, it stops asking once
 // caught up, and goes on from where it stopped on resume (the rings may have let some go
 // meanwhile: the footer's evicted count says so). "Clear view" sets the floor to the last
-// message seen: nothing at or below it is shown again.
+// message seen: nothing at or below it is shown again. Given a kept session, it reads that
+// session instead (which grows while it is being kept), from its start.
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
@@ -22,19 +23,31 @@ export interface TrafficFeed {
   clear: () => void;
 }
 
-export function useTrafficFeed(backend: Backend, filters: TrafficFilters, paused: boolean): TrafficFeed {
+export function useTrafficFeed(
+  backend: Backend,
+  filters: TrafficFilters,
+  paused: boolean,
+  session: number | null = null,
+): TrafficFeed {
   const [view, setView] = useState<TrafficView>(EMPTY_VIEW);
   const [error, setError] = useState<string | null>(null);
   const [floor, setFloor] = useState(0);
   const floorRef = useRef(0);
   const cursor = useRef(0);
   const pausedRef = useRef(paused);
+  const readFrom = useRef(session);
   const wake = useRef<() => void>(() => undefined);
 
   useEffect(() => {
     let stopped = false;
     let waiting = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    if (readFrom.current !== session) {
+      // Another source: what was cleared in one says nothing of the other.
+      readFrom.current = session;
+      floorRef.current = 0;
+      setFloor(0);
+    }
     cursor.current = floorRef.current;
     setView(restart);
     const next = (ms: number) => {
@@ -44,7 +57,7 @@ export function useTrafficFeed(backend: Backend, filters: TrafficFilters, paused
     const tick = async () => {
       timer = undefined;
       try {
-        const page = await backend.traffic(queryOf(filters, cursor.current));
+        const page = await backend.traffic(queryOf(filters, cursor.current, session));
         if (stopped) return;
         cursor.current = page.last;
         setView((v) => appendPage(v, page, floorRef.current));
@@ -67,7 +80,7 @@ export function useTrafficFeed(backend: Backend, filters: TrafficFilters, paused
       clearTimeout(timer);
       wake.current = () => undefined;
     };
-  }, [backend, filters]);
+  }, [backend, filters, session]);
 
   useEffect(() => {
     pausedRef.current = paused;

@@ -93,6 +93,6 @@ describe("the cells", () => {
   });
 
   it("asks the core for every message when nothing is filtered", () => {
-    expect(queryOf(NO_FILTERS, 7)).toEqual({ servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 7, limit: 5000 });
+    expect(queryOf(NO_FILTERS, 7)).toEqual({ servers: [], methods: [], direction: null, errorsOnly: false, text: "", after: 7, limit: 5000, session: null });
   });
 });

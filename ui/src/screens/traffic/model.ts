@@ -29,8 +29,8 @@ export function isFiltered(f: TrafficFilters): boolean {
   return !!(f.server || f.method || f.direction || f.errorsOnly || f.text);
 }
 
-/** The core's query for `filters`, from `after`. */
-export function queryOf(f: TrafficFilters, after: number): TrafficQuery {
+/** The core's query for `filters`, from `after`, in kept `session` (null: the live rings). */
+export function queryOf(f: TrafficFilters, after: number, session: number | null = null): TrafficQuery {
   return {
     servers: f.server ? [f.server] : [],
     methods: f.method ? [f.method] : [],
@@ -39,6 +39,7 @@ export function queryOf(f: TrafficFilters, after: number): TrafficQuery {
     text: f.text,
     after,
     limit: PAGE_LIMIT,
+    session,
   };
 }
 
