@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("store/migrations/0010_registry_cache.sql"),
     include_str!("store/migrations/0011_tool_switches.sql"),
     include_str!("store/migrations/0012_kept_traffic.sql"),
+    include_str!("store/migrations/0013_model_prices.sql"),
 ];
 
 /// The file name of the database inside the data directory.

@@ -252,6 +252,8 @@ async fn a_canary_secret_reaches_no_file_and_no_log_line() {
             cost: 0.5,
             speed: 0.5,
             intelligence: 0.5,
+            input_price: None,
+            output_price: None,
         }],
         has_key: false,
     };

@@ -477,6 +477,23 @@ pub struct ModelRating {
     pub speed: f64,
     /// 0 = basic … 1 = most capable.
     pub intelligence: f64,
+    /// US dollars per million input tokens, where the person set it.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub input_price: Option<f64>,
+    /// US dollars per million output tokens, where the person set it.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub output_price: Option<f64>,
+}
+
+impl ModelRating {
+    /// What `input` and `output` tokens cost on this model, in US dollars, when both prices are
+    /// known.
+    pub fn cost_of(&self, input: u32, output: u32) -> Option<f64> {
+        let (i, o) = (self.input_price?, self.output_price?);
+        Some((f64::from(input) * i + f64::from(output) * o) / 1_000_000.0)
+    }
 }
 
 /// Maps a request's `modelPreferences` onto the configured models: the first hint that is a
@@ -542,6 +559,8 @@ impl Models {
             cost: 0.5,
             speed: 0.5,
             intelligence: 0.5,
+            input_price: None,
+            output_price: None,
         };
         Self {
             providers: vec![provider],
@@ -602,6 +621,8 @@ mod tests {
             cost,
             speed,
             intelligence,
+            input_price: None,
+            output_price: None,
         }
     }
 

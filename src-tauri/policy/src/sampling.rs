@@ -175,6 +175,16 @@ impl Sampling {
             })
     }
 
+    /// The person's rating (and prices) of `provider`'s `model`, when it is one of theirs.
+    pub fn rating(&self, provider: &str, model: &str) -> Option<crate::providers::ModelRating> {
+        let models = self.models.read().ok()?;
+        models
+            .ratings
+            .iter()
+            .find(|r| r.provider == provider && r.model == model)
+            .cloned()
+    }
+
     /// Whether the chosen provider is the manual one (the user writes the completion).
     pub fn is_manual(&self, id: &str) -> bool {
         self.models

@@ -123,6 +123,8 @@ export interface ScriptedAnswer {
   latencyMs?: number;
   inputTokens?: number | null;
   outputTokens?: number | null;
+  /** In US dollars (the core works it out from the model's prices); unknown by default. */
+  costUsd?: number | null;
 }
 
 /** The text of an answer's text blocks, joined. */
@@ -608,6 +610,7 @@ export class FakeBackend implements Backend {
         latencyMs: script.latencyMs ?? 400 * (column + 1),
         inputTokens: script.inputTokens === undefined ? 12 : script.inputTokens,
         outputTokens: script.outputTokens === undefined ? 5 : script.outputTokens,
+        costUsd: script.costUsd ?? null,
       };
     });
     answers.forEach((a, column) => {

@@ -15,4 +15,8 @@ error: string | null,
 /**
  * Why the answer stopped early, when it did.
  */
-cut: string | null, latencyMs: number, inputTokens: number | null, outputTokens: number | null, };
+cut: string | null, latencyMs: number, inputTokens: number | null, outputTokens: number | null, 
+/**
+ * In US dollars, from the prices the person set for the model (absent where unknown).
+ */
+costUsd: number | null, };

@@ -23,4 +23,12 @@ speed: number,
 /**
  * 0 = basic … 1 = most capable.
  */
-intelligence: number, };
+intelligence: number, 
+/**
+ * US dollars per million input tokens, where the person set it.
+ */
+inputPrice?: number | null, 
+/**
+ * US dollars per million output tokens, where the person set it.
+ */
+outputPrice?: number | null, };

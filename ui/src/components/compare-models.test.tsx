@@ -26,6 +26,7 @@ function answer(provider: string, model: string, text: string, more: Partial<Com
     latencyMs: 1234,
     inputTokens: 7,
     outputTokens: 3,
+    costUsd: null,
     ...more,
   };
 }
@@ -118,7 +119,13 @@ describe("CompareModels", () => {
 
     await act(async () =>
       finish([
-        answer("openai", "gpt-a", "GPT says Paris.", { cut: "the model reached maxTokens", latencyMs: 2080, inputTokens: 9, outputTokens: null }),
+        answer("openai", "gpt-a", "GPT says Paris.", {
+          cut: "the model reached maxTokens",
+          latencyMs: 2080,
+          inputTokens: 9,
+          outputTokens: null,
+          costUsd: 0.000047,
+        }),
         answer("ollama", "llama", "Llama here: Paris."),
       ]),
     );
@@ -127,12 +134,13 @@ describe("CompareModels", () => {
     expect(within(llama).getByTestId("compare-text").textContent).toBe("Llama here: Paris.");
     expect(within(llama).getByTestId("compare-latency").textContent).toBe("1.2 s");
     expect(within(llama).getByTestId("compare-tokens").textContent).toBe("7 in · 3 out");
-    expect(within(llama).getByTestId("compare-cost").textContent).toBe("cost unknown");
+    expect(within(llama).getByTestId("compare-cost").textContent).toBe("cost unknown (no price set for this model)");
     expect(within(llama).queryByTestId("compare-cut")).toBeNull();
     const gpt = column("openai/gpt-a");
     expect(within(gpt).getByTestId("compare-cut").textContent).toContain("the model reached maxTokens");
     expect(within(gpt).getByTestId("compare-latency").textContent).toBe("2.1 s");
     expect(within(gpt).getByTestId("compare-tokens").textContent).toBe("9 in · ? out");
+    expect(within(gpt).getByTestId("compare-cost").textContent).toBe("$0.000047");
     // Without "Use this answer" (a replay), nothing can be used.
     expect(screen.queryByTestId("compare-use")).toBeNull();
     expect(screen.queryByTestId("compare-edit")).toBeNull();

@@ -38,6 +38,13 @@ export function seconds(ms: number): string {
   return ms < 100 ? "< 0.1 s" : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** What an answer cost, from the prices set for its model on the Models screen. */
+export function costText(usd: number | null): string {
+  if (usd === null) return "cost unknown (no price set for this model)";
+  if (usd === 0) return "free";
+  return usd < 0.01 ? `$${usd.toPrecision(2)}` : `$${usd.toFixed(2)}`;
+}
+
 /** Tokens in and out: "7 in · 3 out" (a count the provider did not give is "?"). */
 export function tokensText(a: Pick<ComparedAnswer, "inputTokens" | "outputTokens">): string {
   if (a.inputTokens === null && a.outputTokens === null) return "tokens unknown";
@@ -300,7 +307,7 @@ function Settled(props: {
       {" · "}
       <span data-testid="compare-tokens">{tokensText(answer)}</span>
       {" · "}
-      <span data-testid="compare-cost">cost unknown</span>
+      <span data-testid="compare-cost">{costText(answer.costUsd)}</span>
     </p>
   );
   if (answer.error !== null || result === null)

@@ -22,6 +22,10 @@ describe("Models screen", () => {
     fireEvent.click(offered[1]!);
     const row = await screen.findByTestId("rating-row");
     fireEvent.change(row.querySelector("[data-testid=rating-intelligence]")!, { target: { value: "0.9" } });
+    // Prices in dollars per million tokens: the output one set, then cleared back to unknown.
+    fireEvent.change(row.querySelector("[data-testid=rating-inputPrice]")!, { target: { value: "0.15" } });
+    fireEvent.change(row.querySelector("[data-testid=rating-outputPrice]")!, { target: { value: "0.6" } });
+    fireEvent.change(row.querySelector("[data-testid=rating-outputPrice]")!, { target: { value: "" } });
     fireEvent.click(screen.getByTestId("save-provider"));
     await waitFor(() => expect(screen.queryByTestId("provider-form")).toBeNull());
     expect(b.providers).toEqual([
@@ -29,7 +33,9 @@ describe("Models screen", () => {
         id: "ollama",
         kind: "openai",
         baseUrl: "http://localhost:11434/v1",
-        models: [{ provider: "ollama", model: "qwen2.5", cost: 0.5, speed: 0.5, intelligence: 0.9 }],
+        models: [
+          { provider: "ollama", model: "qwen2.5", cost: 0.5, speed: 0.5, intelligence: 0.9, inputPrice: 0.15, outputPrice: null },
+        ],
         hasKey: false,
       },
     ]);

@@ -23,7 +23,7 @@ function blank(kind: ProviderKind = "openai"): ProviderSettings {
 }
 
 function rating(provider: string, model: string): ModelRating {
-  return { provider, model, cost: 0.5, speed: 0.5, intelligence: 0.5 };
+  return { provider, model, cost: 0.5, speed: 0.5, intelligence: 0.5, inputPrice: null, outputPrice: null };
 }
 
 export function ModelsScreen(props: { backend: Backend }) {
@@ -135,7 +135,11 @@ function ProviderForm(props: {
       ...d,
       models: chosen.has(model) ? d.models.filter((m) => m.model !== model) : [...d.models, rating(d.id, model)],
     }));
-  const setRating = (model: string, field: "cost" | "speed" | "intelligence", value: number) =>
+  const setRating = (
+    model: string,
+    field: "cost" | "speed" | "intelligence" | "inputPrice" | "outputPrice",
+    value: number | null,
+  ) =>
     setDraft((d) => ({ ...d, models: d.models.map((m) => (m.model === model ? { ...m, [field]: value } : m)) }));
 
   const save = async () => {
@@ -260,6 +264,9 @@ function ProviderForm(props: {
               <th title="0 = cheap, 1 = expensive">Cost</th>
               <th title="0 = slow, 1 = fast">Speed</th>
               <th title="0 = basic, 1 = most capable">Intelligence</th>
+              <th title="US dollars per million tokens, as the provider bills them; shown as the cost of compared answers">
+                Price in / out ($ per M tokens)
+              </th>
               <th />
             </tr>
           </thead>
@@ -282,6 +289,25 @@ function ProviderForm(props: {
                     {m[f].toFixed(1)}
                   </td>
                 ))}
+                <td>
+                  {(["inputPrice", "outputPrice"] as const).map((f) => (
+                    <input
+                      key={f}
+                      className="price"
+                      type="number"
+                      min={0}
+                      step="any"
+                      data-testid={`rating-${f}`}
+                      aria-label={`${m.model} ${f === "inputPrice" ? "input" : "output"} price, dollars per million tokens`}
+                      placeholder="unknown"
+                      value={m[f] ?? ""}
+                      onChange={(e) => {
+                        const v = e.currentTarget.value;
+                        setRating(m.model, f, v === "" ? null : Number(v));
+                      }}
+                    />
+                  ))}
+                </td>
                 <td>
                   <button className="small" onClick={() => toggle(m.model)}>
                     Remove

@@ -85,7 +85,8 @@ impl ProviderSettingsStore {
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             let mut stmt = c.prepare(
-                "SELECT provider, model, cost, speed, intelligence FROM provider_models ORDER BY position",
+                "SELECT provider, model, cost, speed, intelligence, input_price, output_price \
+                 FROM provider_models ORDER BY position",
             )?;
             let models = stmt
                 .query_map([], |r| {
@@ -95,6 +96,8 @@ impl ProviderSettingsStore {
                         cost: r.get(2)?,
                         speed: r.get(3)?,
                         intelligence: r.get(4)?,
+                        input_price: r.get(5)?,
+                        output_price: r.get(6)?,
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -166,6 +169,15 @@ impl ProviderSettingsStore {
                     )));
                 }
             }
+            for (what, price) in [("input", m.input_price), ("output", m.output_price)] {
+                if price.is_some_and(|p| !(0.0..=1_000_000.0).contains(&p)) {
+                    return Err(invalid(format!(
+                        "provider {id}, model {}: the {what} price must be a number of dollars \
+                         per million tokens, from 0 to 1,000,000",
+                        m.model
+                    )));
+                }
+            }
         }
         let kind = kind_str(settings.kind);
         self.store.with(|c| {
@@ -184,9 +196,19 @@ impl ProviderSettingsStore {
             )?;
             for (i, m) in settings.models.iter().enumerate() {
                 tx.execute(
-                    "INSERT OR REPLACE INTO provider_models (provider, model, cost, speed, intelligence, position) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![id, m.model.trim(), m.cost, m.speed, m.intelligence, i as i64],
+                    "INSERT OR REPLACE INTO provider_models \
+                     (provider, model, cost, speed, intelligence, position, input_price, output_price) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        id,
+                        m.model.trim(),
+                        m.cost,
+                        m.speed,
+                        m.intelligence,
+                        i as i64,
+                        m.input_price,
+                        m.output_price
+                    ],
                 )?;
             }
             tx.commit()
@@ -265,6 +287,8 @@ mod tests {
             cost: 0.5,
             speed: 0.5,
             intelligence,
+            input_price: None,
+            output_price: None,
         }
     }
 
@@ -272,6 +296,37 @@ mod tests {
         let secrets = Arc::new(MemoryStore::default());
         let store = Arc::new(Store::in_memory().unwrap());
         (ProviderSettingsStore::new(store, secrets.clone()), secrets)
+    }
+
+    #[test]
+    fn a_models_prices_are_kept_and_checked() {
+        let (s, _) = settings();
+        let mut priced = rating("gpt-4o-mini", 0.6);
+        (priced.input_price, priced.output_price) = (Some(0.15), Some(0.6));
+        let mut openai = ProviderSettings {
+            id: "openai".into(),
+            kind: ProviderKind::Openai,
+            base_url: None,
+            models: vec![priced, rating("gpt-4.1", 0.9)],
+            has_key: false,
+        };
+        s.save(&openai, None).unwrap();
+        let models = &s.list().unwrap()[0].models;
+        assert_eq!(
+            (models[0].input_price, models[0].output_price),
+            (Some(0.15), Some(0.6))
+        );
+        assert_eq!(
+            (models[1].input_price, models[1].output_price),
+            (None, None)
+        );
+        assert_eq!(models[0].cost_of(1_000_000, 500_000), Some(0.45));
+        assert_eq!(models[1].cost_of(1, 1), None);
+        for wrong in [-1.0, f64::NAN, 2e6] {
+            openai.models[1].output_price = Some(wrong);
+            let e = s.save(&openai, None).unwrap_err();
+            assert!(e.message.contains("output price"), "{e}");
+        }
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct ComparedAnswer {
     pub latency_ms: f64,
     pub input_tokens: Option<u32>,
     pub output_tokens: Option<u32>,
+    /// In US dollars, from the prices the person set for the model (absent where unknown).
+    pub cost_usd: Option<f64>,
 }
 
 impl Door {
@@ -136,6 +138,7 @@ impl Door {
             latency_ms,
             input_tokens: None,
             output_tokens: None,
+            cost_usd: None,
         };
         match completed {
             Ok(c) => {
@@ -143,6 +146,8 @@ impl Door {
                 self.note(flow, Step::Sent, "provider", None, detail).await;
                 answer.input_tokens = Some(c.usage.input_tokens);
                 answer.output_tokens = Some(c.usage.output_tokens);
+                answer.cost_usd =
+                    self.cost_of(&answer, c.usage.input_tokens, c.usage.output_tokens);
                 answer.result = Some(c.result);
                 answer.cut = c.cut;
             }
@@ -184,6 +189,12 @@ impl Door {
             tracing::error!(error = %e, "could not record sampling usage");
         }
         Ok(c)
+    }
+
+    /// What an answer's tokens cost at the prices the person set for its model.
+    fn cost_of(&self, answer: &ComparedAnswer, input: u32, output: u32) -> Option<f64> {
+        let rating = self.0.sampling.rating(&answer.provider, &answer.model)?;
+        rating.cost_of(input, output)
     }
 
     /// Returns the answer the person picked in a comparison as the flow's answer.

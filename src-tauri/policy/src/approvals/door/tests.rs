@@ -915,6 +915,11 @@ async fn two_model_door(reviewer: Arc<dyn Reviewer>) -> Door {
     let store = Arc::new(Store::in_memory().unwrap());
     let (a, b) = (answering_provider("a").await, answering_provider("b").await);
     let mut models = Models::single(a, "alpha");
+    // Prices the person set for alpha (dollars per million tokens); none for beta.
+    (
+        models.ratings[0].input_price,
+        models.ratings[0].output_price,
+    ) = (Some(2.5), Some(10.0));
     models.providers.push(b);
     let sampling = Sampling::new(
         models,
@@ -939,7 +944,7 @@ fn choice(provider: &str, model: &str) -> ModelChoice {
 }
 
 /// The same request, as edited, goes to two models at once; each answer comes back with its
-/// tokens and latency, each column streams on its own, and every call is audited as the
+/// tokens, latency and (where the person set the model's prices) cost, each column streams on its own, and every call is audited as the
 /// person's; a model the server may not use is refused before anything is sent.
 #[tokio::test]
 async fn a_request_is_compared_on_two_models_side_by_side() {
@@ -962,6 +967,10 @@ async fn a_request_is_compared_on_two_models_side_by_side() {
             .iter()
             .all(|a| a.output_tokens == Some(3) && a.latency_ms > 0.0)
     );
+    // 7 tokens in at $2.50 and 3 out at $10 per million; beta's price is unknown.
+    let alpha_cost = answers[0].cost_usd.unwrap();
+    assert!((alpha_cost - 47.5e-6).abs() < 1e-12, "{alpha_cost}");
+    assert_eq!(answers[1].cost_usd, None);
     let streamed = columns.0.lock().unwrap().clone();
     let column = |c: usize| -> Vec<String> {
         streamed
