@@ -106,7 +106,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 31] = scenarios![
+    let all: [Scenario; 33] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -138,6 +138,8 @@ async fn a_person_uses_every_screen() {
         install_from_the_gallery_and_call,
         a_link_and_a_bundle_open_their_forms,
         see_the_wire,
+        keep_a_traffic_session,
+        compare_models_on_one_request,
         traffic_under_a_flood,
     ];
     // `E2E_ONLY=a,b` runs only those scenarios (while working on them; CI runs every one).

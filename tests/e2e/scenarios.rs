@@ -24,7 +24,9 @@ pub use super::servers_scenarios::{
     a_hand_edit_is_never_lost, a_second_launch_hands_over_to_the_first,
     an_untrusted_start_says_why, import_from_where_claude_keeps_it,
 };
-pub use super::traffic_scenarios::{see_the_wire, traffic_under_a_flood};
+pub use super::traffic_scenarios::{
+    compare_models_on_one_request, keep_a_traffic_session, see_the_wire, traffic_under_a_flood,
+};
 
 /// Servers from the config come up; a server added through the form runs once its definition is
 /// trusted in the native dialog; a tool is called.

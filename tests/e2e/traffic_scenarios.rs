@@ -1,11 +1,14 @@
-//! The Traffic screen as a person uses it: a call they made is there with its answer, paired and
-//! timed, its body a tree; and the window stays responsive while a server floods it with 10,000
-//! messages a second for a minute.
+//! Seeing the wire as a person does: a call they made is on the Traffic screen with its answer,
+//! paired and timed, its body a tree; a session kept and read back; the window responsive while a
+//! server floods it with 10,000 messages a second for a minute. And one sampling request sent to
+//! two models side by side, one answer picked to go back.
+
+use std::time::Duration;
 
 use serde_json::json;
 
 use super::desktop::Desktop;
-use super::{LONG, SHORT, open_tool};
+use super::{LONG, SHORT, add_provider, open_tool, replay_provider};
 
 /// A call made on the Tools screen shows on the Traffic screen: the request, its response with
 /// the latency, the body as a tree.
@@ -118,4 +121,153 @@ pub async fn traffic_under_a_flood(desktop: &Desktop) {
     );
     assert!(median <= 50.0, "frames came {median:.0} ms apart (median)");
     assert!(longest <= 1000.0, "the window froze for {longest:.0} ms");
+}
+
+/// A session kept while a call crosses the wire, stopped, and opened again from the kept
+/// sessions: the call is there, read from the database rather than the live rings.
+pub async fn keep_a_traffic_session(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-traffic]").await;
+    s.click_css("[data-testid=traffic-keep][aria-pressed=false]")
+        .await;
+    s.wait_for("[data-testid=traffic-keeping]", SHORT).await;
+    open_tool(s, "fixture", "echo").await;
+    s.type_into("[data-testid=arg-text]", "kept for later")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("kept for later")
+    })
+    .await;
+    s.click_css("[data-testid=nav-traffic]").await;
+    s.click_css("[data-testid=traffic-keep][aria-pressed=true]")
+        .await;
+    s.wait_for("[data-testid=traffic-keep][aria-pressed=false]", SHORT)
+        .await;
+    s.click_css("[data-testid=traffic-sessions-open]").await;
+    s.wait_text("[data-testid=traffic-session]", SHORT, |t| {
+        t.contains("messages")
+    })
+    .await;
+    s.click_css("[data-testid=traffic-session-view]").await;
+    s.wait_text("[data-testid=traffic-viewing]", SHORT, |t| {
+        t.contains("not live traffic")
+    })
+    .await;
+    s.type_into("[data-testid=traffic-search]", "kept for later")
+        .await;
+    wait_for_list(s, SHORT, |t| t.contains("tools/call")).await;
+    s.click_css("[data-testid=traffic-row][data-kind=request][data-direction=out]")
+        .await;
+    s.wait_text("[data-testid=traffic-json]", SHORT, |t| {
+        t.contains("kept for later")
+    })
+    .await;
+    desktop.screenshot("traffic-kept.png").await;
+    s.type_into("[data-testid=traffic-search]", "").await;
+    s.click_css("[data-testid=traffic-live]").await;
+    s.click_css("[data-testid=traffic-sessions-open]").await;
+}
+
+/// Adds a provider as [`add_provider`] does, with prices for its model (dollars per million
+/// tokens: 2.50 in, 10 out).
+async fn add_priced_provider(s: &super::webdriver::Session, id: &str, base: &str) {
+    s.click_css("[data-testid=nav-models]").await;
+    s.click_css("[data-testid=add-provider]").await;
+    s.type_into("[data-testid=provider-id]", id).await;
+    s.type_into("[data-testid=provider-url]", &format!("{base}/v1"))
+        .await;
+    s.type_into("[data-testid=provider-key-input]", "sk-priced")
+        .await;
+    s.type_into("[data-testid=custom-model]", "gpt-4o-mini")
+        .await;
+    s.click_css("[data-testid=add-model]").await;
+    s.type_into(
+        "[data-testid=rating-row] [data-testid=rating-inputPrice]",
+        "2.5",
+    )
+    .await;
+    s.type_into(
+        "[data-testid=rating-row] [data-testid=rating-outputPrice]",
+        "10",
+    )
+    .await;
+    s.click_css("[data-testid=save-provider]").await;
+}
+
+/// Ticks exactly the models `wanted` in the comparison's picker.
+const TICK_MODELS: &str = "
+    for (const box of document.querySelectorAll('[data-testid=compare-model]')) {
+        if (box.checked !== arguments[0].includes(box.dataset.model)) box.click();
+    }
+";
+
+/// A server's sampling request sent, from its dialog, to two models at once: both answers
+/// stream side by side with their latency and tokens, and the one picked goes back to the server.
+pub async fn compare_models_on_one_request(desktop: &Desktop) {
+    let s = &desktop.session;
+    let pause = Duration::from_millis(200);
+    let sse = include_str!("../../src-tauri/core/tests/providers/openai_text.sse");
+    let (left, right) = (
+        replay_provider::Provider::replay_every(sse, pause),
+        replay_provider::Provider::replay_every(sse, pause),
+    );
+    add_priced_provider(s, "left", &left.base).await;
+    s.wait_for("[data-testid=provider-row][data-id=left]", SHORT)
+        .await;
+    add_provider(s, "right", &right.base, "sk-right").await;
+    s.wait_for("[data-testid=provider-row][data-id=right]", SHORT)
+        .await;
+    open_tool(s, "everything", "trigger-sampling-request").await;
+    s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
+        .await;
+    s.click_css("[data-testid=call-tool]").await;
+    s.wait_for(
+        "[data-testid=review-dialog][data-kind=sampling_request]",
+        SHORT,
+    )
+    .await;
+    s.click_css("[data-testid=compare-open]").await;
+    s.wait_for(
+        "[data-testid=compare-model][data-model='right/gpt-4o-mini']",
+        SHORT,
+    )
+    .await;
+    let wanted = json!([["left/gpt-4o-mini", "right/gpt-4o-mini"]]);
+    s.script(TICK_MODELS, wanted).await;
+    s.click_css("[data-testid=compare-run]:not([disabled])")
+        .await;
+    s.wait_text("[data-testid=compare-columns]", LONG, |t| {
+        t.matches("The capital of France is Paris.").count() >= 2
+    })
+    .await;
+    s.wait_for("[data-testid=compare-use]:not([disabled])", SHORT)
+        .await;
+    // 24 tokens in at $2.50 and 7 out at $10 per million: $0.00013; right has no prices.
+    let cost = |model: &str| {
+        format!(
+            "[data-testid=compare-column][data-model='{model}/gpt-4o-mini'] [data-testid=compare-cost]"
+        )
+    };
+    s.wait_text(&cost("left"), SHORT, |t| t == "$0.00013").await;
+    s.wait_text(&cost("right"), SHORT, |t| t.starts_with("cost unknown"))
+        .await;
+    desktop.screenshot("compare-models.png").await;
+    s.click_css(
+        "[data-testid=compare-column][data-model='right/gpt-4o-mini'] [data-testid=compare-use]",
+    )
+    .await;
+    s.wait_text("[data-testid=tool-result]", SHORT, |t| {
+        t.contains("The capital of France is Paris.")
+    })
+    .await;
+    for provider in [&left, &right] {
+        let requests = provider.requests();
+        assert_eq!(requests.len(), 1, "{requests:?}");
+        assert!(
+            requests[0].1["messages"]
+                .to_string()
+                .contains("What is the capital of France?")
+        );
+    }
 }

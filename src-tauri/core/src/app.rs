@@ -48,6 +48,7 @@ pub use crate::secrets::{KEYCHAIN_FIX, Keychain, MemoryStore};
 pub use crate::servers::ServerView;
 pub use crate::tasks::TaskView;
 pub use crate::tool_switches::{ToolRef, ToolSet, ToolSwitchesView};
+pub use crate::traffic::kept::{KeptSession, KeptSessions};
 pub use crate::traffic::{
     Traffic, TrafficLimits, TrafficMessage, TrafficPage, TrafficQuery, trace as traffic_trace,
 };
