@@ -62,13 +62,27 @@ async fn wait_for_list(
         if done(text.as_str().unwrap_or_default()) {
             return;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the traffic list never showed what was expected; last: {text}"
-        );
+        if std::time::Instant::now() >= deadline {
+            let state = s.script(LIST_STATE, json!([])).await;
+            panic!(
+                "the traffic list never showed what was expected; its state: {state}; last: {text}"
+            );
+        }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+/// What the screen says of its list (the footer, an error) and where the list is scrolled, for a
+/// failure to say why.
+const LIST_STATE: &str = "
+    const list = document.querySelector('[data-testid=traffic-list]');
+    const text = (id) => document.querySelector(`[data-testid=${id}]`)?.textContent ?? null;
+    return {
+        status: text('traffic-status'),
+        error: text('traffic-error'),
+        scrollTop: list?.scrollTop, scrollHeight: list?.scrollHeight, clientHeight: list?.clientHeight,
+    };
+";
 
 /// Records the gaps between the window's frames from now on.
 const RECORD_FRAMES: &str = "
@@ -156,7 +170,11 @@ pub async fn keep_a_traffic_session(desktop: &Desktop) {
     .await;
     s.type_into("[data-testid=traffic-search]", "kept for later")
         .await;
-    wait_for_list(s, SHORT, |t| t.contains("tools/call")).await;
+    // The session also holds the Tools screen's tools/list: the search has applied once it is gone.
+    wait_for_list(s, SHORT, |t| {
+        t.contains("tools/call") && !t.contains("tools/list")
+    })
+    .await;
     s.click_css("[data-testid=traffic-row][data-kind=request][data-direction=out]")
         .await;
     s.wait_text("[data-testid=traffic-json]", SHORT, |t| {

@@ -771,10 +771,17 @@ fn handshake_error(
         Some(status) => format!("Server {server:?} exited during startup ({status})."),
         None => format!("Server {server:?} did not complete the MCP handshake."),
     };
-    if !tail.is_empty() {
-        let start = tail.len().saturating_sub(5);
+    // npm prints its notices (a newer npm exists) after the error that ended it: they would
+    // take the place of the lines that say why.
+    let said: Vec<&str> = tail
+        .iter()
+        .map(String::as_str)
+        .filter(|line| !line.starts_with("npm notice"))
+        .collect();
+    if !said.is_empty() {
+        let start = said.len().saturating_sub(5);
         message.push_str(" It said: ");
-        message.push_str(&tail[start..].join(" | "));
+        message.push_str(&said[start..].join(" | "));
     }
     let error = Error::new(ErrorCode::ConnectFailed, message);
     match exit {
@@ -854,6 +861,31 @@ fn is_modern(service: &RunningService<RoleClient, InboundHandler>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// npm's closing notices do not hide the line that says why it stopped.
+    #[test]
+    fn a_start_that_failed_says_why_past_npms_notices() {
+        let tail: Vec<String> = [
+            "npm error code ECONNRESET",
+            "npm error network aborted",
+            "npm notice",
+            "npm notice New minor version of npm available! 11.19.1 -> 11.21.2",
+            "npm notice Changelog: https://github.com/npm/cli/releases/tag/v11.21.2",
+            "npm notice To update run: npm install -g npm@11.21.2",
+            "npm notice",
+        ]
+        .map(String::from)
+        .into();
+        let e = handshake_error(
+            "probe",
+            "closed",
+            Some("exit status: 1".into()),
+            &CloseReason::default(),
+            &tail,
+        );
+        assert!(e.message.contains("ECONNRESET"), "{}", e.message);
+        assert!(!e.message.contains("npm notice"), "{}", e.message);
+    }
 
     #[test]
     fn secret_header_values_never_print() {
