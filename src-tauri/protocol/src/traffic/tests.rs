@@ -1,10 +1,10 @@
 use super::*;
 
-fn request(id: u64, method: &str) -> Vec<u8> {
+pub(super) fn request(id: u64, method: &str) -> Vec<u8> {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{}}}}"#).into_bytes()
 }
 
-fn response(id: u64, text: &str) -> Vec<u8> {
+pub(super) fn response(id: u64, text: &str) -> Vec<u8> {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":"{text}"}}}}"#).into_bytes()
 }
 
@@ -15,14 +15,9 @@ fn everything(traffic: &Traffic) -> Vec<TrafficEntry> {
     })
 }
 
-#[test]
-fn a_secret_never_reaches_the_ring_an_export_or_a_trace() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace_path = dir.path().join("trace.jsonl");
-    let (tap, file) = trace::to_file(&trace_path).unwrap();
-    let traffic = Traffic::new(TrafficLimits::default());
-    traffic.tap(tap);
-    let ring = traffic.ring("vault");
+/// Tells `ring` a server's secrets (an env value, a bearer token), then records three messages
+/// that carry them: a request, its answer, and an HTTP exchange's headers.
+pub(super) fn record_secrets(ring: &TrafficRing) {
     ring.hide(["env-secret-value-1".to_owned()]);
     ring.hide_also("bearer-token-abcdef");
     ring.record(Direction::Out, &request(1, "tools/call"));
@@ -48,6 +43,16 @@ fn a_secret_never_reaches_the_ring_an_export_or_a_trace() {
             error: None,
         },
     );
+}
+
+#[test]
+fn a_secret_never_reaches_the_ring_an_export_or_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace_path = dir.path().join("trace.jsonl");
+    let (tap, file) = trace::to_file(&trace_path).unwrap();
+    let traffic = Traffic::new(TrafficLimits::default());
+    traffic.tap(tap);
+    record_secrets(&traffic.ring("vault"));
     let entries = everything(&traffic);
     let seqs: Vec<u64> = entries.iter().map(|e| e.seq).collect();
     let shown = [

@@ -1,13 +1,6 @@
 use super::*;
+use crate::traffic::tests::{record_secrets, request, response};
 use crate::traffic::{Direction, TrafficLimits};
-
-fn request(id: u64, method: &str) -> Vec<u8> {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{}}}}"#).into_bytes()
-}
-
-fn response(id: u64, text: &str) -> Vec<u8> {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":"{text}"}}}}"#).into_bytes()
-}
 
 fn kept(bounds: Bounds) -> (Arc<Store>, Traffic, Kept) {
     let store = Arc::new(Store::in_memory().unwrap());
@@ -138,27 +131,8 @@ fn a_kept_session_is_read_with_the_live_filters_and_in_pages() {
 #[test]
 fn a_secret_never_reaches_a_kept_session() {
     let (store, traffic, kept) = kept(Bounds::default());
-    let ring = traffic.ring("vault");
-    ring.hide(["env-secret-value-1".to_owned()]);
-    ring.hide_also("bearer-token-abcdef");
     let session = kept.keep().unwrap().id;
-    ring.record(Direction::Out, &request(1, "tools/call"));
-    ring.record(
-        Direction::In,
-        &response(1, "env-secret-value-1 and bearer-token-abcdef"),
-    );
-    ring.record_http(
-        Direction::Out,
-        crate::traffic::HttpExchange {
-            verb: "POST".into(),
-            status: None,
-            headers: vec![crate::traffic::HttpHeader {
-                name: "Authorization".into(),
-                value: "Bearer bearer-token-abcdef".into(),
-            }],
-            error: None,
-        },
-    );
+    record_secrets(&traffic.ring("vault"));
     kept.stop().unwrap();
     let stored: Vec<String> = store
         .with(|conn| {
