@@ -39,7 +39,15 @@ fn row(name: &str, state: &str) -> String {
 async fn open_tool(s: &webdriver::Session, server: &str, tool: &str) {
     s.click_css("[data-testid=nav-tools]").await;
     s.select("[data-testid=server-picker]", server).await;
-    s.click_css(&format!("[data-testid=tool-item][data-name={tool}]"))
+    pick_tool(s, tool).await;
+}
+
+/// Chooses `tool` in the Tools screen's list and waits until the list shows it chosen, so a click
+/// that missed fails here and not at the next step.
+async fn pick_tool(s: &webdriver::Session, tool: &str) {
+    let item = format!("[data-testid=tool-item][data-name={tool}]");
+    s.click_css(&item).await;
+    s.wait_for(&format!("{item}[aria-selected=true]"), SHORT)
         .await;
 }
 

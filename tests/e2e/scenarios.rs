@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::desktop::{self, Desktop};
 use super::{
-    LONG, SHORT, add_provider, answer_as_model, approve_review, mark, open_tool, replay_provider,
-    row, send_in_chat, webdriver,
+    LONG, SHORT, add_provider, answer_as_model, approve_review, mark, open_tool, pick_tool,
+    replay_provider, row, send_in_chat, webdriver,
 };
 
 pub use super::chat_scenarios::{chat_shows_edited_arguments, first_chat_reviews_tools};
@@ -825,8 +825,7 @@ pub async fn sign_in_to_a_protected_server(desktop: &Desktop) {
 async fn more_access_then_a_revoked_sign_in(desktop: &Desktop) {
     let s = &desktop.session;
     let call = async |tool: &str| {
-        s.click_css(&format!("[data-testid=tool-item][data-name={tool}]"))
-            .await;
+        pick_tool(s, tool).await;
         s.click_css("[data-testid=call-tool]").await;
     };
     call("admin_report").await;

@@ -281,13 +281,22 @@ async fn flood(peer: rmcp::Peer<RoleServer>, per_second: u64, seconds: u64) {
     let mut sent = 0u64;
     for _ in 0..seconds * 100 {
         tick.tick().await;
-        for _ in 0..per_tick {
-            sent += 1;
-            let progress = json!({"progressToken": "flood", "progress": sent});
-            let Ok(params) = from(progress) else { return };
-            if peer.notify_progress(params).await.is_err() {
-                return;
+        // A tick's batch goes out at once rather than one send awaited after another, so the
+        // flood runs at its rate and the host's intake is what is measured.
+        let batch = (0..per_tick).map(|i| {
+            let progress = json!({"progressToken": "flood", "progress": sent + i + 1});
+            let peer = &peer;
+            async move {
+                match from(progress) {
+                    Ok(params) => peer.notify_progress(params).await.is_ok(),
+                    Err(_) => false,
+                }
             }
+        });
+        let results = futures::future::join_all(batch).await;
+        sent += per_tick;
+        if results.contains(&false) {
+            return;
         }
     }
     let done = json!({"level": "info", "data": format!("flood done: {sent} sent")});
@@ -320,6 +329,28 @@ fn greet(request: &CallToolRequestParams) -> Result<CallToolResponse, McpError> 
     Ok(CallToolResponse::InputRequired(from(round)?))
 }
 
+type Reader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
+/// Stdin and stdout as non-blocking pipes where they are pipes (a host spawned us): tokio's own
+/// stdout hands every write to a blocking thread, which holds a flood to a few thousand messages a
+/// second, and the flood is there to load the host, not this fixture.
+fn stdio_pipes() -> (Reader, Writer) {
+    use std::os::fd::AsFd;
+    use tokio::net::unix::pipe;
+    let input = std::io::stdin().as_fd().try_clone_to_owned();
+    let output = std::io::stdout().as_fd().try_clone_to_owned();
+    let input: Reader = match input.and_then(pipe::Receiver::from_owned_fd) {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdin()),
+    };
+    let output: Writer = match output.and_then(pipe::Sender::from_owned_fd) {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdout()),
+    };
+    (input, output)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let resources = std::env::var("FIXTURE_RESOURCES")
@@ -330,7 +361,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         resources,
         tasks: Mutex::default(),
     }
-    .serve(rmcp::transport::stdio())
+    .serve(stdio_pipes())
     .await?;
     service.waiting().await?;
     Ok(())

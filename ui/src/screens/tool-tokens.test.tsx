@@ -61,6 +61,21 @@ describe("Tools screen: tool definitions in tokens", () => {
     expect(total.textContent).toBe(`Tool definitions: ≈${expected.total} tok (estimated) for claude-sonnet-4-5`);
   });
 
+  it("keeps the meter's lines' room while it is read, so the list does not move under the pointer", async () => {
+    const b = withModel("gpt-4o");
+    let answer: () => void = () => {};
+    const read = b.toolTokens.bind(b);
+    b.toolTokens = (args) => new Promise((resolve) => (answer = () => resolve(read(args))));
+    render(<Tools backend={b} />);
+    await screen.findByText("Echo");
+    const room = screen.getByTestId("meter-pending");
+    expect(room.querySelectorAll("p.hint")).toHaveLength(2);
+    answer();
+    await screen.findByTestId("server-tokens");
+    expect(screen.getByTestId("context-search-state")).toBeTruthy();
+    expect(screen.queryByTestId("meter-pending")).toBeNull();
+  });
+
   it("shows no count while the meter cannot be read", async () => {
     const b = withModel("gpt-4o");
     b.toolTokens = async () => {

@@ -154,6 +154,17 @@ function startCall(backend: Backend, memory: ToolsMemory, server: string, tool: 
     .finally(() => void unlisten.then((stop) => stop()));
 }
 
+/** The meter's two lines, blank until it is read, so the list below does not jump under the
+ * pointer when they arrive. */
+function MeterPending() {
+  return (
+    <div data-testid="meter-pending" aria-hidden="true">
+      <p className="hint">&nbsp;</p>
+      <p className="hint">&nbsp;</p>
+    </div>
+  );
+}
+
 export function ToolsScreen(props: {
   backend: Backend;
   host: HostState;
@@ -228,8 +239,14 @@ export function ToolsScreen(props: {
         />
         {picked ? (
           <>
-            <ServerTokens meter={meter} server={picked} />
-            <SearchState meter={meter} />
+            {meter ? (
+              <>
+                <ServerTokens meter={meter} server={picked} />
+                <SearchState meter={meter} />
+              </>
+            ) : (
+              <MeterPending />
+            )}
             <NewToolsSwitch server={picked} on={switches.newToolsOn(picked)} onChange={(on) => switches.setNewTools(picked, on)} />
           </>
         ) : null}
