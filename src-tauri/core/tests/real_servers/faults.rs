@@ -98,6 +98,40 @@ async fn exit_during_initialize_reports_stderr() {
     assert!(e.message.contains("fatal: boom"), "{}", e.message);
 }
 
+/// A legacy server that answers the `server/discover` probe only after rmcp gave up on it (10 s)
+/// and sent `initialize` (a first `uvx` or `npx` run downloading the server): its late error is
+/// no answer to `initialize`, and the server is started again with `initialize` alone.
+#[tokio::test]
+async fn a_probe_answered_late_starts_a_legacy_server_again_with_initialize() {
+    let h = Harness::new();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut config = faulty("late-discover");
+    config.env.insert(
+        "FAULTY_LOG".into(),
+        log.path().to_string_lossy().into_owned(),
+    );
+    let live = h.connect("slow", config).await;
+    assert_eq!(live.connection.summary().protocol_version, "2025-11-25");
+    let r = live
+        .connection
+        .call_tool("echo", Some(json!({"text": "late"})))
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "late");
+    live.shutdown().await;
+    let sent = std::fs::read_to_string(log.path()).unwrap();
+    let methods: Vec<&str> = sent
+        .lines()
+        .filter_map(|l| l.split("\"method\":\"").nth(1)?.split('"').next())
+        .filter(|m| *m == "server/discover" || *m == "initialize")
+        .collect();
+    assert_eq!(
+        methods,
+        ["server/discover", "initialize", "initialize"],
+        "the first start probes and falls back; the second only initializes"
+    );
+}
+
 #[tokio::test]
 async fn gives_up_after_repeated_failures() {
     let ctx = host_context();

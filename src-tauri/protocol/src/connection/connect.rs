@@ -80,11 +80,9 @@ pub async fn connect(opts: ConnectOptions) -> Result<Live> {
     };
     match connect_with(opts.clone(), auto).await {
         Ok(live) => Ok(live),
-        // A legacy server that answers `server/discover` with something other than an error
-        // (some answer every unknown method with `{}`) is a legacy server all the same.
-        Err(Failure::DiscoverMisanswered(e)) => {
-            tracing::info!(server = %opts.server, "server/discover got a non-discover answer ({}); using initialize", e.message);
-            connect_with(opts, ClientLifecycleMode::Initialize)
+        Err(Failure::Again(e, lifecycle)) => {
+            tracing::info!(server = %opts.server, "server/discover went wrong ({}); starting again with {lifecycle:?}", e.message);
+            connect_with(opts, lifecycle)
                 .await
                 .map_err(Failure::into_error)
         }
@@ -95,14 +93,23 @@ pub async fn connect(opts: ConnectOptions) -> Result<Live> {
 /// Why an attempt to connect failed.
 enum Failure {
     Error(Error),
-    /// The server answered `server/discover` with a success that is not a discover result.
-    DiscoverMisanswered(Error),
+    /// The probe's `server/discover` went wrong in a way that says how to start the server
+    /// again: see [`start_again_with`].
+    Again(Error, ClientLifecycleMode),
 }
 
 impl Failure {
     fn into_error(self) -> Error {
         match self {
-            Failure::Error(e) | Failure::DiscoverMisanswered(e) => e,
+            Failure::Error(e) | Failure::Again(e, _) => e,
+        }
+    }
+
+    /// `error` for a handshake that failed with `e` under `lifecycle`.
+    fn of(error: Error, e: &ClientInitializeError, lifecycle: &ClientLifecycleMode) -> Self {
+        match start_again_with(e, lifecycle) {
+            Some(again) => Failure::Again(error, again),
+            None => Failure::Error(error),
         }
     }
 }
@@ -113,9 +120,32 @@ impl From<Error> for Failure {
     }
 }
 
-fn is_misanswered_discover(e: &ClientInitializeError, lifecycle: &ClientLifecycleMode) -> bool {
-    matches!(lifecycle, ClientLifecycleMode::Auto { .. })
-        && matches!(e, ClientInitializeError::ExpectedInitResult(_))
+/// How to start a server again whose probe went wrong under `Auto`, if it says:
+/// - a success that is not a discover result (some legacy servers answer every unknown method
+///   with `{}`): a legacy server, so `initialize`;
+/// - the probe's answer after rmcp gave up on it (10 s) and sent `initialize`, as a first `uvx` or
+///   `npx` run that downloads the server can take: an error is a legacy server's (`initialize`),
+///   a result a modern server's (`server/discover`, waited for as long as a start may take).
+fn start_again_with(
+    e: &ClientInitializeError,
+    lifecycle: &ClientLifecycleMode,
+) -> Option<ClientLifecycleMode> {
+    let ClientLifecycleMode::Auto {
+        preferred_versions, ..
+    } = lifecycle
+    else {
+        return None;
+    };
+    match e {
+        ClientInitializeError::ExpectedInitResult(_)
+        | ClientInitializeError::UncorrelatedErrorResponse { .. } => {
+            Some(ClientLifecycleMode::Initialize)
+        }
+        ClientInitializeError::ConflictInitResponseId(..) => Some(ClientLifecycleMode::Discover {
+            preferred_versions: preferred_versions.clone(),
+        }),
+        _ => None,
+    }
 }
 
 async fn connect_with(
@@ -351,7 +381,10 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
         }
         failed => failed,
     };
-    let misanswered = matches!(&failed, Ok(Err(e)) if is_misanswered_discover(e, &d.lifecycle));
+    let again = match &failed {
+        Ok(Err(e)) => start_again_with(e, &d.lifecycle),
+        _ => None,
+    };
     let why = match failed {
         Ok(Err(e)) => e.to_string(),
         _ => format!("no answer within {}s", startup.as_secs()),
@@ -374,10 +407,9 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     {
         error.message = format!("{} {hint}", error.message);
     }
-    Err(if misanswered {
-        Failure::DiscoverMisanswered(error)
-    } else {
-        Failure::Error(error)
+    Err(match again {
+        Some(lifecycle) => Failure::Again(error, lifecycle),
+        None => Failure::Error(error),
     })
 }
 
@@ -439,7 +471,7 @@ async fn dial_remote_once(
         // handshake is tried as a 2024-11-05 HTTP+SSE server.
         RemoteTransport::Auto => match streamable().await {
             Ok(done) => (done, "streamable-http"),
-            Err(Failure::DiscoverMisanswered(e)) => return Err(Failure::DiscoverMisanswered(e)),
+            Err(Failure::Again(e, lifecycle)) => return Err(Failure::Again(e, lifecycle)),
             // A server that wants sign-in is a Streamable HTTP server.
             Err(Failure::Error(e)) if e.challenge.is_some() => return Err(Failure::Error(e)),
             Err(Failure::Error(first)) => {
@@ -739,11 +771,7 @@ where
             // The whole chain, for `-vv`; people read the sentence `explain` makes of it.
             tracing::debug!(server, %url, "handshake failed: {}", crate::error::explain::causes(&e));
             let error = crate::error::explain::handshake(server, url, &e);
-            Err(if is_misanswered_discover(&e, lifecycle) {
-                Failure::DiscoverMisanswered(error)
-            } else {
-                Failure::Error(error)
-            })
+            Err(Failure::of(error, &e, lifecycle))
         }
         Err(_) => Err(Failure::Error(Error::new(
             ErrorCode::Timeout,
@@ -885,6 +913,44 @@ mod tests {
         );
         assert!(e.message.contains("ECONNRESET"), "{}", e.message);
         assert!(!e.message.contains("npm notice"), "{}", e.message);
+    }
+
+    /// A probe gone wrong says how to start again: its late result is a modern server's (probe
+    /// again, waiting), its late error or non-discover success a legacy server's; nothing else
+    /// starts again, and nothing does outside `Auto`.
+    #[test]
+    fn a_probe_gone_wrong_says_how_to_start_again() {
+        use rmcp::model::RequestId;
+        let auto = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        let (probe, init) = (RequestId::Number(0), RequestId::Number(1));
+        let late_result =
+            ClientInitializeError::ConflictInitResponseId(init.clone(), probe.clone());
+        let late_error = ClientInitializeError::UncorrelatedErrorResponse {
+            expected: init,
+            received: probe,
+        };
+        let odd_success = ClientInitializeError::ExpectedInitResult(None);
+        let closed = ClientInitializeError::ConnectionClosed("gone".into());
+        assert_eq!(
+            start_again_with(&late_result, &auto),
+            Some(ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28]
+            })
+        );
+        for legacy in [&late_error, &odd_success] {
+            assert_eq!(
+                start_again_with(legacy, &auto),
+                Some(ClientLifecycleMode::Initialize)
+            );
+        }
+        assert_eq!(start_again_with(&closed, &auto), None);
+        assert_eq!(
+            start_again_with(&late_error, &ClientLifecycleMode::Initialize),
+            None
+        );
     }
 
     #[test]
