@@ -9,12 +9,17 @@
 # BENCH_REPS runs (the three clients take turns in each). Prints the figures, the ratios and
 # whether the targets hold. Switchboard runs as the app does, its traffic ring recording; a run
 # with the ring off gives the ring's own ratio (target: within 5%). Not a test: it prints numbers (BENCHMARKS.md keeps them).
-# Usage: scripts/bench.sh            BENCH_N=20000 calls, BENCH_REPS=5, BENCH_CONCURRENCY=64
+# Both eras: the same fixture server once as an initialize-era server (`FIXTURE_ERA=2025-11-25`:
+# it knows no `server/discover`, so each client falls back to `initialize` as it would with most
+# servers today) and once on 2026-07-28; every table and target is printed for each.
+# Usage: scripts/bench.sh            BENCH_N=20000 calls, BENCH_REPS=5, BENCH_CONCURRENCY=64,
+#                                    BENCH_ERAS="2025-11-25 2026-07-28"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${BENCH_N:-20000}"
 reps="${BENCH_REPS:-5}"
 conc="${BENCH_CONCURRENCY:-64}"
+eras="${BENCH_ERAS:-2025-11-25 2026-07-28}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
 cargo build --release --quiet -p switchboard-cli --bin switchboard-cli --example plain_rmcp_bench
 cargo build --release --quiet -p switchboard-core --example fixture_server
@@ -25,7 +30,7 @@ cpus=$(nproc)
 client_cpu=0
 server_cpu=$((cpus > 1 ? 1 : 0))
 pin_client=(taskset -c "$client_cpu")
-pin_server=(taskset -c "$server_cpu" "$server")
+pin_server=() # set per era below
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -48,12 +53,15 @@ run() { # client mode count
 }
 
 for rep in $(seq "$reps"); do
-  for client in switchboard switchboard-traffic-off rmcp-current rmcp-multi rmcp-current-defaults; do
-    for mode in seq conc; do
-      echo "{\"rep\":$rep,\"line\":$(run "$client" "$mode" "$n")}" >> "$out"
-    done
-    for mode in blob list; do
-      echo "{\"rep\":$rep,\"line\":$(run "$client" "$mode" 20)}" >> "$out"
+  for era in $eras; do
+    pin_server=(taskset -c "$server_cpu" env "FIXTURE_ERA=$era" "$server")
+    for client in switchboard switchboard-traffic-off rmcp-current rmcp-multi rmcp-current-defaults; do
+      for mode in seq conc; do
+        echo "{\"rep\":$rep,\"era\":\"$era\",\"line\":$(run "$client" "$mode" "$n")}" >> "$out"
+      done
+      for mode in blob list; do
+        echo "{\"rep\":$rep,\"era\":\"$era\",\"line\":$(run "$client" "$mode" 20)}" >> "$out"
+      done
     done
   done
 done
@@ -61,57 +69,67 @@ done
 python3 - "$out" "$n" "$reps" "$conc" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)" <<'PY'
 import json, statistics, sys
 path, n, reps, conc, cpus, cpu = sys.argv[1:]
-rows = [json.loads(l)["line"] for l in open(path)]
-bad = [r for r in rows if not r.get("ok")]
+entries = [json.loads(l) for l in open(path)]
+bad = [e["line"] for e in entries if not e["line"].get("ok")]
 if bad:
     sys.exit(f"a run failed: {bad[0]}")
-def med(client, mode, key):
-    return statistics.median(r[key] for r in rows if r["client"] == client and r["mode"] == mode)
 clients = ["switchboard", "rmcp-current", "rmcp-multi", "rmcp-current-defaults"]
 figures = [
-    ("sequential tools/call p50 (µs)", "seq", "p50_us", "lower"),
-    ("sequential tools/call p99 (µs)", "seq", "p99_us", "lower"),
-    (f"{conc} in flight, calls/s", "conc", "ops_per_s", "higher"),
-    ("spawn + initialize (ms)", "seq", "connect_ms", "lower"),
-    ("peak RSS (MiB)", "seq", "peak_rss_kb", "lower"),
-    ("4 MB tool result, calls/s", "blob", "ops_per_s", "higher"),
-    ("1,000 resources listed (10 pages), lists/s", "list", "ops_per_s", "higher"),
+    ("sequential tools/call p50 (µs)", "seq", "p50_us"),
+    ("sequential tools/call p99 (µs)", "seq", "p99_us"),
+    (f"{conc} in flight, calls/s", "conc", "ops_per_s"),
+    ("spawn + initialize (ms)", "seq", "connect_ms"),
+    ("peak RSS (MiB)", "seq", "peak_rss_kb"),
+    ("4 MB tool result, calls/s", "blob", "ops_per_s"),
+    ("1,000 resources listed (10 pages), lists/s", "list", "ops_per_s"),
 ]
-protocols = {c: sorted({r.get("protocol", "?") for r in rows if r["client"] == c}) for c in clients}
+fmt = lambda x: f"{x:,.1f}" if x < 1000 else f"{x:,.0f}"
+# Issue 32's targets, Switchboard against rmcp current-thread: (mode, key, limit, "max" or "min").
+targets = [
+    ("sequential p50 at most 1.0×", "seq", "p50_us", 1.0, "max"),
+    (f"{conc}-in-flight throughput at least 1.0×", "conc", "ops_per_s", 1.0, "min"),
+    ("spawn + initialize at most 1.2×", "seq", "connect_ms", 1.2, "max"),
+    ("peak RSS at most 2×", "seq", "peak_rss_kb", 2.0, "max"),
+    ("4 MB result at least 1.0×", "blob", "ops_per_s", 1.0, "min"),
+    ("paginated listing at least 1.0×", "list", "ops_per_s", 1.0, "min"),
+]
 print(f"machine: {cpus} vCPU ({cpu}); client on one vCPU, server on another")
-print("protocol: " + ", ".join(f"{c} {'/'.join(p)}" for c, p in protocols.items()))
-print(f"{n} calls per run, {reps} runs, medians; ratio = Switchboard / rmcp (µs, ms, MiB: lower is better; per second: higher is better)\n")
-print(f"| {'':42} | {'rmcp current-thread':>19} | {'rmcp multi-thread':>17} | {'Switchboard':>11} | {'vs current':>10} | {'vs multi':>8} | {'rmcp as it comes':>16} |")
-print(f"|{'-'*44}|{'-'*20}:|{'-'*18}:|{'-'*12}:|{'-'*11}:|{'-'*9}:|{'-'*17}:|")
-verdict = {}
-for label, mode, key, better in figures:
-    v = {c: med(c, mode, key) for c in clients}
-    if key == "peak_rss_kb":
-        v = {c: x / 1024 for c, x in v.items()}
-    ratio_cur = v["switchboard"] / v["rmcp-current"] if v["rmcp-current"] else float("nan")
-    ratio_multi = v["switchboard"] / v["rmcp-multi"] if v["rmcp-multi"] else float("nan")
-    verdict[(mode, key)] = ratio_cur
-    fmt = lambda x: f"{x:,.1f}" if x < 1000 else f"{x:,.0f}"
-    print(f"| {label:42} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {ratio_cur:>9.2f}× | {ratio_multi:>7.2f}× | {fmt(v['rmcp-current-defaults']):>16} |")
-p50 = verdict[("seq", "p50_us")]
-tput = verdict[("conc", "ops_per_s")]
-print()
-print(f"target: sequential p50 within 10% of rmcp current-thread: {p50:.2f}× → {'MET' if p50 <= 1.10 else 'NOT MET'}")
-print(f"target: {conc}-in-flight throughput at least rmcp current-thread's: {tput:.2f}× → {'MET' if tput >= 1.0 else 'NOT MET'}")
-print()
-print("The traffic ring (Switchboard as above, against the same build with the ring off):\n")
-print(f"| {'':42} | {'ring off':>11} | {'ring on':>11} | {'on / off':>8} |")
-print(f"|{'-'*44}|{'-'*12}:|{'-'*12}:|{'-'*9}:|")
-ring = {}
-for label, mode, key, better in figures:
-    off, on = med("switchboard-traffic-off", mode, key), med("switchboard", mode, key)
-    if key == "peak_rss_kb":
-        off, on = off / 1024, on / 1024
-    ring[(mode, key)] = on / off if off else float("nan")
-    fmt = lambda x: f"{x:,.1f}" if x < 1000 else f"{x:,.0f}"
-    print(f"| {label:42} | {fmt(off):>11} | {fmt(on):>11} | {ring[(mode, key)]:>7.2f}× |")
-print()
-p50, tput = ring[("seq", "p50_us")], ring[("conc", "ops_per_s")]
-print(f"target: ring on, sequential p50 at most 1.05× off: {p50:.2f}× → {'MET' if p50 <= 1.05 else 'NOT MET'}")
-print(f"target: ring on, {conc}-in-flight throughput at least 0.95× off: {tput:.2f}× → {'MET' if tput >= 0.95 else 'NOT MET'}")
+print(f"{n} calls per run, {reps} runs, medians; ratio = Switchboard / rmcp (µs, ms, MiB: lower is better; per second: higher is better)")
+
+def era_tables(era, rows):
+    def med(client, mode, key):
+        v = statistics.median(r[key] for r in rows if r["client"] == client and r["mode"] == mode)
+        return v / 1024 if key == "peak_rss_kb" else v
+    protocols = {c: sorted({r.get("protocol", "?") for r in rows if r["client"] == c}) for c in clients}
+    print(f"\n## Server on {era}\n")
+    print("negotiated: " + ", ".join(f"{c} {'/'.join(p)}" for c, p in protocols.items()) + "\n")
+    print(f"| {'':42} | {'rmcp current-thread':>19} | {'rmcp multi-thread':>17} | {'Switchboard':>11} | {'vs current':>10} | {'vs multi':>8} | {'rmcp as it comes':>16} |")
+    print(f"|{'-'*44}|{'-'*20}:|{'-'*18}:|{'-'*12}:|{'-'*11}:|{'-'*9}:|{'-'*17}:|")
+    ratio = {}
+    for label, mode, key in figures:
+        v = {c: med(c, mode, key) for c in clients}
+        cur = v["switchboard"] / v["rmcp-current"] if v["rmcp-current"] else float("nan")
+        multi = v["switchboard"] / v["rmcp-multi"] if v["rmcp-multi"] else float("nan")
+        ratio[(mode, key)] = cur
+        print(f"| {label:42} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {cur:>9.2f}× | {multi:>7.2f}× | {fmt(v['rmcp-current-defaults']):>16} |")
+    print()
+    for label, mode, key, limit, kind in targets:
+        r = ratio[(mode, key)]
+        met = r <= limit if kind == "max" else r >= limit
+        print(f"target ({era}): {label}: {r:.2f}× → {'MET' if met else 'NOT MET'}")
+    print(f"\nThe traffic ring on {era} (Switchboard as above, against the same build with the ring off):\n")
+    print(f"| {'':42} | {'ring off':>11} | {'ring on':>11} | {'on / off':>8} |")
+    print(f"|{'-'*44}|{'-'*12}:|{'-'*12}:|{'-'*9}:|")
+    ring = {}
+    for label, mode, key in figures:
+        off, on = med("switchboard-traffic-off", mode, key), med("switchboard", mode, key)
+        ring[(mode, key)] = on / off if off else float("nan")
+        print(f"| {label:42} | {fmt(off):>11} | {fmt(on):>11} | {ring[(mode, key)]:>7.2f}× |")
+    print()
+    p50, tput = ring[("seq", "p50_us")], ring[("conc", "ops_per_s")]
+    print(f"target ({era}): ring on, sequential p50 at most 1.05× off: {p50:.2f}× → {'MET' if p50 <= 1.05 else 'NOT MET'}")
+    print(f"target ({era}): ring on, {conc}-in-flight throughput at least 0.95× off: {tput:.2f}× → {'MET' if tput >= 0.95 else 'NOT MET'}")
+
+for era in dict.fromkeys(e["era"] for e in entries):
+    era_tables(era, [e["line"] for e in entries if e["era"] == era])
 PY

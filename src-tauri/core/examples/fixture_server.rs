@@ -8,6 +8,8 @@
 //! `flood {perSecond, seconds}` answers at once and then sends `perSecond` progress notifications a
 //! second (for no request: the host drops them after recording them) for `seconds`, then one log
 //! message "flood done" (the traffic screen's load);
+//! `FIXTURE_ERA=2025-11-25` makes it an initialize-era server (`server/discover`
+//! is a method it does not know);
 //! `FIXTURE_RESOURCES=N` serves N resources in
 //! pages of 100 (default 1000): `fixture://image.png` (a PNG) first, then `fixture://r/<i>` (text).
 
@@ -33,6 +35,9 @@ const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAADAAAAAwCAIAAADYYG7QAAARnklEQV
 
 struct Fixture {
     resources: usize,
+    /// An initialize-era server (`FIXTURE_ERA=2025-11-25`), as most are today: `server/discover`
+    /// is a method it does not know, so a client falls back to `initialize`.
+    legacy: bool,
     tasks: Mutex<HashMap<String, Research>>,
 }
 
@@ -52,6 +57,23 @@ fn from<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, McpError> {
 }
 
 impl ServerHandler for Fixture {
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::DiscoverResult, McpError> {
+        if self.legacy {
+            return Err(McpError::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "Method not found",
+                None,
+            ));
+        }
+        Ok(rmcp::model::DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
         let caps: ServerCapabilities = serde_json::from_value(json!({"tools": {}, "resources": {},
                 "extensions": {"io.modelcontextprotocol/tasks": {}}}))
@@ -357,8 +379,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
+    let legacy = std::env::var("FIXTURE_ERA").as_deref() == Ok("2025-11-25");
     let service = Fixture {
         resources,
+        legacy,
         tasks: Mutex::default(),
     }
     .serve(stdio_pipes())
