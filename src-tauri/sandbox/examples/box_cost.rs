@@ -17,7 +17,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let program = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "/bin/true".into());
-    let n = 200;
+    let n: u32 = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
     let (mut spec_us, mut grants_us, mut build_us) = (0u128, 0u128, 0u128);
     for _ in 0..n {
         let t = Instant::now();
@@ -51,27 +54,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         path: Some("/usr/bin:/bin"),
     });
     let prepared = std::sync::Arc::new(Prepared::build("bench", &grants, Support::detect())?);
-    for boxed in [false, true, false, true] {
+    let mut times = [Vec::new(), Vec::new()];
+    for i in 0..2 * n {
+        let boxed = i % 2 == 1;
         let t = Instant::now();
-        for _ in 0..n {
-            let mut cmd = std::process::Command::new(&program);
-            cmd.stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null());
-            let p = prepared.clone();
-            // SAFETY: enter() makes only system calls; the other closure does nothing.
-            unsafe {
-                use std::os::unix::process::CommandExt;
-                if boxed {
-                    cmd.pre_exec(move || p.enter());
-                } else {
-                    cmd.pre_exec(|| Ok(()));
-                }
+        let mut cmd = std::process::Command::new(&program);
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null());
+        let p = prepared.clone();
+        // SAFETY: enter() makes only system calls; the other closure does nothing.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            if boxed {
+                cmd.pre_exec(move || p.enter());
+            } else {
+                cmd.pre_exec(|| Ok(()));
             }
-            cmd.status()?;
         }
+        cmd.status()?;
+        times[usize::from(boxed)].push(t.elapsed().as_micros());
+    }
+    for (boxed, mut t) in times.into_iter().enumerate() {
+        t.sort_unstable();
         println!(
-            "spawn+exit boxed={boxed}: {} µs",
-            t.elapsed().as_micros() / n
+            "spawn+exit boxed={}: median {} µs",
+            boxed == 1,
+            t[t.len() / 2]
         );
     }
     Ok(())

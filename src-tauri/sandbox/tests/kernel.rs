@@ -256,6 +256,43 @@ fn a_setuid_program_gains_nothing() {
     );
 }
 
+/// The capability sets a program reads in its own `/proc/self/status`, after its exec.
+fn capabilities(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| {
+            ["CapInh", "CapPrm", "CapEff", "CapAmb"]
+                .iter()
+                .any(|c| l.starts_with(c))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_program_it_runs_holds_no_capabilities_even_run_by_root() {
+    let w = World::new();
+    let boxed = w.run(true, Path::new("/bin/cat"), &["/proc/self/status"]);
+    let held = capabilities(&boxed);
+    assert_eq!(held.len(), 4, "{}", said(&boxed));
+    assert!(
+        held.iter().all(|l| l.ends_with("0000000000000000")),
+        "{held:?}"
+    );
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped the open half: only root holds capabilities to lose");
+        return;
+    }
+    let open = w.run(false, Path::new("/bin/cat"), &["/proc/self/status"]);
+    let held = capabilities(&open);
+    assert!(
+        held.iter()
+            .any(|l| l.starts_with("CapEff") && !l.ends_with("0000000000000000")),
+        "{held:?}"
+    );
+}
+
 #[test]
 fn it_cannot_signal_the_host() {
     if Support::detect().landlock_abi < 6 {
