@@ -90,12 +90,9 @@ pub async fn servers_and_tools(desktop: &Desktop) {
 /// A sampling request edited before it is sent, the answer written and edited, the audit log.
 pub async fn sampling_edited_both_ways(desktop: &Desktop) {
     let s = &desktop.session;
-    s.click_css("[data-testid=nav-tools]").await;
-    s.select("[data-testid=server-picker]", "everything").await;
     // Sampling: the server asks the model; the person edits the prompt before it is sent, then
     // writes (with the keyless manual provider) and edits the answer before it goes back.
-    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request]")
-        .await;
+    open_tool(s, "everything", "trigger-sampling-request").await;
     s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
         .await;
     s.click_css("[data-testid=call-tool]").await;
@@ -341,8 +338,7 @@ pub async fn a_long_call_runs_as_a_task(desktop: &Desktop) {
     assert!(result.contains("Grace Hopper"), "{result}");
 
     // And sampling as a task: both reviews, then the server fetches the answer from the task.
-    s.click_css("[data-testid=tool-item][data-name=trigger-sampling-request-async]")
-        .await;
+    pick_tool(s, "trigger-sampling-request-async").await;
     s.type_into("[data-testid=arg-prompt]", "Name a tide.")
         .await;
     s.click_css("[data-testid=call-tool]").await;

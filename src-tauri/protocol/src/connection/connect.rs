@@ -379,15 +379,12 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
                 transport: "stdio",
             });
         }
-        failed => failed,
+        Ok(Err(e)) => Some(e),
+        Err(_) => None,
     };
-    let again = match &failed {
-        Ok(Err(e)) => start_again_with(e, &d.lifecycle),
-        _ => None,
-    };
-    let why = match failed {
-        Ok(Err(e)) => e.to_string(),
-        _ => format!("no answer within {}s", startup.as_secs()),
+    let why = match &failed {
+        Some(e) => e.to_string(),
+        None => format!("no answer within {}s", startup.as_secs()),
     };
     // Give the child a moment to finish writing stderr before it is reported.
     let exit = tokio::time::timeout(Duration::from_millis(300), group.wait())
@@ -407,8 +404,8 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     {
         error.message = format!("{} {hint}", error.message);
     }
-    Err(match again {
-        Some(lifecycle) => Failure::Again(error, lifecycle),
+    Err(match &failed {
+        Some(e) => Failure::of(error, e, &d.lifecycle),
         None => Failure::Error(error),
     })
 }
