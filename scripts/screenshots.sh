@@ -11,5 +11,6 @@ bash scripts/setup-e2e.sh
 cargo build --quiet -p switchboard-core --example fixture_server
 cargo test --quiet -p switchboard --test e2e
 mkdir -p assets/screenshots
-cp "$CARGO_TARGET_DIR"/e2e-screenshots/*.png assets/screenshots/
+# A failed scenario's picture (failed-*.png, kept from an earlier run) is for its reader, not the README.
+find "$CARGO_TARGET_DIR"/e2e-screenshots -maxdepth 1 -name '*.png' ! -name 'failed-*' -exec cp {} assets/screenshots/ \;
 ls assets/screenshots

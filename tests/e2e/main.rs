@@ -161,6 +161,7 @@ async fn a_person_uses_every_screen() {
         eprintln!("e2e scenario: {name}");
         if tokio::spawn(run(desktop.clone())).await.is_err() {
             eprintln!("e2e scenario FAILED: {name}");
+            desktop.screenshot(&format!("failed-{name}.png")).await;
             failed.push(name);
             dismiss_reviews(&desktop).await;
         }

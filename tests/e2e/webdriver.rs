@@ -101,7 +101,16 @@ impl Session {
                 let body = self
                     .script("return document.body.innerText.slice(0, 2000)", json!([]))
                     .await;
-                panic!("no element {css} after {timeout:?}; the page says:\n{body}");
+                // A select's chosen value is not in the page's text; it is often the clue.
+                let selects = self
+                    .script(
+                        "return [...document.querySelectorAll('select')].map(s => `${s.dataset.testid}=${s.value}`)",
+                        json!([]),
+                    )
+                    .await;
+                panic!(
+                    "no element {css} after {timeout:?}; the selects hold {selects}; the page says:\n{body}"
+                );
             }
             tokio::time::sleep(Duration::from_millis(150)).await;
         }

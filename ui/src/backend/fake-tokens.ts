@@ -4,6 +4,7 @@
 // would offer (the tools on and not held back; above `searchAbove` of them, the search tool's alone).
 import type { TokenMeter } from "../bindings/TokenMeter";
 import type { Tokenizer } from "../bindings/Tokenizer";
+import type { WithheldReason } from "../bindings/WithheldReason";
 import type { Tool } from "../mcp";
 
 /** The core's defaults: above how many tools the model searches, and the share (percent) of its
@@ -49,16 +50,22 @@ function definitionTokens(tool: Tool): number {
   return Math.ceil(JSON.stringify(offered).length / 4);
 }
 
-/** A running server's tool, and whether a chat turn would offer it now. */
+/** A running server's tool; whether it is switched on for the model (and not only its views'),
+ *  and why a chat turn would hold it back if it would. */
 export interface MeteredTool {
   server: string;
   tool: Tool;
-  offered: boolean;
+  on: boolean;
+  held: WithheldReason | null;
 }
+
+const REFUSED: readonly WithheldReason[] = ["denied", "hidden_characters"];
 
 export function fakeMeter(model: string, tools: MeteredTool[], searchAbove: number, warnPercent: number): TokenMeter {
   const counted = tools.map((t) => ({ server: t.server, tool: t.tool.name, tokens: definitionTokens(t.tool) }));
-  const offered = counted.filter((_, i) => tools[i]?.offered);
+  const on = tools.filter((t) => t.on);
+  const offered = counted.filter((_, i) => tools[i]?.on && !tools[i].held);
+  const refused = on.filter((t) => t.held && REFUSED.includes(t.held)).length;
   const offeredTokens = offered.length > searchAbove ? SEARCH_TOOL_TOKENS : offered.reduce((n, t) => n + t.tokens, 0);
   return {
     model,
@@ -69,5 +76,7 @@ export function fakeMeter(model: string, tools: MeteredTool[], searchAbove: numb
     warnPercent,
     searchAbove,
     offeredTools: offered.length,
+    toReview: on.filter((t) => t.held).length - refused,
+    refusedTools: refused,
   };
 }

@@ -700,15 +700,15 @@ export class FakeBackend implements Backend {
     const meter = fakeMeter(model, await this.meteredTools(), this.toolSearchAbove, this.toolTokensWarnPercent);
     return { ...meter, ...structuredClone(this.tokens) };
   }
-  /** Every running server's tools, each offered when it is switched on and not held back. */
+  /** Every running server's tools, each with its switch and why a turn would hold it back. */
   private async meteredTools(): Promise<MeteredTool[]> {
     const each = await Promise.all(
       this.runningNames().map(async (server) => {
         const tools = await this.listTools(server);
         const held = withheldOf(server, tools, this.pins[server] ?? [], this.policies);
-        const offered = (t: Tool) =>
-          !isAppOnly(t) && !held.some((h) => h.tool === t.name) && !this.switches.off.some((r) => r.server === server && r.tool === t.name);
-        return tools.map((tool) => ({ server, tool, offered: offered(tool) }));
+        const on = (t: Tool) => !isAppOnly(t) && !this.switches.off.some((r) => r.server === server && r.tool === t.name);
+        const why = (t: Tool) => held.find((h) => h.tool === t.name)?.reason ?? null;
+        return tools.map((tool) => ({ server, tool, on: on(tool), held: why(tool) }));
       }),
     );
     return each.flat();

@@ -34,4 +34,14 @@ searchAbove: number,
 /**
  * How many tools a chat turn would offer now (against `search_above`).
  */
-offeredTools: number, };
+offeredTools: number, 
+/**
+ * Tools switched on that a turn holds back until the person approves them in a chat (never
+ * approved, or changed since).
+ */
+toReview: number, 
+/**
+ * Tools switched on that a turn never offers: a deny rule covers them, or their names hide
+ * characters.
+ */
+refusedTools: number, };

@@ -94,6 +94,19 @@ describe("Tools screen: the context limits", () => {
     );
   });
 
+  it("says which tools switched on a turn holds back, and why, instead of offering them all", async () => {
+    const b = new FakeBackend().addServer("everything");
+    const pin = { current: {}, pinned: null, changes: [], hiddenCharacters: false, digest: "d1" };
+    b.pins["everything"] = [{ ...pin, item: "tool:echo", state: "new" }];
+    b.policies = [{ server: "everything", kind: "tool_call", tool: "weather", rule: "deny" }];
+    render(<Tools backend={b} />);
+    await waitFor(() =>
+      expect(screen.getByTestId("context-search-state").textContent).toBe(
+        "The model is offered 0 tools (it searches for them above 40). 1 waits for your approval in a chat; 1 is refused (a deny rule, or hidden characters).",
+      ),
+    );
+  });
+
   it("reads the count again when a tool is switched off on the screen", async () => {
     const b = new FakeBackend().addServer("everything");
     b.toolSearchAbove = 1;

@@ -68,7 +68,7 @@ impl App {
         let (pins, policies) = (self.0.door.pins().clone(), self.0.door.policies().clone());
         let switches = self.0.chats.switches().clone();
         let (candidates, sets) = (all.clone(), args.tool_sets);
-        let (offered, _) = off_thread(move || {
+        let (offered, withheld) = off_thread(move || {
             let sets = sets.map(|names| switches.members(&names)).transpose()?;
             accepted(
                 &pins,
@@ -81,6 +81,7 @@ impl App {
         let search_above = ToolSource::search_above(&self.0.host);
         // Tokenizing is CPU work on text the servers wrote: off the runtime.
         let offered_tools = offered.len();
+        let (to_review, refused_tools) = tokens::held_back(&withheld);
         let (offered_tokens, counted) = off_thread(move || {
             // Every tool is counted once; what a turn offers is a part of them.
             let counted = tokens::tool_tokens(tokenizer, &all);
@@ -112,6 +113,8 @@ impl App {
                 .unwrap_or(DEFAULT_WARN_PERCENT),
             search_above,
             offered_tools,
+            to_review,
+            refused_tools,
             tokenizer,
             model,
         })

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use ts_rs::TS;
 
-use super::OfferedTool;
+use super::{OfferedTool, WithheldReason, WithheldTool};
 
 /// The longest definition tokenized (bytes); longer ones are estimated at four bytes a token.
 const MAX_TOKENIZED: usize = 64 * 1024;
@@ -65,6 +65,29 @@ pub struct TokenMeter {
     /// How many tools a chat turn would offer now (against `search_above`).
     #[ts(type = "number")]
     pub offered_tools: usize,
+    /// Tools switched on that a turn holds back until the person approves them in a chat (never
+    /// approved, or changed since).
+    #[ts(type = "number")]
+    pub to_review: usize,
+    /// Tools switched on that a turn never offers: a deny rule covers them, or their names hide
+    /// characters.
+    #[ts(type = "number")]
+    pub refused_tools: usize,
+}
+
+/// Of the tools a turn withholds, how many wait for the person's review in a chat (never
+/// approved, or changed since) and how many it refuses (a deny rule, hidden characters).
+pub fn held_back(withheld: &[WithheldTool]) -> (usize, usize) {
+    let refused = withheld
+        .iter()
+        .filter(|w| {
+            matches!(
+                w.reason,
+                WithheldReason::Denied | WithheldReason::HiddenCharacters
+            )
+        })
+        .count();
+    (withheld.len() - refused, refused)
 }
 
 /// The context window of `model`, where known: OpenAI's from tiktoken's table, Anthropic's and
@@ -150,6 +173,27 @@ pub fn tool_tokens(tokenizer: Tokenizer, tools: &[OfferedTool]) -> Vec<ToolToken
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The meter's "offered all 0 tools" beside a list of tools said to be offered: tools not yet
+    /// approved in a chat were counted nowhere.
+    #[test]
+    fn withheld_tools_are_told_apart_by_what_would_offer_them() {
+        let held = |reason| WithheldTool {
+            server: "s".into(),
+            tool: "t".into(),
+            reason,
+        };
+        let withheld = [
+            held(WithheldReason::NotApproved),
+            held(WithheldReason::Changed),
+            held(WithheldReason::InstructionsNotApproved),
+            held(WithheldReason::InstructionsChanged),
+            held(WithheldReason::Denied),
+            held(WithheldReason::HiddenCharacters),
+        ];
+        assert_eq!(held_back(&withheld), (4, 2));
+        assert_eq!(held_back(&[]), (0, 0));
+    }
 
     #[test]
     fn each_family_gets_its_tokenizer() {

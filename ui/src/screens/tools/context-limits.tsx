@@ -14,7 +14,9 @@ import { ErrorBanner } from "../../components/error-banner";
 
 const tools = (n: number) => `${n} ${n === 1 ? "tool" : "tools"}`;
 
-/** "The model searches for tools (52 offered > 40)." or "The model is offered all 12 tools (…)". */
+/** "The model searches for tools (52 offered > 40)." or "The model is offered all 12 tools (…)",
+ *  and the tools switched on that a turn holds back: "The model is offered 2 tools (…). 5
+ *  wait for your approval in a chat." */
 export function SearchState(props: { meter: TokenMeter | null }) {
   const { meter } = props;
   if (!meter) return null;
@@ -29,9 +31,23 @@ export function SearchState(props: { meter: TokenMeter | null }) {
     >
       {searching
         ? `The model searches for tools (${offered} offered > ${meter.searchAbove}).`
-        : `The model is offered all ${tools(offered)} (it searches for them above ${meter.searchAbove}).`}
+        : `The model is offered ${heldBack(meter) ? "" : "all "}${tools(offered)} (it searches for them above ${meter.searchAbove}).`}
+      {heldBack(meter) ? ` ${held(meter)}` : null}
     </p>
   );
+}
+
+const heldBack = (meter: TokenMeter) => meter.toReview + meter.refusedTools > 0;
+
+/** "3 wait for your approval in a chat; 1 is refused (a deny rule, or hidden characters)." */
+function held(meter: TokenMeter): string {
+  const parts = [];
+  if (meter.toReview)
+    parts.push(`${meter.toReview} ${meter.toReview === 1 ? "waits" : "wait"} for your approval in a chat`);
+  if (meter.refusedTools)
+    parts.push(`${meter.refusedTools} ${meter.refusedTools === 1 ? "is" : "are"} refused (a deny rule, or hidden characters)`);
+  const text = parts.join("; ");
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
 /** What a number field holds: its text, and whether the browser found it no number at all. */
