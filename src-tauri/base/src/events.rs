@@ -18,6 +18,8 @@ pub use reviews::ReviewEvent;
 pub use servers::{ListKind, ServerEvent, ServerStatus, ServerSummary};
 pub use tasks::{TaskState, TaskView};
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use tokio::sync::broadcast;
 use ts_rs::TS;
@@ -81,10 +83,14 @@ pub const CONTROL_CAPACITY: usize = 4096;
 pub const STREAM_CAPACITY: usize = 4096;
 
 /// The two channels; cloned into every emitter. Publishing never waits for listeners.
+///
+/// A channel makes all its slots at once, each as large as what it carries: an event behind an
+/// `Arc` keeps the two channels' 8,192 slots at a few hundred KiB where the events themselves
+/// would take megabytes (most of a short CLI run's memory).
 #[derive(Debug, Clone)]
 pub struct Bus {
-    control: broadcast::Sender<CoreEvent>,
-    streams: broadcast::Sender<CoreEvent>,
+    control: broadcast::Sender<Arc<CoreEvent>>,
+    streams: broadcast::Sender<Arc<CoreEvent>>,
 }
 
 impl Default for Bus {
@@ -110,7 +116,7 @@ impl Bus {
         } else {
             &self.control
         };
-        let _ = channel.send(event);
+        let _ = channel.send(Arc::new(event));
     }
 
     /// A listener for state changes, from now on.
@@ -126,14 +132,14 @@ impl Bus {
 
 /// One listener on one channel.
 #[derive(Debug)]
-pub struct Listener(broadcast::Receiver<CoreEvent>);
+pub struct Listener(broadcast::Receiver<Arc<CoreEvent>>);
 
 impl Listener {
     /// The next event; [`CoreEvent::RESYNC`] in place of any that were dropped because this
     /// listener fell behind; `None` once the bus is gone.
     pub async fn recv(&mut self) -> Option<CoreEvent> {
         match self.0.recv().await {
-            Ok(event) => Some(event),
+            Ok(event) => Some(Arc::unwrap_or_clone(event)),
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 tracing::debug!(missed, "an event listener fell behind; resync");
                 Some(CoreEvent::RESYNC)
@@ -145,7 +151,7 @@ impl Listener {
     /// The next event if one is waiting (same lag rule as [`Listener::recv`]).
     pub fn try_recv(&mut self) -> Option<CoreEvent> {
         match self.0.try_recv() {
-            Ok(event) => Some(event),
+            Ok(event) => Some(Arc::unwrap_or_clone(event)),
             Err(broadcast::error::TryRecvError::Lagged(_)) => Some(CoreEvent::RESYNC),
             Err(_) => None,
         }
