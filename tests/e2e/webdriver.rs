@@ -221,9 +221,17 @@ impl Session {
               if (Date.now() > deadline) return false; \
               await new Promise(r => setTimeout(r, 100)); } \
             const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set; \
-            set.call(el, v); el.dispatchEvent(new Event('change', {bubbles: true})); return true;";
+            set.call(el, v); el.dispatchEvent(new Event('change', {bubbles: true})); \
+            await new Promise(r => setTimeout(r, 0)); \
+            if (!el.isConnected) return 'the select was replaced before the page took the choice'; \
+            if (el.value !== v) return `the page set the select back to ${JSON.stringify(el.value)}`; \
+            return true;";
         let ok = self.script_async_el(script, &e, json!(value)).await;
-        assert_eq!(ok, json!(true), "{css} never offered {value:?}");
+        match ok {
+            Value::Bool(true) => {}
+            Value::Bool(false) => panic!("{css} never offered {value:?}"),
+            other => panic!("choosing {value:?} in {css}: {other}"),
+        }
     }
 
     async fn script_async_el(&self, body: &str, e: &Element, arg: Value) -> Value {
