@@ -15,11 +15,11 @@ use rmcp::model::{
 };
 use switchboard_core::app::requests::*;
 use switchboard_core::app::{
-    App, AppView, AuditEntry, AuditQuery, ComparedAnswer, Confirm, Conversation, ConversationView,
-    ImportCandidate, ImportPlan, ImportReport, KeptSession, KeptSessions, PinItem, PolicyEntry,
-    ProviderSettings, Review, RootsView, ServerView, SignInInfo, Skill, SkillForChat, TaskView,
-    TokenMeter, ToolSet, ToolSwitchesView, TrafficLimits, TrafficMessage, TrafficPage,
-    TrafficQuery, WithheldTool, import_locations as locations,
+    App, AppView, AuditEntry, AuditQuery, ComparedAnswer, Confirm, ConfirmRoots, Conversation,
+    ConversationView, ImportCandidate, ImportPlan, ImportReport, KeptSession, KeptSessions,
+    PinItem, PolicyEntry, ProviderSettings, Review, RootsView, ServerView, SignInInfo, Skill,
+    SkillForChat, TaskView, TokenMeter, ToolSet, ToolSwitchesView, TrafficLimits, TrafficMessage,
+    TrafficPage, TrafficQuery, WithheldTool, import_locations as locations,
 };
 use switchboard_core::app::{
     BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Listing, Page,
@@ -101,33 +101,59 @@ async fn set_roots<R: Runtime>(
     app: State<'_, App>,
     args: SetRoots,
 ) -> Result<()> {
-    app.set_roots(args, confirm_in_dialog(window)).await
+    let confirm = confirm_in_dialog(window.clone());
+    app.set_roots(args, confirm, confirm_roots_in_dialog(window))
+        .await
 }
 
 /// The native dialog that shows exactly what a server would run.
 fn confirm_in_dialog<R: Runtime>(window: AppHandle<R>) -> Confirm {
-    use tauri_plugin_dialog::{MessageDialogButtons, MessageDialogKind};
     Box::new(move |review| {
-        Box::pin(async move {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            window
-                .dialog()
-                .message(format!(
-                    "Switchboard runs this only if you trust it. Check every line:\n\n{}",
-                    review.text()
-                ))
-                .title(format!("Trust server {:?}?", review.server))
-                .kind(MessageDialogKind::Warning)
-                .buttons(MessageDialogButtons::OkCancelCustom(
-                    "Trust and run".into(),
-                    "Cancel".into(),
-                ))
-                .show(move |trusted| {
-                    let _ = tx.send(trusted);
-                });
-            rx.await.unwrap_or(false)
-        })
+        let message = format!(
+            "Switchboard runs this only if you trust it. Check every line:\n\n{}",
+            review.text()
+        );
+        let title = format!("Trust server {:?}?", review.server);
+        Box::pin(ask_in_dialog(window, title, message, "Trust and run"))
     })
+}
+
+/// The native dialog that shows new global roots and every server that would get them.
+fn confirm_roots_in_dialog<R: Runtime>(window: AppHandle<R>) -> ConfirmRoots {
+    Box::new(move |review| {
+        let title = "Trust servers with new roots?".to_owned();
+        Box::pin(ask_in_dialog(
+            window,
+            title,
+            review.text(),
+            "Trust and change",
+        ))
+    })
+}
+
+/// Asks in a native warning dialog (the web view can neither draw nor click it); whether the
+/// person chose `yes`.
+async fn ask_in_dialog<R: Runtime>(
+    window: AppHandle<R>,
+    title: String,
+    message: String,
+    yes: &str,
+) -> bool {
+    use tauri_plugin_dialog::{MessageDialogButtons, MessageDialogKind};
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    window
+        .dialog()
+        .message(message)
+        .title(title)
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            yes.into(),
+            "Cancel".into(),
+        ))
+        .show(move |trusted| {
+            let _ = tx.send(trusted);
+        });
+    rx.await.unwrap_or(false)
 }
 
 /// A file the person chose in a native picker, remembered for the command that uses it (the

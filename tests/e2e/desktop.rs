@@ -273,8 +273,14 @@ impl Desktop {
     /// its first button (`accept`) or Escape. The web view cannot reach this dialog; a person's
     /// keyboard can, and so can xdotool on the test's display.
     pub async fn answer_native_dialog(&self, title: &str, accept: bool) {
+        self.answer_native_dialog_shown_as(title, accept, "trust-dialog.png")
+            .await;
+    }
+
+    /// As [`Desktop::answer_native_dialog`], the screen kept as `screenshot`.
+    pub async fn answer_native_dialog_shown_as(&self, title: &str, accept: bool, screenshot: &str) {
         let window = self.native_window(title).await;
-        self.screenshot_screen("trust-dialog.png");
+        self.screenshot_screen(screenshot);
         self.xdotool(&["windowfocus", "--sync", &window]);
         let key = if accept { "Return" } else { "Escape" };
         let sent = self.xdotool(&["key", "--clearmodifiers", key]);

@@ -49,6 +49,9 @@ pub async fn a_hand_edit_is_never_lost(desktop: &Desktop) {
     s.click_css("[data-testid=nav-roots]").await;
     s.type_into("[data-testid=root-path]", &folder).await;
     s.click_css("[data-testid=root-add]").await;
+    desktop
+        .answer_native_dialog("Trust servers with new roots", true)
+        .await;
     let item = format!("[data-testid=root-item][data-path=\"{folder}\"]");
     s.wait_for(&item, SHORT).await;
     let saved = on_disk(desktop);
@@ -77,8 +80,11 @@ pub async fn a_hand_edit_is_never_lost(desktop: &Desktop) {
         broken
     );
 
-    // Fixed in the editor (as it was before this scenario): the banner and the server go.
-    write(desktop, &before);
+    // Fixed in the editor (as it was before this scenario, with the root the servers were
+    // trusted with since): the banner and the server go.
+    let mut fixed = before;
+    fixed["roots"] = saved["roots"].clone();
+    write(desktop, &fixed);
     gone(desktop, "[data-testid=config-problem]").await;
     s.click_css("[data-testid=nav-servers]").await;
     gone(desktop, "[data-testid=server-row][data-name=\"edited\"]").await;

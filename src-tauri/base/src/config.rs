@@ -113,6 +113,22 @@ impl std::fmt::Debug for EnvFileRead {
     }
 }
 
+/// The global roots a server without roots of its own gets, as they were when its definition was
+/// read from the config (see [`Config::settle`]). What a local server's box may write, so part of
+/// what is trusted; never saved.
+#[derive(Debug, Clone, Default)]
+pub struct InheritedRoots(pub Option<Vec<PathBuf>>);
+
+/// Inherited roots are not part of the definition: two definitions are the same whatever global
+/// roots they were read with (a change to those is seen through [`Config::roots_for`]).
+impl PartialEq for InheritedRoots {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for InheritedRoots {}
+
 /// One configured server: how to reach it plus its settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -182,6 +198,10 @@ pub struct ServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "Array<string> | null")]
     pub roots: Option<Vec<PathBuf>>,
+    /// The global roots it gets when `roots` is absent. Never saved.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub inherited_roots: InheritedRoots,
     /// The OS box a local server runs in: `false` (not sandboxed), `true` (the default profile),
     /// or a profile. When absent, new servers are sandboxed by default (see docs/sandbox.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -459,6 +479,21 @@ impl ServerConfig {
         }
     }
 
+    /// Records `global` as the roots it inherits, when it has none of its own.
+    pub fn inherit_roots(&mut self, global: &[PathBuf]) {
+        self.inherited_roots = InheritedRoots(self.roots.is_none().then(|| global.to_vec()));
+    }
+
+    /// The roots a local server's box may write, as trusted: its own when set, otherwise the
+    /// global ones it inherits, if any. A remote server's files are not here to reach, so only
+    /// its own (the server is told of them) count for it.
+    pub fn trusted_roots(&self) -> Option<&Vec<PathBuf>> {
+        let inherited = self.inherited_roots.0.as_ref().filter(|r| !r.is_empty());
+        self.roots
+            .as_ref()
+            .or(inherited.filter(|_| self.command.is_some()))
+    }
+
     /// Validates the definition and returns how to reach the server. `name` and `file` only feed
     /// the error message.
     pub fn endpoint(&self, file: &Path, name: &str) -> Result<Endpoint> {
@@ -648,7 +683,16 @@ impl Config {
             server.endpoint(file, &name)?;
             config.mcp_servers.insert(name, server);
         }
+        config.settle();
         Ok(config)
+    }
+
+    /// Gives each server without roots of its own the global ones as it inherits them: call
+    /// after any change to the servers or the global roots.
+    pub fn settle(&mut self) {
+        for server in self.mcp_servers.values_mut() {
+            server.inherit_roots(&self.roots);
+        }
     }
 
     /// Writes the config atomically (temp file + rename) so a crash never leaves half a file;

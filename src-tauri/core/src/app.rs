@@ -15,7 +15,7 @@ pub use gallery::{
     UpdateView, pick_choice,
 };
 pub use skills::SkillForChat;
-pub use trust::Confirm;
+pub use trust::{Confirm, ConfirmRoots};
 
 // Everything the shell and the CLI need besides `App`, in one place: they name nothing of the
 // core but this module (src-tauri/core/tests/structure.rs checks it).
@@ -338,10 +338,14 @@ impl AppBuilder {
         let of = config_of.clone();
         let limits =
             Arc::new(move |server: &str| of(server).and_then(|s| s.sampling).unwrap_or_default());
-        let allowed = Arc::new(move |server: &str| {
-            config_of(server)
-                .map(|s| s.sampling_models)
-                .unwrap_or_default()
+        let allowed = Arc::new(move |server: &str| match config_of(server) {
+            Some(s) => Some(s.sampling_models),
+            // Not in the file: the CLI's server given on the spot (`--stdio`) has no setting and
+            // may use any model; in the app, a server renamed or removed meanwhile none.
+            None => {
+                let supervised = host.get().is_none_or(Host::is_supervised);
+                (!supervised).then(Vec::new)
+            }
         });
         let mut door = Door::new(
             reviewer,

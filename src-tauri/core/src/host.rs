@@ -249,6 +249,12 @@ impl Host {
         }
     }
 
+    /// Whether it supervises its servers (the desktop app), rather than connecting per command
+    /// (the CLI).
+    pub fn is_supervised(&self) -> bool {
+        self.supervised
+    }
+
     /// The supervised servers.
     pub fn servers(&self) -> &Servers {
         &self.servers
@@ -333,6 +339,8 @@ impl Host {
         if let Some(old) = renamed_from {
             let _ = self.servers.remove(old).await;
         }
+        let mut server = server;
+        server.inherit_roots(&self.config()?.roots);
         self.servers.upsert(name, server, roots).await
     }
 
@@ -568,6 +576,7 @@ impl Host {
         let mut guard = self.write()?;
         let mut next = guard.clone();
         let out = change(&mut next)?;
+        next.settle();
         let mut disk = self.disk()?;
         let on_disk = read_text(&self.file)?.as_deref().map(text_digest);
         if on_disk != disk.seen {

@@ -169,7 +169,7 @@ enum Command {
     /// A new definition and roots: the old connection ends, the new one starts if enabled.
     Replace {
         config: Box<ServerConfig>,
-        roots: Vec<Root>,
+        roots: Vec<PathBuf>,
         ack: oneshot::Sender<()>,
     },
 }
@@ -193,7 +193,7 @@ pub struct ServerHandle {
     name: String,
     commands: mpsc::Sender<Command>,
     state: watch::Receiver<ServerState>,
-    roots: Arc<watch::Sender<Vec<Root>>>,
+    roots: Roots,
     stderr: StderrRing,
     /// Hosts its sandbox's proxy refused.
     refused_hosts: crate::egress::RefusedHosts,
@@ -223,10 +223,12 @@ impl ServerHandle {
     /// Starts supervising `name`. Enabled servers connect at once.
     pub fn spawn(
         name: &str,
-        config: ServerConfig,
+        mut config: ServerConfig,
         roots: Vec<PathBuf>,
         ctx: &SupervisorContext,
     ) -> Self {
+        // `roots` are its own, or the global ones it inherits: judged with them from the start.
+        config.inherit_roots(&roots);
         let (commands, rx) = mpsc::channel(8);
         let untrusted = ctx.trust.verdict(name, &config) != crate::trust::TrustVerdict::Trusted;
         let initial = if config.enabled && untrusted {
@@ -238,7 +240,10 @@ impl ServerHandle {
         };
         let (state_tx, state) = watch::channel(initial);
         let (roots_tx, roots_rx) = watch::channel(roots_from_paths(&roots));
-        let roots_tx = Arc::new(roots_tx);
+        let roots_tx = Roots {
+            told: Arc::new(roots_tx),
+            paths: Arc::new(std::sync::Mutex::new(roots)),
+        };
         let stderr = StderrRing::new(STDERR_LINES);
         let refused_hosts = crate::egress::RefusedHosts::default();
         let opts = ConnectOptions {
@@ -434,7 +439,7 @@ impl ServerHandle {
         let (ack, done) = oneshot::channel();
         self.send(Command::Replace {
             config: Box::new(config),
-            roots: roots_from_paths(roots),
+            roots: roots.to_vec(),
             ack,
         })
         .await?;
@@ -453,8 +458,9 @@ impl ServerHandle {
     /// Replaces the roots this server sees; whether they changed. Tell the server with
     /// [`ServerHandle::notify_roots_changed`].
     pub fn update_roots(&self, roots: &[PathBuf]) -> bool {
+        self.roots.keep_paths(roots);
         let roots = roots_from_paths(roots);
-        self.roots.send_if_modified(|current| {
+        self.roots.told.send_if_modified(|current| {
             if *current == roots {
                 false
             } else {
@@ -491,10 +497,30 @@ impl ServerHandle {
     }
 }
 
+/// A server's roots: as told to it (shared with its connection), and the paths they were made
+/// from (what its trust is judged with).
+#[derive(Clone)]
+struct Roots {
+    told: Arc<watch::Sender<Vec<Root>>>,
+    paths: Arc<std::sync::Mutex<Vec<PathBuf>>>,
+}
+
+impl Roots {
+    fn keep_paths(&self, paths: &[PathBuf]) {
+        if let Ok(mut kept) = self.paths.lock() {
+            *kept = paths.to_vec();
+        }
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        self.paths.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+}
+
 struct Supervisor {
     opts: ConnectOptions,
     /// The roots the connection hands out (the handle changes them too, with a notification).
-    roots: Arc<watch::Sender<Vec<Root>>>,
+    roots: Roots,
     commands: mpsc::Receiver<Command>,
     state: watch::Sender<ServerState>,
     events: Bus,
@@ -516,7 +542,7 @@ enum Ended {
     /// The user stopped the server; acknowledged once it is down.
     Stop(oneshot::Sender<()>),
     /// A new definition and roots; acknowledged once the old connection is down.
-    Replace(Box<ServerConfig>, Vec<Root>, oneshot::Sender<()>),
+    Replace(Box<ServerConfig>, Vec<PathBuf>, oneshot::Sender<()>),
     /// Every handle is gone.
     Gone,
 }
@@ -605,10 +631,12 @@ impl Supervisor {
 
     /// Takes a new definition and its roots (together, once the old connection is down); connects
     /// if it is enabled.
-    fn adopt(&mut self, config: ServerConfig, roots: Vec<Root>) -> Next {
+    fn adopt(&mut self, mut config: ServerConfig, roots: Vec<PathBuf>) -> Next {
         let enabled = config.enabled;
+        config.inherit_roots(&roots);
         self.opts.config = config;
-        self.roots.send_replace(roots);
+        self.roots.keep_paths(&roots);
+        self.roots.told.send_replace(roots_from_paths(&roots));
         if enabled {
             Next::Connect
         } else {
@@ -621,6 +649,8 @@ impl Supervisor {
         // This start's options, its env file read once: what is checked is what is spawned.
         let mut opts = self.opts.clone();
         opts.config = switchboard_protocol::env_file::read_once(&opts.config);
+        // Judged with the roots its box will be given now, whatever they were when it was defined.
+        opts.config.inherit_roots(&self.roots.paths());
         // Nothing the user has not trusted is spawned or dialed, however it got into the file.
         if !self.trust.admit(&opts.server, &opts.config) {
             self.set(ServerState::NeedsTrust);

@@ -24,8 +24,9 @@ use crate::store::{Store, now_ms};
 /// Limits looked up per server (the configuration can change while running).
 pub type LimitsFor = Arc<dyn Fn(&str) -> SamplingLimits + Send + Sync>;
 
-/// The models each server may be sampled on, by server name (empty: any).
-pub type AllowedFor = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
+/// The models each server may be sampled on, by server name (empty: any); `None`: no model at
+/// all (a configured server whose setting can no longer be read: renamed or removed meanwhile).
+pub type AllowedFor = Arc<dyn Fn(&str) -> Option<Vec<String>> + Send + Sync>;
 
 /// Where sampling goes, and rate and budget accounting for it.
 pub struct Sampling {
@@ -79,15 +80,29 @@ impl Sampling {
         self
     }
 
-    /// The models `server` may be sampled on (empty: any).
-    pub fn allowed(&self, server: &str) -> Vec<String> {
-        self.allowed.as_ref().map(|a| a(server)).unwrap_or_default()
+    /// The models `server` may be sampled on (empty: any), or why it may be sampled on none.
+    pub fn allowed(&self, server: &str) -> Result<Vec<String>, McpError> {
+        match &self.allowed {
+            None => Ok(Vec::new()),
+            Some(allowed) => allowed(server).ok_or_else(|| {
+                McpError::internal_error(
+                    format!(
+                        "Server {server:?} is no longer in your configuration (renamed or \
+                         removed), so its sampling request is refused."
+                    ),
+                    None,
+                )
+            }),
+        }
     }
 
-    /// The model for `server`'s request preferences, among those it may be sampled on.
-    pub fn choose_for(&self, server: &str, prefs: Option<&Value>) -> Option<(String, String)> {
-        let allowed = self.allowed(server);
-        self.models.read().ok()?.choose_among(prefs, &allowed)
+    /// The model for a request's preferences, among `allowed` (empty: any).
+    pub fn choose_among(
+        &self,
+        prefs: Option<&Value>,
+        allowed: &[String],
+    ) -> Option<(String, String)> {
+        self.models.read().ok()?.choose_among(prefs, allowed)
     }
 
     /// The limits of `server`.

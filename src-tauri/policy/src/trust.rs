@@ -2,9 +2,10 @@
 //! app, a pasted snippet) is hostile until the user has seen it: a server is spawned or dialed
 //! only when the SHA-256 of its canonical launch definition (command, args, cwd, env, envFile
 //! and what that file holds, url, headers, transport, the sandbox, and the settings that widen
-//! what it may reach or make Switchboard do for it: roots, sampling limits, largest message,
-//! sign-in client) is one the user trusted, after being shown exactly that definition with
-//! hidden characters revealed. The name is not part of the digest, so renaming keeps trust;
+//! what it may reach or make Switchboard do for it: roots (a local server's own, or the global
+//! ones it inherits: its box may write them), sampling limits, largest message, sign-in client)
+//! is one the user trusted, after being shown exactly that definition with hidden characters
+//! revealed. The name is not part of the digest, so renaming keeps trust;
 //! any other change to those fields asks again.
 //!
 //! Each name is also bound to the trusted definition it last ran, because its standing rules and
@@ -89,7 +90,7 @@ fn reach_settings(c: &ServerConfig) -> [(&'static str, Value); 5] {
     let value = |v: Result<Value, _>| v.unwrap_or(Value::Null);
     let models = (!c.sampling_models.is_empty()).then(|| json!(c.sampling_models));
     [
-        ("roots", value(serde_json::to_value(&c.roots))),
+        ("roots", value(serde_json::to_value(c.trusted_roots()))),
         ("sampling", value(serde_json::to_value(c.sampling))),
         ("samplingModels", models.unwrap_or(Value::Null)),
         ("maxMessageBytes", json!(c.max_message_bytes)),
@@ -172,10 +173,14 @@ fn reach_lines(c: &ServerConfig) -> Vec<LaunchSetting> {
             value: reveal(&value).into_owned(),
         })
     };
-    if let Some(roots) = &c.roots {
+    if let Some(roots) = c.trusted_roots() {
         let shown: Vec<String> = roots.iter().map(|r| quoted(&r.to_string_lossy())).collect();
         add(
-            "Roots",
+            if c.roots.is_some() {
+                "Roots"
+            } else {
+                "Roots (the global ones)"
+            },
             if shown.is_empty() {
                 "(none)".into()
             } else {
@@ -481,23 +486,96 @@ impl LaunchReview {
                 "\nWARNING: this definition contains hidden characters, shown as ⟨U+…⟩.\n",
             );
         }
-        if self.verdict == TrustVerdict::Changed {
+        if self.resets_rules() {
             out.push_str(
                 "\nThis server ran a different definition before. Trusting this one resets its \
                  standing rules and pinned tools.\n",
             );
-            if !self.changes.is_empty() {
-                out.push_str("\nWhat changed since you trusted it:\n");
-                for change in &self.changes {
-                    out.push_str(&change_text(change));
-                }
+        } else if self.verdict == TrustVerdict::Changed {
+            out.push_str(
+                "\nThis server ran this definition before with other roots. Its standing rules \
+                 and pinned tools are kept.\n",
+            );
+        }
+        if self.verdict == TrustVerdict::Changed && !self.changes.is_empty() {
+            out.push_str("\nWhat changed since you trusted it:\n");
+            for change in &self.changes {
+                out.push_str(&change_text(change));
             }
         }
         out
     }
 }
 
+/// New global roots, shown once for every trusted local server that inherits them: what each of
+/// them could read and write from then on. Trusting it trusts each of their definitions with
+/// these roots, the rest of each as it was trusted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RootsReview {
+    /// The servers that would run with them, hidden characters revealed, each with whether it
+    /// runs in the OS sandbox (one that does not can reach every file of yours anyway).
+    pub servers: Vec<(String, bool)>,
+    /// The new global roots, hidden characters revealed.
+    pub roots: Vec<String>,
+}
+
+impl RootsReview {
+    /// The review of `roots` for `servers` (each name with whether it is sandboxed).
+    pub fn of(servers: &[(String, bool)], roots: &[std::path::PathBuf]) -> Self {
+        Self {
+            servers: servers
+                .iter()
+                .map(|(s, boxed)| (reveal(s).into_owned(), *boxed))
+                .collect(),
+            roots: roots
+                .iter()
+                .map(|r| reveal(&r.to_string_lossy()).into_owned())
+                .collect(),
+        }
+    }
+
+    /// The review as plain text, every value quoted.
+    pub fn text(&self) -> String {
+        let roots: String = if self.roots.is_empty() {
+            "  (none)\n".to_owned()
+        } else {
+            self.roots
+                .iter()
+                .map(|r| format!("  {}\n", quoted(r)))
+                .collect()
+        };
+        let servers: String = self
+            .servers
+            .iter()
+            .map(|(s, boxed)| {
+                let note = if *boxed {
+                    ""
+                } else {
+                    " (not sandboxed: it can reach all your files anyway)"
+                };
+                format!("  {}{note}\n", quoted(s))
+            })
+            .collect();
+        format!(
+            "These servers use the global roots. Besides the system and their own files, their \
+             sandbox would let them read and write these folders:\n{roots}\nServers:\n{servers}"
+        )
+    }
+}
+
 impl LaunchReview {
+    /// Whether trusting it resets the name's standing rules and pinned tools: the name ran
+    /// another definition before, and not one that differed in its roots alone (the same
+    /// program given other folders keeps what the person decided about its tools).
+    pub fn resets_rules(&self) -> bool {
+        let roots_only = !self.changes.is_empty()
+            && self
+                .changes
+                .iter()
+                .all(|c| c.path == "/roots" || c.path.starts_with("/roots/"));
+        self.verdict == TrustVerdict::Changed && !roots_only
+    }
+
     /// Whether the dialog masked this env-file value (its text is ours, not the file's): decided
     /// by the name, as `env_file_settings` decides, never by the value's text.
     fn env_file_masked(&self, s: &LaunchSetting) -> bool {

@@ -187,8 +187,28 @@ struct RingInner {
 /// Values shorter than this are not hidden: they would blank out ordinary words.
 const MIN_HIDDEN: usize = 4;
 
+/// One line of a multi-line secret shorter than this is not hidden on its own.
+const MIN_HIDDEN_LINE: usize = 12;
+
 /// The longest stderr line kept; longer lines are truncated.
 pub const MAX_STDERR_LINE: usize = 8 * 1024;
+
+/// `value`, and each of its lines when it has several: stderr is kept line by line, so a
+/// multi-line secret (a PEM key) printed whole is found one line at a time.
+pub fn with_its_lines(value: String) -> Vec<String> {
+    // A short last line (a PEM key's `Aw==`) would blank out ordinary text wherever it occurs.
+    let lines: Vec<String> = value
+        .lines()
+        .map(|l| l.trim_end_matches('\r').to_owned())
+        .filter(|l| l.trim().len() >= MIN_HIDDEN_LINE)
+        .collect();
+    let several = value.contains('\n');
+    let mut forms = vec![value];
+    if several {
+        forms.extend(lines);
+    }
+    forms
+}
 
 impl StderrRing {
     /// A ring keeping at most `capacity` lines.
@@ -221,6 +241,7 @@ impl StderrRing {
     pub fn hide(&self, values: impl IntoIterator<Item = String>) {
         let mut hidden: Vec<String> = values
             .into_iter()
+            .flat_map(with_its_lines)
             .filter(|v| v.trim().len() >= MIN_HIDDEN)
             .collect();
         // The longest first: a secret that contains another is hidden whole.

@@ -351,7 +351,8 @@ impl App {
 
     /// The trust review of the definition `args` would install.
     pub async fn install_review(&self, args: &InstallRequest) -> Result<LaunchReview> {
-        let plan = self.install_plan(args).await?;
+        let mut plan = self.install_plan(args).await?;
+        plan.config.inherit_roots(&self.0.host.config()?.roots);
         let trust = &self.0.host.context().trust;
         Ok(LaunchReview::of(&plan.name, &plan.config, trust))
     }

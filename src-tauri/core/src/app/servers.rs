@@ -23,7 +23,7 @@ use crate::events::{CoreEvent, Listener, ServerEvent};
 use crate::host::RootsView;
 use crate::servers::ServerView;
 use crate::store::off_thread;
-use crate::trust::{LaunchReview, TrustVerdict};
+use crate::trust::{LaunchReview, RootsReview, TrustVerdict};
 
 /// Where a tool result carries the sandbox's hint to the window.
 pub const SANDBOX_HINT_META: &str = "dev.switchboard/sandboxHint";
@@ -279,35 +279,65 @@ impl App {
         self.0.host.roots()
     }
 
-    /// Sets the global roots or one server's own; running servers are told. A server's own
-    /// roots are part of what is trusted (they are what its box may write): changing a trusted
-    /// server's roots is shown through `confirm` and happens only if the person trusts it.
-    pub async fn set_roots(&self, args: SetRoots, confirm: super::Confirm) -> Result<()> {
-        let paths = args
+    /// Sets the global roots or one server's own; running servers are told. Roots are part of
+    /// what is trusted (they are what a local server's box may write): a trusted server's new
+    /// roots are shown through `confirm`, new global roots through `confirm_roots` once for every
+    /// trusted local server that inherits them, and nothing changes unless the person trusts them.
+    pub async fn set_roots(
+        &self,
+        args: SetRoots,
+        confirm: super::Confirm,
+        confirm_roots: super::ConfirmRoots,
+    ) -> Result<()> {
+        let paths: Option<Vec<PathBuf>> = args
             .paths
-            .map(|ps| ps.into_iter().map(PathBuf::from).collect());
-        if let Some(server) = args.server.as_deref()
-            && let Some(granted) = self.confirm_roots(server, paths.as_ref(), confirm).await?
-        {
-            // Its supervisor must run what was trusted: saved as a whole, it restarts with it.
-            return self.0.host.save_server(server, granted, Some(server)).await;
+            .map(|ps| {
+                ps.into_iter()
+                    .map(|p| crate::host::absolute(p.into()))
+                    .collect()
+            })
+            .transpose()?;
+        let (saved, granted) = match args.server.as_deref() {
+            Some(server) => match self.confirm_roots(server, paths.as_ref(), confirm).await? {
+                Some((before, after)) => {
+                    // Its supervisor must run what was trusted: saved as a whole, it restarts
+                    // with it.
+                    let saved = self.0.host.save_server(server, after, Some(server)).await;
+                    (saved, vec![(server.to_owned(), before)])
+                }
+                None => (self.0.host.set_roots(Some(server), paths).await, Vec::new()),
+            },
+            None => {
+                let global = paths.clone().unwrap_or_default();
+                let granted = self.confirm_global_roots(&global, confirm_roots).await?;
+                (self.0.host.set_roots(None, paths).await, granted)
+            }
+        };
+        if saved.is_err() {
+            // Not saved: each server is trusted with, and bound to, what it still runs.
+            let trust = self.0.host.context().trust.clone();
+            off_thread(move || {
+                granted
+                    .iter()
+                    .try_for_each(|(name, before)| trust.grant(name, before))
+            })
+            .await?;
         }
-        self.0.host.set_roots(args.server.as_deref(), paths).await
+        saved
     }
 
     /// Asks the person to trust `server` with roots `paths` when it is trusted now; the config
-    /// trusted, if the person was asked and said yes.
+    /// as it was and as trusted, if the person was asked and said yes.
     async fn confirm_roots(
         &self,
         server: &str,
         paths: Option<&Vec<PathBuf>>,
         confirm: super::Confirm,
-    ) -> Result<Option<ServerConfig>> {
+    ) -> Result<Option<(ServerConfig, ServerConfig)>> {
         let before = switchboard_protocol::env_file::read_once(&self.configured_server(server)?);
         let mut after = before.clone();
-        after.roots = paths
-            .map(|ps| ps.iter().cloned().map(crate::host::absolute).collect())
-            .transpose()?;
+        after.roots = paths.cloned();
+        after.inherit_roots(&self.0.host.config()?.roots);
         let trust = self.0.host.context().trust.clone();
         if trust.verdict(server, &before) != TrustVerdict::Trusted
             || trust.verdict(server, &after) == TrustVerdict::Trusted
@@ -325,7 +355,55 @@ impl App {
         }
         let (name, granted) = (server.to_owned(), after.clone());
         off_thread(move || trust.grant(&name, &granted)).await?;
-        Ok(Some(after))
+        Ok(Some((before, after)))
+    }
+
+    /// Trusts each trusted server that inherits the global roots with `global` instead, once the
+    /// person has seen them and those servers together. Roots only taken away ask nothing: they
+    /// let no server reach more. Each server granted, as it was before.
+    async fn confirm_global_roots(
+        &self,
+        global: &[PathBuf],
+        confirm: super::ConfirmRoots,
+    ) -> Result<Vec<(String, ServerConfig)>> {
+        let config = self.0.host.config()?;
+        let trust = self.0.host.context().trust.clone();
+        let mut changed = Vec::new();
+        for (name, server) in config.mcp_servers.iter().filter(|(_, s)| s.roots.is_none()) {
+            let before = switchboard_protocol::env_file::read_once(server);
+            let mut after = before.clone();
+            after.inherit_roots(global);
+            if trust.verdict(name, &before) == TrustVerdict::Trusted
+                && trust.verdict(name, &after) != TrustVerdict::Trusted
+            {
+                changed.push((name.clone(), before, after));
+            }
+        }
+        if changed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wider = global.iter().any(|r| !config.roots.contains(r));
+        let shown: Vec<(String, bool)> = changed
+            .iter()
+            .map(|(n, _, after)| {
+                let boxed = trust.sandbox_state(n, after) == crate::trust::SandboxState::Sandboxed;
+                (n.clone(), boxed)
+            })
+            .collect();
+        if wider && !confirm(RootsReview::of(&shown, global)).await {
+            return Err(Error::new(
+                ErrorCode::Denied,
+                "The global roots were not changed, as you did not trust the servers that use \
+                 them with the new ones.",
+            ));
+        }
+        off_thread(move || {
+            changed
+                .into_iter()
+                .map(|(name, before, after)| trust.grant(&name, &after).map(|()| (name, before)))
+                .collect()
+        })
+        .await
     }
 
     /// The handle of configured server `name`, if its definition is trusted to run.

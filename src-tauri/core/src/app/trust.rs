@@ -12,11 +12,15 @@ use crate::config::import::take_plain_secret;
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::SecretStore;
 use crate::store::off_thread;
-use crate::trust::{LaunchReview, SandboxState, TrustVerdict, launch_digest};
+use crate::trust::{LaunchReview, RootsReview, SandboxState, TrustVerdict, launch_digest};
 
 /// Shows a person a launch definition and answers whether they trust it: the desktop's native
 /// dialog, the CLI's terminal prompt.
 pub type Confirm = Box<dyn FnOnce(LaunchReview) -> BoxFuture<'static, bool> + Send>;
+
+/// Shows a person new global roots and the servers that would get them, and answers whether
+/// they trust those servers with them.
+pub type ConfirmRoots = Box<dyn FnOnce(RootsReview) -> BoxFuture<'static, bool> + Send>;
 
 impl App {
     /// What trusting configured server `args.server` would let run.
@@ -59,7 +63,7 @@ impl App {
             ));
         }
         // Its rules and pins were made for what the name ran before.
-        if review.verdict == TrustVerdict::Changed {
+        if review.resets_rules() {
             self.0.door.forget_server(server).await?;
         }
         let (trust, name) = (self.0.host.context().trust.clone(), server.to_owned());
@@ -123,6 +127,8 @@ impl App {
         // One reading of its env file is asked about, shown and granted: an edit to the file
         // between the dialog and the grant would otherwise be trusted unseen.
         args.config = switchboard_protocol::env_file::read_once(&args.config);
+        // Trusted with the roots it will get: the global ones, if it has none of its own.
+        args.config.inherit_roots(&self.0.host.config()?.roots);
         // Asked about what the person submitted; what Switchboard then rewrites (secrets moved
         // to the keychain, references following a rename) is trusted along with it.
         let ask = trust.verdict(&bound, &args.config) != TrustVerdict::Trusted;

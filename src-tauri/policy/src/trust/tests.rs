@@ -54,6 +54,42 @@ fn the_digest_covers_what_runs_and_nothing_else() {
     assert_ne!(launch_digest(&remote), launch_digest(&other));
 }
 
+/// The global roots a local server inherits are what its box may write, so they are trusted like
+/// its own; a remote server cannot reach this computer's files through them.
+#[test]
+fn a_local_server_is_trusted_with_the_global_roots_it_inherits() {
+    let global = vec![PathBuf::from("/home/me/projects")];
+    let inheriting = |config: &ServerConfig, roots: &[PathBuf]| {
+        let mut c = config.clone();
+        c.inherit_roots(roots);
+        launch_digest(&c)
+    };
+    let local = server();
+    // None inherited: as before global roots counted, so earlier trust holds.
+    assert_eq!(inheriting(&local, &[]), launch_digest(&local));
+    assert_ne!(inheriting(&local, &global), launch_digest(&local));
+    let mut wider = global.clone();
+    wider.push(PathBuf::from("/home/me/.ssh"));
+    assert_ne!(inheriting(&local, &wider), inheriting(&local, &global));
+    // The same folders are the same reach, whether its own or inherited.
+    let mut own = local.clone();
+    own.roots = Some(global.clone());
+    assert_eq!(inheriting(&local, &global), launch_digest(&own));
+    assert_eq!(inheriting(&own, &wider), launch_digest(&own), "its own win");
+
+    let remote = ServerConfig::remote("https://a.example/mcp", Default::default());
+    assert_eq!(inheriting(&remote, &global), launch_digest(&remote));
+
+    let mut shown = local.clone();
+    shown.inherit_roots(&wider);
+    let (_store, trust) = trust();
+    let text = LaunchReview::of("fs", &shown, &trust).text();
+    assert!(
+        text.contains("Roots (the global ones): \"/home/me/projects\", \"/home/me/.ssh\""),
+        "{text}"
+    );
+}
+
 #[test]
 fn trust_is_per_definition_kept_across_a_rename_and_asked_again_on_a_change() {
     let (store, trust) = trust();

@@ -39,7 +39,8 @@ fn child_env(
     config: &ServerConfig,
     store: &dyn SecretStore,
     server: &str,
-) -> Result<BTreeMap<String, String>> {
+) -> Result<(BTreeMap<String, String>, Vec<String>)> {
+    let store = Fetched::from(store);
     let mut env = BTreeMap::new();
     if let (Some(file), Some(read)) = (&config.env_file, crate::env_file::entries_of(config)) {
         env.extend(read.map_err(|why| {
@@ -50,9 +51,53 @@ fn child_env(
         })?);
     }
     for (k, v) in &config.env {
-        env.insert(k.clone(), secrets::expand(v, store, server)?);
+        env.insert(k.clone(), secrets::expand(v, &store, server)?);
     }
-    Ok(env)
+    Ok((env, store.values()))
+}
+
+/// A secret store that remembers every value it handed out: a keychain value written into a
+/// longer env value (`Bearer ${secret:…}`) is hidden on its own too, should the server print it.
+struct Fetched<'a> {
+    store: &'a dyn SecretStore,
+    values: std::sync::Mutex<Vec<String>>,
+}
+
+impl<'a> From<&'a dyn SecretStore> for Fetched<'a> {
+    fn from(store: &'a dyn SecretStore) -> Self {
+        Self {
+            store,
+            values: std::sync::Mutex::default(),
+        }
+    }
+}
+
+impl Fetched<'_> {
+    fn values(self) -> Vec<String> {
+        self.values.into_inner().unwrap_or_default()
+    }
+
+    fn kept(&self, value: Option<String>) -> Option<String> {
+        if let (Some(v), Ok(mut values)) = (&value, self.values.lock()) {
+            values.push(v.clone());
+        }
+        value
+    }
+}
+
+impl SecretStore for Fetched<'_> {
+    fn set(&self, name: &str, value: &str) -> Result<()> {
+        self.store.set(name, value)
+    }
+    fn get(&self, name: &str) -> Result<Option<String>> {
+        self.store.get(name).map(|v| self.kept(v))
+    }
+    fn delete(&self, name: &str) -> Result<()> {
+        self.store.delete(name)
+    }
+    fn find(&self, name: &str) -> Result<Option<String>> {
+        self.store.find(name).map(|v| self.kept(v))
+    }
 }
 
 /// The values of `env` a server must not get into our logs by printing them: those read from
@@ -321,8 +366,10 @@ fn box_spec(
 async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, Failure> {
     // The keychain may wait on an unlock prompt: never on a runtime worker.
     let (c, st, name) = (d.config.clone(), d.store.clone(), d.server.clone());
-    let mut env = crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
-    let secrets = secret_values(&d.config, &env);
+    let (mut env, fetched) =
+        crate::store::off_thread(move || child_env(&c, st.as_ref(), &name)).await?;
+    let mut secrets = secret_values(&d.config, &env);
+    secrets.extend(fetched);
     d.traffic.hide(secrets.iter().cloned());
     child.stderr.hide(secrets);
     let mut boxed = child
@@ -983,7 +1030,7 @@ mod tests {
         let mut config = ServerConfig::stdio("x", vec![]);
         config.env_file = Some(file);
         config.env.insert("E".into(), "from-config".into());
-        let env = child_env(&config, &crate::secrets::MemoryStore::default(), "s").unwrap();
+        let (env, _) = child_env(&config, &crate::secrets::MemoryStore::default(), "s").unwrap();
         assert_eq!(env["A"], "1");
         assert_eq!(env["B"], "two words");
         assert_eq!(env["C"], "single ${NOT_EXPANDED}");
@@ -1011,10 +1058,10 @@ mod tests {
         let read = crate::env_file::read_once(&config);
         std::fs::write(&file, "A=1\nLD_PRELOAD=/tmp/evil.so\n").unwrap();
         let store = crate::secrets::MemoryStore::default();
-        let env = child_env(&read, &store, "s").unwrap();
+        let (env, _) = child_env(&read, &store, "s").unwrap();
         assert!(!env.contains_key("LD_PRELOAD"), "{env:?}");
         // Unread, it is read now.
-        let env = child_env(&config, &store, "s").unwrap();
+        let (env, _) = child_env(&config, &store, "s").unwrap();
         assert_eq!(env["LD_PRELOAD"], "/tmp/evil.so");
         // The reading's Debug names variables, never values.
         let shown = format!("{:?}", crate::env_file::read_once(&config));

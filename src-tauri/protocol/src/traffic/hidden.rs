@@ -23,7 +23,8 @@ impl Hidden {
     /// The set of `values`, the longest first (a secret that contains another is hidden whole).
     pub fn new(values: impl IntoIterator<Item = String>) -> Self {
         let mut forms: Vec<Vec<u8>> = Vec::new();
-        for value in values {
+        // A line that is not JSON (stdio carries any) holds a multi-line secret a line at a time.
+        for value in values.into_iter().flat_map(crate::process::with_its_lines) {
             if value.trim().len() < MIN_HIDDEN {
                 continue;
             }

@@ -477,7 +477,10 @@ async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
         server: Some(server.to_owned()),
         paths: Some(vec![home.clone()]),
     };
-    let e = app.set_roots(roots("s"), answer(false)).await.unwrap_err();
+    let e = app
+        .set_roots(roots("s"), answer(false), no_roots_asked())
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::Denied, "{e}");
     assert_eq!(app.configured_server("s").unwrap().roots, None);
     assert_eq!(
@@ -487,7 +490,9 @@ async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
 
     assert!(appears(&marker).await, "it ran before");
     std::fs::remove_file(&marker).unwrap();
-    app.set_roots(roots("s"), answer(true)).await.unwrap();
+    app.set_roots(roots("s"), answer(true), no_roots_asked())
+        .await
+        .unwrap();
     assert_eq!(
         app.configured_server("s").unwrap().roots,
         Some(vec![dir.path().to_path_buf()])
@@ -499,6 +504,268 @@ async fn a_trusted_servers_new_roots_are_asked_for_and_kept_only_if_trusted() {
     // It runs with them: started again, never held for trust.
     assert!(appears(&marker).await, "it did not run with its new roots");
     assert_ne!(status(&app, "s"), ServerStatus::NeedsTrust);
+    app.shutdown().await;
+}
+
+/// A config file with global roots `roots` and servers `servers`.
+fn write_config_with_roots(dir: &Path, roots: &[&Path], servers: serde_json::Value) {
+    let text = json!({ "roots": roots, "mcpServers": servers }).to_string();
+    std::fs::write(dir.join("config.json"), text).unwrap();
+}
+
+/// The global roots are what every local server without roots of its own may write: a script
+/// that adds a folder to them in the file gets no server started with it unasked.
+#[tokio::test]
+async fn a_hand_edit_of_the_global_roots_is_refused_until_trusted_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, projects, secrets_dir) = (
+        dir.path().join("ran"),
+        dir.path().join("projects"),
+        dir.path().join("secrets"),
+    );
+    std::fs::create_dir_all(&projects).unwrap();
+    std::fs::create_dir_all(&secrets_dir).unwrap();
+    let servers = json!({ "s": marking(&marker, "") });
+    write_config_with_roots(dir.path(), &[&projects], servers.clone());
+    let secrets = Arc::new(MemoryStore::default());
+    let app1 = app(dir.path(), secrets.clone()).await;
+    assert!(app1.trust_server(name("s"), answer(true)).await.unwrap());
+    assert!(appears(&marker).await, "the trusted definition runs");
+    app1.set_policy(PolicyEntry {
+        server: "s".into(),
+        kind: PolicyKind::Sampling,
+        tool: None,
+        rule: Rule::Deny,
+        warning: None,
+    })
+    .await
+    .unwrap();
+    app1.shutdown().await;
+    drop(app1);
+
+    std::fs::remove_file(&marker).unwrap();
+    write_config_with_roots(dir.path(), &[&projects, &secrets_dir], servers);
+    let app2 = app(dir.path(), secrets).await;
+    let e = app2.start_server(name("s")).await.expect_err("refused");
+    assert_eq!(e.code, ErrorCode::NotTrusted, "{e}");
+    let review = app2.trust_review(&name("s")).unwrap();
+    assert_eq!(review.verdict, TrustVerdict::Changed);
+    let text = review.text();
+    assert!(
+        text.contains("Roots (the global ones)") && text.contains(&*secrets_dir.to_string_lossy()),
+        "{text}"
+    );
+    assert!(
+        text.contains("Its standing rules and pinned tools are kept"),
+        "{text}"
+    );
+    assert!(!marker.exists(), "nothing ran with the widened roots");
+    assert!(app2.trust_server(name("s"), answer(true)).await.unwrap());
+    assert!(appears(&marker).await, "trusted again, it runs");
+    assert_eq!(
+        app2.list_policies(NoArgs {}).await.unwrap().len(),
+        1,
+        "the same program with other roots keeps the person's rules"
+    );
+    app2.shutdown().await;
+}
+
+/// Whatever changes the roots a supervisor hands a server, its next start is judged with them:
+/// the supervisor checks trust against the roots the box gets, not those it was defined with.
+#[tokio::test]
+async fn a_start_is_judged_with_the_roots_its_box_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, projects) = (dir.path().join("ran"), dir.path().join("projects"));
+    std::fs::create_dir_all(&projects).unwrap();
+    write_config_with_roots(
+        dir.path(),
+        &[&projects],
+        json!({ "s": marking(&marker, "") }),
+    );
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    assert!(app.trust_server(name("s"), answer(true)).await.unwrap());
+    assert!(appears(&marker).await, "the trusted definition runs");
+    let handle = app.host().servers().get("s").unwrap();
+    // Below the app's asking: only the roots handed out change, not the definition it holds.
+    handle.update_roots(&[projects.clone(), dir.path().to_path_buf()]);
+    handle.stop().await.unwrap();
+    std::fs::remove_file(&marker).unwrap();
+    handle.start().await.unwrap();
+    let mut state = status(&app, "s");
+    for _ in 0..1000 {
+        if state == ServerStatus::NeedsTrust {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        state = status(&app, "s");
+    }
+    assert_eq!(state, ServerStatus::NeedsTrust);
+    assert!(
+        !marker.exists(),
+        "nothing ran with roots it was not trusted with"
+    );
+    app.shutdown().await;
+}
+
+/// A server saved from the window is shown, trusted and run with the global roots it inherits.
+#[tokio::test]
+async fn a_server_saved_while_global_roots_are_set_is_trusted_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, projects) = (dir.path().join("ran"), dir.path().join("projects"));
+    std::fs::create_dir_all(&projects).unwrap();
+    write_config_with_roots(dir.path(), &[&projects], json!({}));
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    let shown = Arc::new(std::sync::Mutex::new(String::new()));
+    let seen = shown.clone();
+    let confirm: Confirm = Box::new(move |review| {
+        *seen.lock().unwrap() = review.text();
+        Box::pin(async move { true })
+    });
+    let save = SaveServer {
+        name: "s".into(),
+        config: serde_json::from_value(marking(&marker, "")).unwrap(),
+        previous_name: None,
+    };
+    app.save_server(save, confirm).await.unwrap();
+    let text = shown.lock().unwrap().clone();
+    assert!(text.contains("Roots (the global ones)"), "{text}");
+    assert!(appears(&marker).await, "it runs as it was trusted");
+    assert_eq!(
+        app.trust_review(&name("s")).unwrap().verdict,
+        TrustVerdict::Trusted
+    );
+    app.shutdown().await;
+}
+
+/// Roots that could not be saved (the file broken in an editor meanwhile) leave every server
+/// trusted with, and bound to, the roots it still runs with.
+#[tokio::test]
+async fn roots_not_saved_leave_every_server_trusted_as_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    std::fs::create_dir_all(&projects).unwrap();
+    let servers = json!({ "a": marking(&dir.path().join("a-ran"), "") });
+    write_config_with_roots(dir.path(), &[&projects], servers);
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    assert!(app.trust_server(name("a"), answer(true)).await.unwrap());
+    let file = dir.path().join("config.json");
+    let kept = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, "{\n  \"mcpServers\": {\n").unwrap();
+    for paths in [vec![], vec![projects.clone(), dir.path().to_path_buf()]] {
+        let global = SetRoots {
+            server: None,
+            paths: Some(paths.iter().map(|p| p.display().to_string()).collect()),
+        };
+        let yes: ConfirmRoots = Box::new(|_| Box::pin(async { true }));
+        app.set_roots(global, answer(false), yes)
+            .await
+            .expect_err("nothing can be saved over a broken file");
+        let verdict = app.trust_review(&name("a")).unwrap().verdict;
+        assert_eq!(
+            verdict,
+            TrustVerdict::Trusted,
+            "as it runs, after {paths:?}"
+        );
+    }
+    std::fs::write(&file, kept).unwrap();
+    app.shutdown().await;
+}
+
+/// A `ConfirmRoots` for a change that must not ask about global roots.
+fn no_roots_asked() -> ConfirmRoots {
+    Box::new(|review| panic!("asked about global roots: {review:?}"))
+}
+
+/// Setting the global roots in the app shows them once with every trusted local server that
+/// inherits them, and changes nothing unless the person trusts those servers with them; roots
+/// only taken away ask nothing.
+#[tokio::test]
+async fn setting_the_global_roots_asks_once_for_the_local_servers_that_inherit_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = [dir.path().join("a-ran"), dir.path().join("b-ran")];
+    let mut own = marking(&dir.path().join("own-ran"), "");
+    own["roots"] = json!([dir.path()]);
+    write_config(
+        dir.path(),
+        json!({
+            "a": marking(&marks[0], ""),
+            "b": marking(&marks[1], ""),
+            "own": own,
+            "untrusted": marking(&dir.path().join("untrusted-ran"), ""),
+            "remote": {"url": "http://127.0.0.1:9/mcp"},
+        }),
+    );
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    for server in ["a", "b", "own", "remote"] {
+        assert!(app.trust_server(name(server), answer(true)).await.unwrap());
+    }
+    let shown = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let asking = |yes: bool| -> ConfirmRoots {
+        let shown = shown.clone();
+        Box::new(move |review| {
+            shown.lock().unwrap().push(review);
+            Box::pin(async move { yes })
+        })
+    };
+    let global = |paths: Vec<&Path>| SetRoots {
+        server: None,
+        paths: Some(paths.iter().map(|p| p.display().to_string()).collect()),
+    };
+    let refused = answer(false);
+    let e = app
+        .set_roots(global(vec![dir.path()]), refused, asking(false))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Denied, "{e}");
+    assert!(app.host().config().unwrap().roots.is_empty(), "unchanged");
+    for server in ["a", "b"] {
+        let verdict = app.trust_review(&name(server)).unwrap().verdict;
+        assert_eq!(verdict, TrustVerdict::Trusted, "{server} as it was");
+    }
+    let review = shown.lock().unwrap().pop().unwrap();
+    let names: Vec<&str> = review.servers.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "b"], "not its own roots, not remote");
+    let text = review.text();
+    assert!(
+        text.contains(&format!("\"{}\"", dir.path().display())) && text.contains("\"b\""),
+        "{text}"
+    );
+
+    for mark in &marks {
+        assert!(appears(mark).await);
+    }
+    app.set_roots(global(vec![dir.path()]), answer(false), asking(true))
+        .await
+        .unwrap();
+    assert_eq!(shown.lock().unwrap().len(), 1);
+    assert_eq!(app.host().config().unwrap().roots, [dir.path()]);
+    for server in ["a", "b"] {
+        let verdict = app.trust_review(&name(server)).unwrap().verdict;
+        assert_eq!(verdict, TrustVerdict::Trusted, "{server} trusted with them");
+    }
+    let untrusted = app.trust_review(&name("untrusted")).unwrap().verdict;
+    assert_eq!(
+        untrusted,
+        TrustVerdict::New,
+        "trusting roots trusts no new server"
+    );
+    // As trusted when the app starts again and reads them from the file.
+    app.shutdown().await;
+    drop(app);
+    let app = self::app(dir.path(), Arc::new(MemoryStore::default())).await;
+    for server in ["a", "b"] {
+        let verdict = app.trust_review(&name(server)).unwrap().verdict;
+        assert_eq!(verdict, TrustVerdict::Trusted, "{server} after a restart");
+    }
+
+    // Taken away again: nothing to ask, and they stay trusted.
+    app.set_roots(global(vec![]), answer(false), no_roots_asked())
+        .await
+        .unwrap();
+    for server in ["a", "b"] {
+        let verdict = app.trust_review(&name(server)).unwrap().verdict;
+        assert_eq!(verdict, TrustVerdict::Trusted, "{server} with fewer roots");
+    }
     app.shutdown().await;
 }
 
@@ -528,16 +795,33 @@ async fn a_server_that_prints_its_secrets_puts_them_in_no_error_log_or_audit_row
     let dir = tempfile::tempdir().unwrap();
     let (marker, env) = (dir.path().join("ran"), dir.path().join("server.env"));
     let (keychain_secret, file_secret) = ("k3ych41n-value-of-the-server", "f1le-secret-Zq9");
-    std::fs::write(&env, format!("DB_PASSWORD={file_secret}\n")).unwrap();
+    // A key of several lines, printed whole: stderr is kept line by line.
+    let (pem_lines, bare_token) = (
+        ["MIIEvQIBADANBgkqhkiG9w0B", "AQEFAASCBKcwggSjAgEAAoIB"],
+        "t0ken-in-a-longer-value",
+    );
+    std::fs::write(
+        &env,
+        format!(
+            "DB_PASSWORD={file_secret}\nPEM_KEY=\"-----BEGIN PRIVATE KEY-----\\n{}\\n{}\\n-----END PRIVATE KEY-----\"\n",
+            pem_lines[0], pem_lines[1]
+        ),
+    )
+    .unwrap();
     let mut server = marking(
         &marker,
-        r#"echo "using key $API_KEY" >&2; echo "db $DB_PASSWORD" >&2; echo "$API_KEY" >&2;"#,
+        r#"echo "using key $API_KEY" >&2; echo "db $DB_PASSWORD" >&2; echo "$API_KEY" >&2; echo "$PEM_KEY" >&2; echo "${AUTH#Bearer }" >&2;"#,
     );
-    server["env"] = json!({ "API_KEY": "${secret:server/s/API_KEY}" });
+    // A keychain value written into a longer value, which the server prints on its own.
+    server["env"] = json!({
+        "API_KEY": "${secret:server/s/API_KEY}",
+        "AUTH": "Bearer ${secret:server/s/TOKEN}",
+    });
     server["envFile"] = json!(env);
     write_config(dir.path(), json!({ "s": server }));
     let secrets = Arc::new(MemoryStore::default());
     secrets.set("server/s/API_KEY", keychain_secret).unwrap();
+    secrets.set("server/s/TOKEN", bare_token).unwrap();
     let app = app(dir.path(), secrets).await;
     assert!(app.trust_server(name("s"), answer(true)).await.unwrap());
 
@@ -557,7 +841,10 @@ async fn a_server_that_prints_its_secrets_puts_them_in_no_error_log_or_audit_row
         view.stderr_tail.iter().any(|l| l == "db [redacted]"),
         "{everything}"
     );
-    for secret in [keychain_secret, file_secret] {
+    for secret in [keychain_secret, file_secret, bare_token]
+        .into_iter()
+        .chain(pem_lines)
+    {
         assert!(
             !everything.contains(secret),
             "{secret} leaked:\n{everything}"

@@ -94,6 +94,11 @@ impl Door {
                 format!("Choose from one to {MAX_COMPARED} models to compare."),
             ));
         }
+        let allowed = self
+            .0
+            .sampling
+            .allowed(&flow.server)
+            .map_err(|e| halt_error(Halt::Failed(e)))?;
         models
             .iter()
             .map(|choice| {
@@ -110,7 +115,7 @@ impl Door {
                 asked["provider"] = json!(p);
                 asked["model"] = json!(m);
                 let (params, _, _) = self
-                    .edited_request(&flow.server, &asked, p, m)
+                    .edited_request(&flow.server, &asked, (p, m), &allowed)
                     .map_err(halt_error)?;
                 Ok((choice.clone(), params))
             })

@@ -61,12 +61,15 @@ impl Door {
         server: &str,
         params: &CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, Halt> {
-        let (rule, provider, model) = self.admit_sampling(flow, server, params).await?;
+        // Read once: a rename or an edit while the person reviews cannot widen it.
+        let allowed = self.0.sampling.allowed(server).map_err(Halt::Failed)?;
+        let (rule, provider, model) = self.admit_sampling(flow, server, params, &allowed).await?;
         let shown = json!({"provider": provider, "model": model, "request": request_json(params)});
         let approved = self
-            .review_sampling_request(flow, server, rule, shown)
+            .review_sampling_request(flow, server, rule, shown, &allowed)
             .await?;
-        let (edited, provider, model) = self.edited_request(server, &approved, provider, model)?;
+        let (edited, provider, model) =
+            self.edited_request(server, &approved, (provider, model), &allowed)?;
         // The person compared models and picked (perhaps edited) one's answer: that is the answer.
         if let Some(answer) = approved.get("answer") {
             return self.picked_answer(flow, answer.clone()).await;
@@ -120,6 +123,7 @@ impl Door {
         flow: &Flow,
         server: &str,
         params: &CreateMessageRequestParams,
+        allowed: &[String],
     ) -> Result<(Rule, String, String), Halt> {
         let rule = self.rule(server, PolicyKind::Sampling, None).await;
         if rule == Rule::Deny {
@@ -137,12 +141,11 @@ impl Door {
         let chosen = self
             .0
             .sampling
-            .choose_for(server, prefs.as_ref())
+            .choose_among(prefs.as_ref(), allowed)
             .filter(|(provider, _)| {
                 self.0.reviewer.writes_answers() || !self.0.sampling.is_manual(provider)
             });
         let Some((provider, model)) = chosen else {
-            let allowed = self.0.sampling.allowed(server);
             if !allowed.is_empty() {
                 return Err(Halt::Failed(McpError::internal_error(
                     format!(
@@ -170,6 +173,7 @@ impl Door {
         server: &str,
         rule: Rule,
         shown: Value,
+        allowed: &[String],
     ) -> Result<Value, Halt> {
         if rule.allows() {
             self.note(flow, Step::Decided, "policy", Some("approved"), Value::Null)
@@ -177,7 +181,6 @@ impl Door {
             return Ok(shown);
         }
         // The models it may go to, for the dialog to show (and offer no other).
-        let allowed = self.0.sampling.allowed(server);
         let context = if allowed.is_empty() {
             Value::Null
         } else {
@@ -202,8 +205,8 @@ impl Door {
         &self,
         server: &str,
         approved: &Value,
-        provider: String,
-        model: String,
+        (provider, model): (String, String),
+        allowed: &[String],
     ) -> Result<(CreateMessageRequestParams, String, String), Halt> {
         let field = |k: &str, default: String| {
             approved
@@ -213,8 +216,7 @@ impl Door {
         };
         let (provider, model) = (field("provider", provider), field("model", model));
         // The person may pick another model in the dialog, but only one this server may use.
-        let allowed = self.0.sampling.allowed(server);
-        if !crate::providers::is_allowed(&allowed, &provider, &model) {
+        if !crate::providers::is_allowed(allowed, &provider, &model) {
             return Err(Halt::Failed(invalid_params(format!(
                 "{server:?} may only be sampled on {}, not {provider}/{model}",
                 allowed.join(", ")

@@ -804,7 +804,7 @@ fn door_allowing(script: &Arc<Script>, allowed: &'static [&'static str]) -> Door
         store.clone(),
     )
     .with_allowed(Arc::new(|_| {
-        allowed.iter().map(|m| m.to_string()).collect()
+        Some(allowed.iter().map(|m| m.to_string()).collect())
     }));
     Door::new(
         script.clone(),
@@ -848,6 +848,61 @@ async fn a_server_is_sampled_only_on_its_models_and_the_dialog_says_which() {
         .unwrap_err();
     assert!(e.message.contains("none of the models"), "{}", e.message);
     assert!(script.seen().is_empty());
+}
+
+/// A server's sampling models are read once per request: renamed away while the person reviews
+/// it, its request is still held to them (not opened to every model), and a server whose
+/// setting can no longer be read is sampled on no model at all.
+#[tokio::test]
+async fn a_server_renamed_away_is_held_to_its_models_or_refused() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let script = Arc::new(Script::default());
+    let renamed = Arc::new(AtomicBool::new(false));
+    let gone = renamed.clone();
+    let store = Arc::new(Store::in_memory().unwrap());
+    let manual = Provider::new("manual", ProviderKind::Manual, None, None).unwrap();
+    let sampling = Sampling::new(
+        Models::single(manual, "you"),
+        Arc::new(|_| SamplingLimits::default()),
+        store.clone(),
+    )
+    .with_allowed(Arc::new(move |_| {
+        (!gone.load(Ordering::SeqCst)).then(|| vec!["manual/you".to_owned()])
+    }));
+    let door = Door::new(
+        script.clone(),
+        Policies::new(store.clone()),
+        Pins::new(store.clone()),
+        Audit::new(store),
+        sampling,
+    );
+    let during = renamed.clone();
+    script.then(move |r| {
+        during.store(true, Ordering::SeqCst);
+        let mut edited = r.content.clone();
+        edited["model"] = json!("another");
+        approve(edited)
+    });
+    let e = door
+        .sampling(origin(), request("hi", 10))
+        .await
+        .unwrap_err();
+    assert!(
+        e.message.contains("may only be sampled on manual/you"),
+        "{}",
+        e.message
+    );
+
+    let e = door
+        .sampling(origin(), request("hi", 10))
+        .await
+        .unwrap_err();
+    assert!(
+        e.message.contains("no longer in your configuration"),
+        "{}",
+        e.message
+    );
+    assert_eq!(script.seen().len(), 1, "the person is not asked about it");
 }
 
 /// An OpenAI-compatible provider on loopback that answers every request with "<model> says hi"
@@ -926,7 +981,7 @@ async fn two_model_door(reviewer: Arc<dyn Reviewer>) -> Door {
         Arc::new(|_| SamplingLimits::default()),
         store.clone(),
     )
-    .with_allowed(Arc::new(|_| vec!["a/alpha".into(), "b/beta".into()]));
+    .with_allowed(Arc::new(|_| Some(vec!["a/alpha".into(), "b/beta".into()])));
     Door::new(
         reviewer,
         Policies::new(store.clone()),
