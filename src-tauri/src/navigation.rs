@@ -34,6 +34,7 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
             }
             allowed
         })
+        .on_webview_ready(|webview| ipc_only_over_its_protocol(&webview))
         // Page loads are the window's own document, never a frame's.
         .on_page_load(|webview, payload| {
             if payload.event() == PageLoadEvent::Started && is_view(payload.url()) {
@@ -44,6 +45,26 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
             }
         })
         .build()
+}
+
+/// Takes away WebKit's message handler for IPC, so that every invoke comes over Tauri's IPC
+/// protocol, where WebKit itself writes the `Origin` [`invoked_by_app`] reads. Tauri's script
+/// falls back to the handler when that protocol fails; the app's own page never needs it.
+fn ipc_only_over_its_protocol<R: Runtime>(webview: &Webview<R>) {
+    #[cfg(target_os = "linux")]
+    {
+        use webkit2gtk::{UserContentManagerExt, WebViewExt};
+        let done = webview.with_webview(|platform| {
+            if let Some(manager) = platform.inner().user_content_manager() {
+                manager.unregister_script_message_handler("ipc");
+            }
+        });
+        if let Err(e) = done {
+            tracing::warn!("could not take away the window's message handler for IPC: {e}");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = webview;
 }
 
 /// The dev server's URL in a dev build.
@@ -64,11 +85,13 @@ fn app_url(dev_url: Option<Url>) -> Option<Url> {
 }
 
 /// Whether a command was invoked by the app's own page: the window shows the app (`page`), and
-/// the request's `Origin`, where the webview sends one, is the app's (a sandboxed page sends
-/// `null`).
+/// the request's `Origin` is the app's. That header is set by WebKit on the IPC protocol's
+/// requests (a sandboxed page sends `null`); an invoke without it came by WebKit's message
+/// handler, whose headers the page writes and whose page is whatever the window shows by then
+/// (already the app again, while a view page sent back to it still runs), so it is refused.
 pub fn invoked_by_app(page: Option<&Url>, origin: Option<&str>, dev_url: Option<&Url>) -> bool {
     let app = |u: &Url| is_app(u, dev_url);
-    page.is_some_and(app) && origin.is_none_or(|o| Url::parse(o).is_ok_and(|u| app(&u)))
+    page.is_some_and(app) && origin.is_some_and(|o| Url::parse(o).is_ok_and(|u| app(&u)))
 }
 
 /// [`invoked_by_app`] for `invoke`; otherwise it is refused with a sentence.
@@ -180,8 +203,9 @@ mod tests {
     #[test]
     fn only_the_apps_own_page_may_invoke() {
         let app = url("tauri://localhost/index.html");
-        assert!(invoked_by_app(Some(&app), None, None));
         assert!(invoked_by_app(Some(&app), Some("tauri://localhost"), None));
+        // No `Origin`: not over the IPC protocol, so nothing says which page sent it.
+        assert!(!invoked_by_app(Some(&app), None, None));
         // The window itself on a view's page (Tauri counts the scheme as the app's own).
         let view = url("mcp-app://localhost/0123abcd");
         assert!(!invoked_by_app(Some(&view), None, None));

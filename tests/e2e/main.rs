@@ -114,7 +114,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 33] = scenarios![
+    let all: [Scenario; 34] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -142,6 +142,7 @@ async fn a_person_uses_every_screen() {
         an_mcp_app_renders_and_asks_through_the_door,
         the_official_example_apps_render,
         a_view_cannot_reach_the_app,
+        a_view_page_in_the_main_window_can_invoke_nothing,
         an_open_request_survives_a_reload,
         install_from_the_gallery_and_call,
         a_link_and_a_bundle_open_their_forms,

@@ -740,6 +740,10 @@ pub async fn roots_reach_the_server(desktop: &Desktop) {
     let everything = desktop::pid_with_env("E2E_MARK", &mark()).expect("the everything server");
     s.type_into("[data-testid=root-path]", &folder).await;
     s.click_css("[data-testid=root-add]").await;
+    // The trusted local servers without roots of their own would write it: asked once for all.
+    desktop
+        .answer_native_dialog_shown_as("Trust servers with new roots", true, "roots-dialog.png")
+        .await;
     s.wait_for(
         &format!("[data-testid=root-item][data-path=\"{folder}\"]"),
         SHORT,
@@ -1068,6 +1072,56 @@ async fn refused_since(s: &webdriver::Session, before: u64) {
     }
 }
 
+/// A view page put in the window itself, not in a frame (here by WebDriver, as no script in the
+/// window can start that), is sent back to the app, and the command it invokes with the app's
+/// own IPC does nothing: the server it names stays enabled and running.
+pub async fn a_view_page_in_the_main_window_can_invoke_nothing(desktop: &Desktop) {
+    let s = &desktop.session;
+    let app = s.url().await;
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row("hostile", "running"), LONG).await;
+    s.wait_for(&row("views", "running"), LONG).await;
+    // Opened as the window opens a view, but loaded in no frame: its page is still unserved.
+    let src = s
+        .script_async(
+            "const done = arguments[arguments.length - 1]; \
+             window.__TAURI_INTERNALS__.invoke('open_app_view', {args: {server: 'views', \
+             tool: 'dashboard', uri: 'ui://fixture/hostile.html'}}) \
+             .then(v => done(v.src), e => done('failed: ' + JSON.stringify(e)))",
+        )
+        .await;
+    let src = src.as_str().unwrap_or_default().to_owned();
+    assert!(src.starts_with("mcp-app:"), "no view page to load: {src}");
+    let answered = s.goto(&src, SHORT).await;
+    eprintln!("WebDriver's answer to loading a view page in the window: {answered}");
+    // Sent back to the app's own page (its start, not the screen it was on).
+    let home = app
+        .split('#')
+        .next()
+        .unwrap_or(&app)
+        .trim_end_matches("index.html");
+    let deadline = std::time::Instant::now() + SHORT;
+    while !s.url().await.starts_with(home) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the window stayed on {}",
+            s.url().await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The app's page up again has answered its own invokes, which WebKit delivered after any
+    // the view page sent: what that page invoked is decided by now.
+    s.click_css("[data-testid=nav-servers]").await;
+    s.wait_for(&row("hostile", "running"), SHORT).await;
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&desktop.config_file).unwrap()).unwrap();
+    assert_ne!(
+        config["mcpServers"]["hostile"]["enabled"],
+        json!(false),
+        "the view page's command switched a server off"
+    );
+}
+
 /// Checks the window still shows the app at `app`, once whatever tried to move it was refused.
 async fn stays_on(s: &webdriver::Session, app: &str) {
     assert_eq!(s.url().await, app, "the window left the app");
@@ -1262,6 +1316,7 @@ pub async fn a_view_cannot_reach_the_app(desktop: &Desktop) {
     };
     for refused in [
         "tauri-internals",
+        "internals-invoke",
         "parent-dom",
         "top-dom",
         "storage",

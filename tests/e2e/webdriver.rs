@@ -260,6 +260,23 @@ impl Session {
             .await
     }
 
+    /// Runs an asynchronous script in the page: it answers by calling its last argument.
+    pub async fn script_async(&self, script: &str) -> Value {
+        self.post("/execute/async", json!({"script": script, "args": []}))
+            .await
+    }
+
+    /// Asks WebDriver itself to load `url` in the window (what no script in the page could
+    /// start); waits at most `timeout` for the load, and answers what WebDriver answered.
+    pub async fn goto(&self, url: &str, timeout: Duration) -> Value {
+        let ms = timeout.as_millis() as u64;
+        self.post("/timeouts", json!({"pageLoad": ms})).await;
+        let answered = self.post("/url", json!({"url": url})).await;
+        // WebDriver's default again, for every later step.
+        self.post("/timeouts", json!({"pageLoad": 300_000})).await;
+        answered
+    }
+
     /// Reloads the window and waits until the new document is up: the old one stays scriptable
     /// for a moment after `location.reload()`, so a step taken at once would land on it.
     pub async fn reload(&self) {

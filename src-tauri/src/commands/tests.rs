@@ -149,7 +149,14 @@ fn invoke(
     cmd: &str,
     body: Value,
 ) -> Result<Value, Value> {
-    invoke_from(window, page, None, cmd, body)
+    // As WebKit sends it over the IPC protocol: the page's scheme and host.
+    let page_url: tauri::Url = page.parse().unwrap();
+    let origin = format!(
+        "{}://{}",
+        page_url.scheme(),
+        page_url.host_str().unwrap_or("")
+    );
+    invoke_from(window, page, Some(&origin), cmd, body)
 }
 
 /// [`invoke`] with the request's `Origin` header, as a frame's request carries its own.
