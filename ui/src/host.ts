@@ -255,6 +255,8 @@ export function statusText(view: ServerView, now: number, since: number): string
     }
     case "failed":
       return needsSignIn(s) ? "Sign in required" : `Failed — ${s.error.message}`;
+    case "invalid":
+      return "Not valid: its entry in the configuration file cannot be read";
   }
 }
 

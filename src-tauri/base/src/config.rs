@@ -54,6 +54,20 @@ pub struct Config {
     #[serde(flatten)]
     #[ts(skip)]
     pub extra: Map<String, Value>,
+    /// Server entries that are not valid, by name: run by nobody, shown with why, and saved
+    /// back as they were written, so one bad entry costs no other server and nothing is lost.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub invalid_servers: IndexMap<String, InvalidServer>,
+}
+
+/// A server entry of the file that is not valid, as it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvalidServer {
+    /// The entry as written.
+    pub written: Value,
+    /// Why it is not valid: a sentence naming the file, the server and the field.
+    pub problem: Error,
 }
 
 /// The bounds of each server's traffic ring, each absent one at its default.
@@ -530,6 +544,9 @@ impl ServerConfig {
         if let Some(oauth) = &self.oauth {
             oauth.check().map_err(|why| invalid("oauth", why))?;
         }
+        if let Some(root) = self.roots.iter().flatten().find(|r| !r.is_absolute()) {
+            return Err(invalid("roots", relative_root(root)));
+        }
         match (&self.command, &self.url) {
             (Some(_), Some(_)) => Err(invalid(
                 "command",
@@ -614,6 +631,15 @@ fn take<T: serde::de::DeserializeOwned>(
     }
 }
 
+/// Why `root` is refused: relative to whichever folder the app or the CLI was started in, it
+/// would name a different folder than the one shown when it was trusted.
+fn relative_root(root: &Path) -> String {
+    format!(
+        "{:?} is not an absolute path: write the whole path, from / (~ is not expanded here)",
+        root.display().to_string()
+    )
+}
+
 fn invalid_field(file: &Path, server: &str, field: &str, why: String) -> Error {
     Error::new(
         ErrorCode::ConfigInvalid,
@@ -673,18 +699,44 @@ impl Config {
             traffic: take(&mut root, "traffic", file)?,
             mcp_servers: IndexMap::new(),
             extra: Map::new(),
+            invalid_servers: IndexMap::new(),
         };
         config.extra = root;
+        if let Some(relative) = config.roots.iter().find(|r| !r.is_absolute()) {
+            return Err(Error::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "{}: field `roots`: {}",
+                    file.display(),
+                    relative_root(relative)
+                ),
+            ));
+        }
         for (name, value) in servers {
-            let server: ServerConfig = serde_path_to_error::deserialize(value).map_err(|e| {
-                let field = e.path().to_string();
-                invalid_field(file, &name, &field, e.into_inner().to_string())
-            })?;
-            server.endpoint(file, &name)?;
-            config.mcp_servers.insert(name, server);
+            match Self::server(&name, value.clone(), file) {
+                Ok(server) => {
+                    config.mcp_servers.insert(name, server);
+                }
+                Err(problem) => {
+                    let written = value;
+                    config
+                        .invalid_servers
+                        .insert(name, InvalidServer { written, problem });
+                }
+            }
         }
         config.settle();
         Ok(config)
+    }
+
+    /// Server `name` as `value` defines it, validated.
+    fn server(name: &str, value: Value, file: &Path) -> Result<ServerConfig> {
+        let server: ServerConfig = serde_path_to_error::deserialize(value).map_err(|e| {
+            let field = e.path().to_string();
+            invalid_field(file, name, &field, e.into_inner().to_string())
+        })?;
+        server.endpoint(file, name)?;
+        Ok(server)
     }
 
     /// Gives each server without roots of its own the global ones as it inherits them: call
@@ -707,13 +759,27 @@ impl Config {
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let text = serde_json::to_string_pretty(self)
+        let text = serde_json::to_string_pretty(&self.as_written())
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
         let text = text + "\n";
         let tmp = file.with_extension("json.tmp");
         crate::private::write(&tmp, text.as_bytes()).map_err(io)?;
         std::fs::rename(&tmp, file).map_err(io)?;
         Ok(text)
+    }
+
+    /// The file's JSON: the valid servers, then the invalid ones as they were written (one a
+    /// valid definition of the same name has since replaced is gone).
+    pub fn as_written(&self) -> Value {
+        let mut value = serde_json::to_value(self).unwrap_or_else(|_| Value::Object(Map::new()));
+        if let Some(Value::Object(servers)) = value.get_mut("mcpServers") {
+            for (name, invalid) in &self.invalid_servers {
+                if !servers.contains_key(name) {
+                    servers.insert(name.clone(), invalid.written.clone());
+                }
+            }
+        }
+        value
     }
 
     /// How long audit rows are kept; `None` keeps them forever.
@@ -768,6 +834,49 @@ mod tests {
         Path::new("/tmp/cfg.json")
     }
 
+    /// Why `text` or its one server entry is refused.
+    fn refused(text: &str) -> Error {
+        match Config::parse(text, p()) {
+            Err(e) => e,
+            Ok(c) => c
+                .invalid_servers
+                .values()
+                .next()
+                .map(|i| i.problem.clone())
+                .unwrap_or_else(|| panic!("{text} was read")),
+        }
+    }
+
+    /// One entry that is not valid costs no other server: it is set aside with why, and saved
+    /// back as it was written.
+    #[test]
+    fn an_invalid_entry_is_kept_aside_and_the_others_are_read() {
+        let text = r#"{"mcpServers":{"good":{"command":"x"},"vault/env":{"command":"y"},
+                       "bad":{"command":"y","args":[1]},"late":{"url":"https://l.example/mcp"}}}"#;
+        let c = Config::parse(text, p()).unwrap();
+        assert_eq!(c.mcp_servers.keys().collect::<Vec<_>>(), ["good", "late"]);
+        let invalid = &c.invalid_servers["vault/env"];
+        assert_eq!(invalid.problem.code, ErrorCode::ConfigInvalid);
+        assert!(
+            invalid.problem.message.contains("must not contain"),
+            "{}",
+            invalid.problem
+        );
+        let written = c.as_written();
+        assert_eq!(
+            written["mcpServers"]["bad"],
+            serde_json::json!({"command": "y", "args": [1]})
+        );
+        let again = Config::parse(&written.to_string(), p()).unwrap();
+        assert_eq!(again, c);
+        // A valid definition saved under its name replaces it.
+        let mut fixed = c.clone();
+        fixed
+            .mcp_servers
+            .insert("bad".into(), ServerConfig::stdio("z", vec![]));
+        assert_eq!(fixed.as_written()["mcpServers"]["bad"]["command"], "z");
+    }
+
     #[test]
     fn names_with_the_separator_and_limits_out_of_range_are_refused() {
         let bad = [
@@ -791,9 +900,17 @@ mod tests {
                 r#"{"mcpServers":{"s":{"command":"x","maxTotalSecs":0}}}"#,
                 "maxTotalSecs`: must be at least 1",
             ),
+            (
+                r#"{"mcpServers":{"s":{"command":"x","roots":["/a","."]}}}"#,
+                "roots`: \".\" is not an absolute path",
+            ),
+            (
+                r#"{"roots":["~/projects"],"mcpServers":{}}"#,
+                "roots`: \"~/projects\" is not an absolute path",
+            ),
         ];
         for (text, why) in bad {
-            let e = Config::parse(text, p()).unwrap_err();
+            let e = refused(text);
             assert_eq!(e.code, ErrorCode::ConfigInvalid, "{text}");
             assert!(e.message.contains(why), "{text}: {e}");
         }
@@ -850,7 +967,7 @@ mod tests {
             (r#"{"grant":"password"}"#, "unknown variant"),
         ];
         for (oauth, why) in bad {
-            let e = Config::parse(&server(oauth), p()).unwrap_err();
+            let e = refused(&server(oauth));
             assert_eq!(e.code, ErrorCode::ConfigInvalid, "{oauth}");
             assert!(e.message.contains(why), "{oauth}: {e}");
         }
@@ -896,22 +1013,17 @@ mod tests {
 
     #[test]
     fn errors_name_file_server_and_field() {
-        let e =
-            Config::parse(r#"{"mcpServers":{"bad":{"command":"x","args":[1]}}}"#, p()).unwrap_err();
+        let e = refused(r#"{"mcpServers":{"bad":{"command":"x","args":[1]}}}"#);
         assert_eq!(e.code, ErrorCode::ConfigInvalid);
         assert!(e.message.contains("/tmp/cfg.json"), "{}", e.message);
         assert!(e.message.contains("\"bad\""), "{}", e.message);
         assert!(e.message.contains("args[0]"), "{}", e.message);
 
-        let e = Config::parse(r#"{"mcpServers":{"r":{"url":"ftp://x"}}}"#, p()).unwrap_err();
+        let e = refused(r#"{"mcpServers":{"r":{"url":"ftp://x"}}}"#);
         assert!(e.message.contains("`url`"), "{}", e.message);
-        let e = Config::parse(r#"{"mcpServers":{"n":{}}}"#, p()).unwrap_err();
+        let e = refused(r#"{"mcpServers":{"n":{}}}"#);
         assert!(e.message.contains("missing"), "{}", e.message);
-        let e = Config::parse(
-            r#"{"mcpServers":{"t":{"command":"x","requestTimeoutSecs":0}}}"#,
-            p(),
-        )
-        .unwrap_err();
+        let e = refused(r#"{"mcpServers":{"t":{"command":"x","requestTimeoutSecs":0}}}"#);
         assert!(e.message.contains("requestTimeoutSecs"), "{}", e.message);
         let e = Config::parse("{nope", p()).unwrap_err();
         assert!(e.message.contains("not valid JSON"), "{}", e.message);

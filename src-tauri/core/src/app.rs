@@ -471,6 +471,16 @@ impl App {
     /// The definition of configured server `name`.
     pub fn configured_server(&self, name: &str) -> Result<ServerConfig> {
         let config = self.0.host.config()?;
+        if let Some(invalid) = config.invalid_servers.get(name) {
+            return Err(Error::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "Server {name:?} does not run: its entry in the configuration file is not \
+                     valid. {}",
+                    invalid.problem.message
+                ),
+            ));
+        }
         config.mcp_servers.get(name).cloned().ok_or_else(|| {
             Error::new(
                 ErrorCode::ServerNotFound,

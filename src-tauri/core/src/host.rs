@@ -296,6 +296,7 @@ impl Host {
                 }
                 view
             })
+            .chain(config.invalid_servers.iter().map(invalid_view))
             .collect())
     }
 
@@ -348,13 +349,20 @@ impl Host {
     pub async fn remove_server(&self, name: &str) -> Result<()> {
         let _in_order = self.changes.lock().await;
         self.merge_from_disk().await?;
-        self.edit(|config| {
+        let was_valid = self.edit(|config| {
+            if config.mcp_servers.shift_remove(name).is_some() {
+                return Ok(true);
+            }
+            // An entry that is not valid never ran: it only leaves the file.
             config
-                .mcp_servers
+                .invalid_servers
                 .shift_remove(name)
-                .map(|_| ())
+                .map(|_| false)
                 .ok_or_else(|| not_found(name))
         })?;
+        if !was_valid {
+            return Ok(());
+        }
         self.servers.remove(name).await
     }
 
@@ -576,6 +584,10 @@ impl Host {
         let mut guard = self.write()?;
         let mut next = guard.clone();
         let out = change(&mut next)?;
+        // A valid definition saved under an invalid entry's name replaces it.
+        let valid = next.mcp_servers.clone();
+        next.invalid_servers
+            .retain(|name, _| !valid.contains_key(name));
         next.settle();
         let mut disk = self.disk()?;
         let on_disk = read_text(&self.file)?.as_deref().map(text_digest);
@@ -612,6 +624,21 @@ impl Host {
         self.calls
             .lock()
             .map_err(|_| Error::new(ErrorCode::Internal, "calls lock poisoned"))
+    }
+}
+
+/// The list's view of an entry of the file that is not valid.
+fn invalid_view((name, invalid): (&String, &crate::config::InvalidServer)) -> ServerView {
+    ServerView {
+        name: name.clone(),
+        status: crate::servers::ServerStatus::Invalid {
+            error: invalid.problem.clone(),
+        },
+        stderr_tail: Vec::new(),
+        config: None,
+        sandbox: crate::trust::SandboxState::Remote,
+        sandbox_hint: None,
+        refused_hosts: Vec::new(),
     }
 }
 

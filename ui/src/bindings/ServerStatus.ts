@@ -5,4 +5,4 @@ import type { ServerSummary } from "./ServerSummary";
 /**
  * What the UI and CLI see of a server: derived from the supervisor's state.
  */
-export type ServerStatus = { "state": "disabled" } | { "state": "stopped" } | { "state": "needsTrust" } | { "state": "starting", attempt: number, } | { "state": "running", summary: ServerSummary, } | { "state": "stopping" } | { "state": "restarting", attempt: number, retryInMs: number, error: Error, } | { "state": "failed", error: Error, };
+export type ServerStatus = { "state": "disabled" } | { "state": "stopped" } | { "state": "needsTrust" } | { "state": "starting", attempt: number, } | { "state": "running", summary: ServerSummary, } | { "state": "stopping" } | { "state": "restarting", attempt: number, retryInMs: number, error: Error, } | { "state": "failed", error: Error, } | { "state": "invalid", error: Error, };

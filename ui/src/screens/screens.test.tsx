@@ -305,6 +305,9 @@ describe("Tools screen: a server that stops", () => {
     const b = new FakeBackend().addServer("alpha").addServer("beta");
     render(<WithHost backend={b} screen="tools" />);
     const picker = (await screen.findByTestId("server-picker")) as HTMLSelectElement;
+    // Chosen once it is offered: the picker is on screen before the server list has loaded (a
+    // busy machine showed the change landing on a picker with no "beta" yet).
+    await waitFor(() => expect(picker.value).toBe("alpha"));
     fireEvent.change(picker, { target: { value: "beta" } });
     await waitFor(() => expect(picker.value).toBe("beta"));
     act(() => b.emit({ type: "status", server: "beta", status: { state: "starting", attempt: 0 } }));

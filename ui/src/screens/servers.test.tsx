@@ -1,7 +1,7 @@
 // The Servers screen as a new user found it (issue 33): a remote server's card, an import that
 // shows its servers at once, the usual files offered, and a config file broken in an editor.
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { App } from "../app";
 import { FakeBackend } from "../backend/fake";
 import type { ServerStatus } from "../bindings/ServerStatus";
@@ -211,5 +211,29 @@ describe("a server added elsewhere", () => {
     b.addServer("installed", { state: "starting", attempt: 0 });
     act(() => b.emit({ type: "status", server: "installed", status: { state: "starting", attempt: 0 } }));
     await waitFor(() => expect(document.querySelector('[data-testid=server-row][data-name="installed"]')).not.toBeNull());
+  });
+});
+
+describe("a server entry that is not valid", () => {
+  it("is listed as not valid with why, runs nothing, and can be removed while the others run", async () => {
+    const why = 'config.json: server "vault/env": field `name`: a server\'s name must not contain `/`';
+    const b = new FakeBackend()
+      .addServer("good")
+      .addServer("vault/env", { state: "invalid", error: { code: "config_invalid", message: why } });
+    b.servers.find((s) => s.name === "vault/env")!.config = null;
+    render(<WithHost backend={b} />);
+    const rows = await screen.findAllByTestId("server-row");
+    const bad = rows.find((r) => r.getAttribute("data-name") === "vault/env")!;
+    expect(within(bad).getByText("not valid")).toBeTruthy();
+    expect(rows.find((r) => r.getAttribute("data-name") === "good")!.getAttribute("data-state")).toBe("running");
+    fireEvent.click(bad);
+    expect((await screen.findByTestId("server-invalid-why")).textContent).toBe(why);
+    expect(screen.getByTestId("server-invalid").textContent).toContain("does not run");
+    expect(screen.queryByTestId("server-start")).toBeNull();
+    expect(screen.queryByTestId("server-enabled")).toBeNull();
+    const confirm = vi.spyOn(window, "confirm").mockReturnValue(true);
+    fireEvent.click(screen.getByTestId("server-remove"));
+    await waitFor(() => expect(b.calls.some((c) => c.method === "removeServer" && c.args[0] === "vault/env")).toBe(true));
+    confirm.mockRestore();
   });
 });

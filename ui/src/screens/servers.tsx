@@ -3,6 +3,7 @@
 // The detail pane, the add/edit form and the import panel live under ./servers/.
 import { useEffect, useState } from "react";
 import type { Backend } from "../backend";
+import type { ServerView } from "../bindings/ServerView";
 import { ErrorBanner } from "../components/error-banner";
 import { SelectableList } from "../components/selectable-list";
 import type { HostState } from "../host";
@@ -70,7 +71,7 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
             <>
               <span className={`dot ${s.status.state}`} aria-hidden="true" />
               <span className="name">{s.name}</span>
-              <span className="state muted">{needsSignIn(s.status) ? "sign in" : s.status.state === "needsTrust" ? "needs trust" : s.status.state}</span>
+              <span className="state muted">{rowState(s)}</span>
             </>
           )}
         </SelectableList>
@@ -114,4 +115,12 @@ export function ServersScreen(props: { backend: Backend; host: HostState }) {
       </section>
     </div>
   );
+}
+
+/** A row's state in a few words. */
+function rowState(s: ServerView): string {
+  if (needsSignIn(s.status)) return "sign in";
+  if (s.status.state === "needsTrust") return "needs trust";
+  if (s.status.state === "invalid") return "not valid";
+  return s.status.state;
 }

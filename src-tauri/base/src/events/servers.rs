@@ -65,6 +65,8 @@ pub enum ServerStatus {
     },
     /// Gave up (or failed on a start the user asked for); `error` says why.
     Failed { error: Error },
+    /// Its entry in the configuration file is not valid, so it does not run; `error` says why.
+    Invalid { error: Error },
 }
 
 /// Something that happened on a server.

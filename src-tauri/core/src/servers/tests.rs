@@ -53,6 +53,7 @@ fn state_name(s: &ServerStatus) -> &'static str {
         ServerStatus::Stopping => "stopping",
         ServerStatus::Restarting { .. } => "restarting",
         ServerStatus::Failed { .. } => "failed",
+        ServerStatus::Invalid { .. } => "invalid",
     }
 }
 

@@ -23,6 +23,54 @@ const OFF = "The server is disabled: tick Enabled to start it.";
 const LEVELS: LogLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 export function ServerDetail(props: { backend: Backend; host: HostState; server: ServerView; status: string; onEdit: () => void }) {
+  if (props.server.status.state === "invalid") return <InvalidServerDetail {...props} />;
+  return <ConfiguredServerDetail {...props} />;
+}
+
+/** An entry of the configuration file that is not valid: why, and Remove; it runs nothing. */
+function InvalidServerDetail(props: { backend: Backend; host: HostState; server: ServerView }) {
+  const { backend, server } = props;
+  const [error, setError] = useState<string | null>(null);
+  const s = server.status;
+  return (
+    <div className="detail" data-testid="server-detail" data-name={server.name}>
+      <header className="pane-header server-header">
+        <h2>{server.name}</h2>
+        <div className="actions">
+          <button
+            data-testid="server-remove"
+            className="danger"
+            onClick={() => {
+              if (window.confirm(`Remove ${server.name}? Its entry is deleted from the configuration file.`)) {
+                backend
+                  .removeServer(server.name)
+                  .catch((e: unknown) => setError(errorMessage(e)))
+                  .finally(() => void props.host.reload());
+              }
+            }}
+          >
+            Remove
+          </button>
+        </div>
+      </header>
+      <div className="banner error" data-testid="server-invalid">
+        <strong>Not valid.</strong> This entry of the configuration file cannot be read, so it does not run; the other
+        servers are not affected. Fix it in the file (it is kept as you wrote it) or remove it.
+      </div>
+      {s.state === "invalid" ? (
+        <>
+          <p className="error-text" data-testid="server-invalid-why">
+            {s.error.message}
+          </p>
+          <ErrorDetails error={s.error} />
+        </>
+      ) : null}
+      <ErrorBanner error={error} testId="error-banner" />
+    </div>
+  );
+}
+
+function ConfiguredServerDetail(props: { backend: Backend; host: HostState; server: ServerView; status: string; onEdit: () => void }) {
   const { backend, server } = props;
   const [tab, setTab] = useState<"overview" | "stderr" | "log">("overview");
   const [busy, setBusy] = useState(false);

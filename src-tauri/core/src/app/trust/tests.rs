@@ -671,6 +671,52 @@ async fn roots_not_saved_leave_every_server_trusted_as_it_runs() {
     app.shutdown().await;
 }
 
+/// An entry of the file that is not valid (here a name with the keychain's separator) costs no
+/// other server: the others run, it is listed with why, nothing runs it, and Remove takes it out
+/// of the file while an edit of another server keeps it as written.
+#[tokio::test]
+async fn one_invalid_entry_costs_no_other_server_and_is_kept_until_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    write_config(
+        dir.path(),
+        json!({ "good": marking(&marker, ""), "vault/env": {"command": "sh"} }),
+    );
+    let app = app(dir.path(), Arc::new(MemoryStore::default())).await;
+    assert!(app.trust_server(name("good"), answer(true)).await.unwrap());
+    assert!(appears(&marker).await, "the valid server runs");
+    let views = app.list_servers(NoArgs {}).await.unwrap();
+    let bad = views
+        .iter()
+        .find(|v| v.name == "vault/env")
+        .expect("listed");
+    let ServerStatus::Invalid { error } = &bad.status else {
+        panic!("{:?}", bad.status)
+    };
+    assert!(error.message.contains("must not contain"), "{error}");
+    let e = app.trust_review(&name("vault/env")).unwrap_err();
+    assert!(e.message.contains("is not valid"), "{e}");
+
+    let mut edited = app.configured_server("good").unwrap();
+    edited.request_timeout_secs = Some(30);
+    let save = SaveServer {
+        name: "good".into(),
+        config: edited,
+        previous_name: Some("good".into()),
+    };
+    app.save_server(save, answer(true)).await.unwrap();
+    let file = std::fs::read_to_string(dir.path().join("config.json")).unwrap();
+    assert!(file.contains("vault/env"), "kept as written: {file}");
+
+    app.remove_server(name("vault/env")).await.unwrap();
+    let file = std::fs::read_to_string(dir.path().join("config.json")).unwrap();
+    assert!(
+        !file.contains("vault/env") && file.contains("good"),
+        "{file}"
+    );
+    app.shutdown().await;
+}
+
 /// A `ConfirmRoots` for a change that must not ask about global roots.
 fn no_roots_asked() -> ConfirmRoots {
     Box::new(|review| panic!("asked about global roots: {review:?}"))
