@@ -650,7 +650,8 @@ impl Supervisor {
         let mut opts = self.opts.clone();
         opts.config = switchboard_protocol::env_file::read_once(&opts.config);
         // Judged with the roots its box will be given now, whatever they were when it was defined.
-        opts.config.inherit_roots(&self.roots.paths());
+        let judged = self.roots.paths();
+        opts.config.inherit_roots(&judged);
         // Nothing the user has not trusted is spawned or dialed, however it got into the file.
         if !self.trust.admit(&opts.server, &opts.config) {
             self.set(ServerState::NeedsTrust);
@@ -662,6 +663,12 @@ impl Supervisor {
         let connecting = (self.connector)(opts);
         tokio::select! {
             result = connecting => match result {
+                // Its roots changed while it started: its box may hold ones it was not judged
+                // with, so it starts again and is judged with them.
+                Ok(live) if self.roots.paths() != judged => {
+                    live.shutdown().await;
+                    Next::Connect
+                }
                 Ok(live) => self.serve(live, attempt).await,
                 Err(e) => Next::Failed(e),
             },

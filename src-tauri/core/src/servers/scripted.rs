@@ -31,6 +31,8 @@ pub(crate) enum Plan {
     NeedsSignIn,
     Hang,
     Serve,
+    /// Serves once `gate` is opened: the start is under way until then.
+    ServeAfter(Arc<tokio::sync::Notify>),
 }
 
 /// A scripted connector: each attempt takes the next plan (serving once the script runs out).
@@ -75,6 +77,10 @@ impl Script {
                         .with_challenge("Bearer resource_metadata=\"https://s.example/prm\"")),
                     Plan::Hang => std::future::pending().await,
                     Plan::Serve => script.serve(opts).await,
+                    Plan::ServeAfter(gate) => {
+                        gate.notified().await;
+                        script.serve(opts).await
+                    }
                 }
             })
         })

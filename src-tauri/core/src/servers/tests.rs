@@ -85,6 +85,36 @@ async fn a_crash_restarts_with_doubling_backoff_then_gives_up() {
     assert!(handle.connection().is_err());
 }
 
+/// Roots changed while a server starts: its box may hold ones its trust was not judged with, so
+/// the start is dropped and judged again with them (here: not trusted with them, so it waits).
+#[tokio::test(start_paused = true)]
+async fn roots_changed_during_a_start_are_judged_before_it_serves() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let script = Script::new([Plan::ServeAfter(gate.clone())]);
+    let bus = Bus::default();
+    let mut events = bus.control();
+    let mut ctx = context(&script, &bus);
+    let store = Arc::new(crate::store::Store::in_memory().unwrap());
+    ctx.trust = crate::trust::Trust::load(store).unwrap();
+    let first = vec![PathBuf::from("/projects")];
+    let mut trusted = server();
+    trusted.inherit_roots(&first);
+    ctx.trust.grant("s", &trusted).unwrap();
+    let handle = ServerHandle::spawn("s", server(), first.clone(), &ctx);
+    // The start is under way (waiting at the gate) once the connector was entered.
+    while script.attempts.load(Ordering::SeqCst) == 0 {
+        tokio::task::yield_now().await;
+    }
+    handle.update_roots(&[first[0].clone(), PathBuf::from("/home/me")]);
+    gate.notify_one();
+    let seen = statuses_until(&mut events, |s| {
+        matches!(s, ServerStatus::NeedsTrust | ServerStatus::Running { .. })
+    })
+    .await;
+    assert_eq!(seen.last(), Some(&ServerStatus::NeedsTrust), "{seen:?}");
+    assert!(handle.connection().is_err());
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_server_that_wants_sign_in_is_not_retried_and_keeps_its_challenge() {
     let script = Script::new([Plan::NeedsSignIn]);
