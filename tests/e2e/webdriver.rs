@@ -212,7 +212,9 @@ impl Session {
             .await;
     }
 
-    /// Chooses an option of a <select> by value, firing the change event React listens to.
+    /// Chooses an option of a <select> by value, firing the change event React listens to, and
+    /// checks that the page kept the choice: the select still there and holding it once the page
+    /// has drawn the change (a busy page, such as one following a flood, takes a while).
     pub async fn select(&self, css: &str, value: &str) {
         let e = self.wait_for(css, Duration::from_secs(20)).await;
         let script = "const [el, v] = arguments; \
@@ -222,8 +224,11 @@ impl Session {
               await new Promise(r => setTimeout(r, 100)); } \
             const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set; \
             set.call(el, v); el.dispatchEvent(new Event('change', {bubbles: true})); \
-            await new Promise(r => setTimeout(r, 0)); \
-            if (!el.isConnected) return 'the select was replaced before the page took the choice'; \
+            const settled = Date.now() + 5000; \
+            do { \
+              await new Promise(r => setTimeout(r, 50)); \
+              if (!el.isConnected) return 'the select was replaced before the page took the choice'; \
+            } while (el.value !== v && Date.now() < settled); \
             if (el.value !== v) return `the page set the select back to ${JSON.stringify(el.value)}`; \
             return true;";
         let ok = self.script_async_el(script, &e, json!(value)).await;

@@ -796,6 +796,14 @@ async fn a_views_notes_are_kept_capped() {
 
 /// A door whose every server may be sampled only on `allowed`.
 fn door_allowing(script: &Arc<Script>, allowed: &'static [&'static str]) -> Door {
+    door_with_models_for(
+        script,
+        Arc::new(|_| Some(allowed.iter().map(|m| m.to_string()).collect())),
+    )
+}
+
+/// A door with one manual model, each server held to the models `allowed` names for it.
+fn door_with_models_for(script: &Arc<Script>, allowed: crate::sampling::AllowedFor) -> Door {
     let store = Arc::new(Store::in_memory().unwrap());
     let manual = Provider::new("manual", ProviderKind::Manual, None, None).unwrap();
     let sampling = Sampling::new(
@@ -803,9 +811,7 @@ fn door_allowing(script: &Arc<Script>, allowed: &'static [&'static str]) -> Door
         Arc::new(|_| SamplingLimits::default()),
         store.clone(),
     )
-    .with_allowed(Arc::new(|_| {
-        Some(allowed.iter().map(|m| m.to_string()).collect())
-    }));
+    .with_allowed(allowed);
     Door::new(
         script.clone(),
         Policies::new(store.clone()),
@@ -859,22 +865,9 @@ async fn a_server_renamed_away_is_held_to_its_models_or_refused() {
     let script = Arc::new(Script::default());
     let renamed = Arc::new(AtomicBool::new(false));
     let gone = renamed.clone();
-    let store = Arc::new(Store::in_memory().unwrap());
-    let manual = Provider::new("manual", ProviderKind::Manual, None, None).unwrap();
-    let sampling = Sampling::new(
-        Models::single(manual, "you"),
-        Arc::new(|_| SamplingLimits::default()),
-        store.clone(),
-    )
-    .with_allowed(Arc::new(move |_| {
-        (!gone.load(Ordering::SeqCst)).then(|| vec!["manual/you".to_owned()])
-    }));
-    let door = Door::new(
-        script.clone(),
-        Policies::new(store.clone()),
-        Pins::new(store.clone()),
-        Audit::new(store),
-        sampling,
+    let door = door_with_models_for(
+        &script,
+        Arc::new(move |_| (!gone.load(Ordering::SeqCst)).then(|| vec!["manual/you".to_owned()])),
     );
     let during = renamed.clone();
     script.then(move |r| {
