@@ -739,12 +739,16 @@ impl Config {
         Ok(server)
     }
 
-    /// Gives each server without roots of its own the global ones as it inherits them: call
-    /// after any change to the servers or the global roots.
+    /// Gives each server without roots of its own the global ones as it inherits them, and
+    /// drops an invalid entry a valid definition of the same name has replaced: call after any
+    /// change to the servers or the global roots.
     pub fn settle(&mut self) {
         for server in self.mcp_servers.values_mut() {
             server.inherit_roots(&self.roots);
         }
+        let valid = &self.mcp_servers;
+        self.invalid_servers
+            .retain(|name, _| !valid.contains_key(name));
     }
 
     /// Writes the config atomically (temp file + rename) so a crash never leaves half a file;

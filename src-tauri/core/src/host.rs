@@ -340,8 +340,6 @@ impl Host {
         if let Some(old) = renamed_from {
             let _ = self.servers.remove(old).await;
         }
-        let mut server = server;
-        server.inherit_roots(&self.config()?.roots);
         self.servers.upsert(name, server, roots).await
     }
 
@@ -584,10 +582,6 @@ impl Host {
         let mut guard = self.write()?;
         let mut next = guard.clone();
         let out = change(&mut next)?;
-        // A valid definition saved under an invalid entry's name replaces it.
-        let valid = next.mcp_servers.clone();
-        next.invalid_servers
-            .retain(|name, _| !valid.contains_key(name));
         next.settle();
         let mut disk = self.disk()?;
         let on_disk = read_text(&self.file)?.as_deref().map(text_digest);
