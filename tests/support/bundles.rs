@@ -1,6 +1,7 @@
 //! Real MCP Bundles for tests, made by the official `mcpb` CLI (tests/fixtures/node_modules):
 //! `tests/fixtures/bundles/memory` (the knowledge-graph memory server from npm) with its
-//! dependencies installed, packed, and signed with a self-signed certificate. Hostile archives
+//! dependencies installed, packed, and signed with a self-signed certificate or by a test
+//! certificate authority's (tests/fixtures/bundles/certificates.mjs). Hostile archives
 //! are written by Python's `zipfile`, as any tool could write them.
 
 #![allow(dead_code)]
@@ -72,6 +73,47 @@ pub fn memory() -> &'static (PathBuf, PathBuf) {
             .arg(&signed)
             .current_dir(&dir));
         (packed, signed)
+    })
+}
+
+/// The memory bundle signed by certificates a test authority issued.
+pub struct AuthoritySigned {
+    /// The authority's certificate (PEM): what a system that trusts it lists.
+    pub ca: PathBuf,
+    /// Signed with a certificate for code signing.
+    pub for_code: PathBuf,
+    /// Signed with a certificate for a web server only.
+    pub for_web: PathBuf,
+}
+
+/// The memory bundle signed by a test authority's certificates (tests/fixtures/bundles/
+/// certificates.mjs), made once per test process.
+pub fn authority_signed() -> &'static AuthoritySigned {
+    static MADE: OnceLock<AuthoritySigned> = OnceLock::new();
+    MADE.get_or_init(|| {
+        let (packed, _) = memory();
+        let dir = packed.parent().unwrap().join("authority");
+        std::fs::create_dir_all(&dir).unwrap();
+        run(Command::new("node")
+            .arg(repo().join("tests/fixtures/bundles/certificates.mjs"))
+            .arg(&dir));
+        let sign = |who: &str| {
+            let out = dir.join(format!("memory-{who}.mcpb"));
+            std::fs::copy(packed, &out).unwrap();
+            run(Command::new(mcpb())
+                .arg("sign")
+                .arg("--cert")
+                .arg(dir.join(format!("{who}.pem")))
+                .arg("--key")
+                .arg(dir.join(format!("{who}.key")))
+                .arg(&out));
+            out
+        };
+        AuthoritySigned {
+            ca: dir.join("ca.pem"),
+            for_code: sign("signer"),
+            for_web: sign("web"),
+        }
     })
 }
 

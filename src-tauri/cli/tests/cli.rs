@@ -1757,6 +1757,36 @@ fn a_bundle_made_by_mcpb_installs_runs_and_uninstalls_without_a_trace() {
 }
 
 #[test]
+fn a_signer_is_vouched_for_only_by_an_authority_the_system_trusts() {
+    let signed = bundles::authority_signed();
+    let said = |trusted: Option<&Path>| {
+        let home = tempfile::tempdir().unwrap();
+        let file = signed.for_code.to_string_lossy().into_owned();
+        let mut c = command(
+            home.path(),
+            &["install", &file, "--set", "memory_file=/tmp/m.json"],
+        );
+        c.env("SWITCHBOARD_CONFIG", home.path().join("config.json"));
+        // The system's trusted authorities, as every TLS program on Linux reads them.
+        c.env(
+            "SSL_CERT_FILE",
+            trusted.unwrap_or(Path::new("/nonexistent")),
+        );
+        c.env_remove("SSL_CERT_DIR");
+        let o = cli_with_input(&mut c, "");
+        assert_eq!(o.status.code(), Some(2), "declined");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let vouched = said(Some(&signed.ca));
+    assert!(
+        vouched.contains("vouched for by Switchboard Test Root CA"),
+        "{vouched}"
+    );
+    let unknown = said(None);
+    assert!(unknown.contains("a name nobody vouches for"), "{unknown}");
+}
+
+#[test]
 fn a_declined_bundle_leaves_nothing_behind() {
     let (packed, _) = bundles::memory();
     let home = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@
 mod bundles;
 
 use indexmap::IndexMap;
-use switchboard_gallery::bundle::{Opened, Signature, settings};
+use switchboard_gallery::bundle::{Opened, Signature, archive, settings, signature};
 
 fn refused(path: &std::path::Path) -> String {
     match Opened::read(path, None) {
@@ -55,6 +55,53 @@ fn a_signed_bundle_names_its_signer_and_a_tampered_one_is_refused() {
         .err()
         .unwrap();
     assert!(e.message.contains("signature"), "{}", e.message);
+}
+
+/// The signer `path` is said to be, checked with `roots` (PEM) trusted.
+fn signer_trusting(path: &std::path::Path, roots: &[u8]) -> signature::Signer {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+    let bytes = std::fs::read(path).unwrap();
+    let split = archive::split(&bytes).unwrap();
+    let certs: Vec<CertificateDer> = CertificateDer::pem_slice_iter(roots)
+        .map(|c| c.unwrap())
+        .collect();
+    signature::verify_with(
+        split.zip,
+        split.signature.unwrap(),
+        &signature::anchors(&certs),
+    )
+    .unwrap()
+}
+
+#[test]
+fn only_a_trusted_authority_vouches_for_a_signers_name() {
+    let signed = bundles::authority_signed();
+    let ca = std::fs::read(&signed.ca).unwrap();
+    let vouched = signer_trusting(&signed.for_code, &ca);
+    assert_eq!(vouched.publisher, "Signer Publisher");
+    assert!(!vouched.self_signed);
+    assert_eq!(
+        vouched.vouched_for_by.as_deref(),
+        Some("Switchboard Test Root CA")
+    );
+    // The same bundle where that authority is not trusted: the issuer's name is only the
+    // certificate's word.
+    let unknown = signer_trusting(&signed.for_code, b"");
+    assert_eq!(unknown.issuer, "Switchboard Test Root CA");
+    assert_eq!(unknown.vouched_for_by, None);
+    let text = settings::signature_text(&Signature::Signed(unknown));
+    assert!(text.contains("a name nobody vouches for"), "{text}");
+    // A certificate the authority issued for a web server does not vouch for code.
+    assert_eq!(signer_trusting(&signed.for_web, &ca).vouched_for_by, None);
+    // Opened as the app opens it: the system's authorities do not know the test one.
+    let Signature::Signed(s) = Opened::read(&signed.for_code, None).unwrap().signature else {
+        panic!("not signed")
+    };
+    assert_eq!(s.vouched_for_by, None);
+    // A self-signed certificate is never vouched for, whoever is trusted.
+    let (_, self_signed) = bundles::memory();
+    assert_eq!(signer_trusting(self_signed, &ca).vouched_for_by, None);
 }
 
 #[test]

@@ -13,6 +13,12 @@ publisher: string, issuer: string,
  */
 selfSigned: boolean, 
 /**
+ * The trusted certificate authority its chain leads to, for code signing, valid now; none
+ * when it leads to no authority this computer trusts (the issuer's name is then only the
+ * certificate's word).
+ */
+vouchedForBy: string | null, 
+/**
  * SHA-256 of the certificate, hex.
  */
 fingerprint: string, };

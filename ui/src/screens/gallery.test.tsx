@@ -319,6 +319,24 @@ describe("Gallery: a bundle file", () => {
     expect(calls(b, "installBundle")).toEqual([["dice", { sides: "6" }]]);
   });
 
+  it("marks a signature ok only when a trusted authority vouches for the signer", async () => {
+    const signer = { publisher: "Ada Example", issuer: "Example CA", selfSigned: false, vouchedForBy: null, fingerprint: "ab".repeat(32) };
+    for (const [vouchedForBy, shown] of [
+      [null, "false"],
+      ["Example Root", "true"],
+    ] as const) {
+      const b = new FakeBackend();
+      b.bundleFile = { ...FAKE_BUNDLE, signature: { kind: "signed", ...signer, vouchedForBy }, signatureText: "signed by Ada Example" };
+      const { unmount } = render(<GalleryScreen backend={b} />);
+      fireEvent.click(screen.getByTestId("open-bundle"));
+      const banner = within(await screen.findByTestId("bundle-dialog")).getByTestId("bundle-signature");
+      expect(banner.dataset.vouched).toBe(shown);
+      expect(banner.classList.contains(shown === "true" ? "ok" : "warn")).toBe(true);
+      expect(banner.textContent).toMatch(shown === "true" ? /^Signed —/ : /nobody vouches for/);
+      unmount();
+    }
+  });
+
   it("fills a file setting's path from the native file picker", async () => {
     const b = new FakeBackend();
     const sides = FAKE_BUNDLE.needs[0]!;

@@ -126,7 +126,7 @@ pub struct BundleChoice {
 #[serde(rename_all = "camelCase", tag = "kind")]
 #[ts(export)]
 pub enum Opened {
-    Bundle { form: BundleForm },
+    Bundle { form: Box<BundleForm> },
     Link { link: InstallLink },
     Failed { error: Error },
 }
@@ -440,7 +440,7 @@ impl App {
             return None;
         }
         match self.bundle_form(PathBuf::from(arg)).await {
-            Ok(form) => Some(Opened::Bundle { form }),
+            Ok(form) => Some(Opened::Bundle { form: Box::new(form) }),
             Err(error) => failed(error),
         }
     }

@@ -102,10 +102,19 @@ pub fn signature_text(s: &Signature) -> String {
             "signed by {} with a self-signed certificate (SHA-256 {}): nobody else vouches for the name",
             s.publisher, s.fingerprint
         ),
-        Signature::Signed(s) => format!(
-            "signed by {} (certificate issued by {}, SHA-256 {})",
-            s.publisher, s.issuer, s.fingerprint
-        ),
+        Signature::Signed(s) => match &s.vouched_for_by {
+            Some(root) => format!(
+                "signed by {} (certificate issued by {}, vouched for by {}, a certificate \
+                 authority this computer trusts; SHA-256 {})",
+                s.publisher, s.issuer, root, s.fingerprint
+            ),
+            None => format!(
+                "signed by {}, a name nobody vouches for: its certificate (which says it was \
+                 issued by {}, SHA-256 {}) leads to no certificate authority this computer \
+                 trusts for code signing",
+                s.publisher, s.issuer, s.fingerprint
+            ),
+        },
     }
 }
 

@@ -1,8 +1,10 @@
 //! A bundle's PKCS#7 signature, checked: the signed attributes' message digest is the SHA-256
-//! of the zip, and the signer's certificate's RSA key signed those attributes. What it proves
-//! is that whoever holds that certificate's key made this exact file; who that is, the
-//! certificate's own word (its subject), which Switchboard shows and marks self-signed when its
-//! issuer is itself. A broken signature is an error, never read as unsigned.
+//! of the zip, and the signer's certificate's RSA key signed those attributes. What that proves
+//! is that whoever holds that certificate's key made this exact file. Who that is, the
+//! certificate's subject, is only its own word unless its chain (with the intermediates the
+//! signature carries) leads to a certificate authority this computer trusts, for code signing,
+//! valid now: then the authority vouches for the name, and Switchboard says which. A broken
+//! signature is an error, never read as unsigned.
 
 use cms::content_info::ContentInfo;
 use cms::signed_data::{SignedData, SignerInfo};
@@ -17,6 +19,10 @@ use x509_cert::Certificate;
 
 use super::archive::bad;
 use crate::text;
+
+mod chain;
+
+pub use chain::anchors;
 
 const SIGNED_DATA: &str = "1.2.840.113549.1.7.2";
 const MESSAGE_DIGEST: &str = "1.2.840.113549.1.9.4";
@@ -33,12 +39,26 @@ pub struct Signer {
     pub issuer: String,
     /// Its issuer is itself: nobody else vouches for the name.
     pub self_signed: bool,
+    /// The trusted certificate authority its chain leads to, for code signing, valid now; none
+    /// when it leads to no authority this computer trusts (the issuer's name is then only the
+    /// certificate's word).
+    pub vouched_for_by: Option<String>,
     /// SHA-256 of the certificate, hex.
     pub fingerprint: String,
 }
 
-/// Checks `der` as a detached signature of `zip`; the signer when it holds.
+/// Checks `der` as a detached signature of `zip`; the signer when it holds, with the
+/// authority (among the system's trusted ones) that vouches for its name.
 pub fn verify(zip: &[u8], der: &[u8]) -> Result<Signer> {
+    verify_with(zip, der, chain::system_roots())
+}
+
+/// [`verify`] with the certificate authorities to trust given.
+pub fn verify_with(
+    zip: &[u8],
+    der: &[u8],
+    roots: &[rustls_pki_types::TrustAnchor<'static>],
+) -> Result<Signer> {
     let broken = |why: &str| bad(format!("Its signature does not hold: {why}."));
     let info = ContentInfo::from_der(der).map_err(|_| broken("it is not PKCS#7"))?;
     if info.content_type.to_string() != SIGNED_DATA {
@@ -54,15 +74,18 @@ pub fn verify(zip: &[u8], der: &[u8]) -> Result<Signer> {
         .iter()
         .next()
         .ok_or_else(|| broken("it names no signer"))?;
-    let cert = signed
+    let mut carried = signed
         .certificates
-        .as_ref()
-        .and_then(|set| set.0.iter().next())
-        .and_then(|c| match c {
+        .iter()
+        .flat_map(|set| set.0.iter())
+        .filter_map(|c| match c {
             cms::cert::CertificateChoices::Certificate(c) => Some(c.clone()),
             _ => None,
-        })
+        });
+    let cert = carried
+        .next()
         .ok_or_else(|| broken("it carries no certificate"))?;
+    let intermediates: Vec<Certificate> = carried.collect();
     if signer.digest_alg.oid.to_string() != SHA256 {
         return Err(broken("its digest is not SHA-256"));
     }
@@ -70,7 +93,8 @@ pub fn verify(zip: &[u8], der: &[u8]) -> Result<Signer> {
     let signed_bytes =
         signed_attributes(der).ok_or_else(|| broken("its attributes cannot be read"))?;
     check_signature(signer, &cert, &signed_bytes).map_err(broken)?;
-    Ok(signer_of(&cert))
+    let vouched_for_by = chain::vouched_for_by(&cert, &intermediates, roots);
+    Ok(signer_of(&cert, vouched_for_by))
 }
 
 /// The signed attributes say the zip's SHA-256.
@@ -147,23 +171,26 @@ fn check_signature(
         .map_err(|_| "the certificate's key did not make it")
 }
 
-fn signer_of(cert: &Certificate) -> Signer {
-    let cn = |name: &x509_cert::name::Name| {
-        name.0
-            .iter()
-            .flat_map(|rdn| rdn.0.iter())
-            .find(|atv| atv.oid.to_string() == COMMON_NAME)
-            .and_then(|atv| {
-                der::asn1::Utf8StringRef::try_from(&atv.value)
-                    .map(|s| s.as_str().to_owned())
-                    .or_else(|_| {
-                        der::asn1::PrintableStringRef::try_from(&atv.value)
-                            .map(|s| s.as_str().to_owned())
-                    })
-                    .ok()
-            })
-            .unwrap_or_else(|| "(no name)".to_owned())
-    };
+/// A name's common name, as written (not yet made safe to show).
+fn common_name(name: &x509_cert::name::Name) -> String {
+    name.0
+        .iter()
+        .flat_map(|rdn| rdn.0.iter())
+        .find(|atv| atv.oid.to_string() == COMMON_NAME)
+        .and_then(|atv| {
+            der::asn1::Utf8StringRef::try_from(&atv.value)
+                .map(|s| s.as_str().to_owned())
+                .or_else(|_| {
+                    der::asn1::PrintableStringRef::try_from(&atv.value)
+                        .map(|s| s.as_str().to_owned())
+                })
+                .ok()
+        })
+        .unwrap_or_else(|| "(no name)".to_owned())
+}
+
+fn signer_of(cert: &Certificate, vouched_for_by: Option<String>) -> Signer {
+    let cn = common_name;
     let tbs = &cert.tbs_certificate;
     let fingerprint = cert
         .to_der()
@@ -178,6 +205,7 @@ fn signer_of(cert: &Certificate) -> Signer {
         publisher: text::shown(&cn(&tbs.subject), text::SHORT),
         issuer: text::shown(&cn(&tbs.issuer), text::SHORT),
         self_signed: tbs.subject == tbs.issuer,
+        vouched_for_by: vouched_for_by.map(|n| text::shown(&n, text::SHORT)),
         fingerprint,
     }
 }

@@ -1,5 +1,5 @@
 // Installing a .mcpb bundle chosen in the native file picker: what it is, who signed it (an
-// unsigned one said plainly), what it asks for and the local name. The window never names the
+// unsigned one, or one whose signer no trusted authority vouches for, said plainly), what it asks for and the local name. The window never names the
 // file: the shell installs the one it read.
 import type { FormEvent } from "react";
 import { useState } from "react";
@@ -19,9 +19,17 @@ function Signature(props: { form: BundleForm }) {
       </div>
     );
   }
+  // Only a certificate authority this computer trusts makes the signer's name more than its
+  // own word.
+  const vouched = !s.selfSigned && s.vouchedForBy !== null;
   return (
-    <div className={`banner ${s.selfSigned ? "warn" : "ok"} bundle-signature`} data-testid="bundle-signature" data-signed="true">
-      <strong>Signed</strong> — {reveal(props.form.signatureText)}
+    <div
+      className={`banner ${vouched ? "ok" : "warn"} bundle-signature`}
+      data-testid="bundle-signature"
+      data-signed="true"
+      data-vouched={vouched ? "true" : "false"}
+    >
+      <strong>{vouched ? "Signed" : "Signed, by a name nobody vouches for"}</strong> — {reveal(props.form.signatureText)}
     </div>
   );
 }
