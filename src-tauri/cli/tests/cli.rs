@@ -1402,24 +1402,7 @@ fn a_killed_host_leaves_no_server_and_the_next_start_reaps_the_grandchild() {
 #[test]
 fn without_a_keychain_the_cli_reaches_remote_servers() {
     const BUS: &str = "DBUS_SESSION_BUS_ADDRESS";
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap();
-    let _server = Reaped(
-        Command::new(fixture("node_modules/.bin/mcp-server-everything"))
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the HTTP server never listened");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (_server, port) = everything_over_http();
     let data = tempfile::tempdir().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let o = command(data.path(), &["tools", "--url", &url])
@@ -1440,6 +1423,29 @@ fn without_a_keychain_the_cli_reaches_remote_servers() {
         });
         assert!(passed, "{scenario} without a keychain:\n{out}");
     }
+}
+
+/// server-everything serving Streamable HTTP on a free loopback port, once it listens.
+fn everything_over_http() -> (Reaped, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap();
+    let server = Reaped(
+        Command::new(fixture("node_modules/.bin/mcp-server-everything"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the HTTP server never listened");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (server, port)
 }
 
 /// A child process killed and waited for when the test ends, passing or not.
@@ -1829,6 +1835,96 @@ fn bundle_listing(url: &str, sha: &str) -> Value {
             "status": "active", "isLatest": true,
             "publishedAt": "2026-09-01T00:00:00Z", "updatedAt": "2026-09-01T00:00:00Z"}}
     })
+}
+
+/// A registry listing whose one way to run is a remote: a real server's URL with a variable,
+/// and a header filled from another.
+fn remote_listing(port: u16) -> Value {
+    json!({
+        "server": {
+            "name": "io.example/everything-remote",
+            "description": "server-everything, served over HTTP",
+            "version": "2026.8.31",
+            "remotes": [{
+                "type": "streamable-http",
+                "url": format!("http://127.0.0.1:{port}/{{endpoint}}"),
+                "variables": {"endpoint": {"description": "Where it answers",
+                                           "isRequired": true, "choices": ["mcp"]}},
+                "headers": [{"name": "X-Tenant", "value": "{tenant}",
+                             "variables": {"tenant": {"description": "Your tenant",
+                                                      "default": "eu"}}}]
+            }]
+        },
+        "_meta": {"io.modelcontextprotocol.registry/official": {
+            "status": "active", "isLatest": true,
+            "publishedAt": "2026-09-01T00:00:00Z", "updatedAt": "2026-09-01T00:00:00Z"}}
+    })
+}
+
+#[test]
+fn a_registry_remote_installs_with_its_variables_and_is_called() {
+    let (_server, port) = everything_over_http();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let r = rt.block_on(loopback_registry::LoopbackRegistry::start(vec![]));
+    r.publish(remote_listing(port));
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.json");
+    let with_config = |args: &[&str]| {
+        let mut c = command(home.path(), args);
+        c.env("SWITCHBOARD_CONFIG", &config)
+            .env("SWITCHBOARD_REGISTRY", &r.url);
+        c
+    };
+    let name = "io.example/everything-remote";
+    // A choice the listing does not offer is refused by name, and nothing is written.
+    let o = with_config(&["install", name, "--set", "endpoint=sse", "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("endpoint"));
+    assert!(!config.exists());
+
+    let o = with_config(&[
+        "install",
+        name,
+        "--package",
+        "remote",
+        "--set",
+        "endpoint=mcp",
+        "--yes",
+    ])
+    .output()
+    .unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{said}");
+    assert!(
+        said.contains("Installed from: \"io.example/everything-remote 2026.8.31"),
+        "{said}"
+    );
+    let local = stdout_lines(&o)[0]["installed"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let server = &saved["mcpServers"][&local];
+    assert_eq!(server["url"], format!("http://127.0.0.1:{port}/mcp"));
+    assert_eq!(server["headers"]["X-Tenant"], "eu");
+
+    let args = [
+        "--approve",
+        "deny",
+        "call",
+        &local,
+        "echo",
+        "--args",
+        r#"{"message":"over the wire"}"#,
+    ];
+    let o = with_config(&args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout_lines(&o)[0]["content"][0]["text"],
+        "Echo: over the wire"
+    );
 }
 
 #[test]

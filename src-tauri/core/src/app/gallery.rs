@@ -440,7 +440,9 @@ impl App {
             return None;
         }
         match self.bundle_form(PathBuf::from(arg)).await {
-            Ok(form) => Some(Opened::Bundle { form: Box::new(form) }),
+            Ok(form) => Some(Opened::Bundle {
+                form: Box::new(form),
+            }),
             Err(error) => failed(error),
         }
     }
