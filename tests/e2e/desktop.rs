@@ -10,6 +10,9 @@ use tokio::process::{Child, Command};
 use crate::loopback_registry::LoopbackRegistry;
 use crate::webdriver::Session;
 
+/// How long a drag's step may take before the test says which one did not happen.
+const LONG_DRAG: Duration = Duration::from_secs(30);
+
 pub struct Desktop {
     pub session: Session,
     /// Where this run's screenshots go.
@@ -305,6 +308,54 @@ impl Desktop {
             tokio::time::sleep(Duration::from_millis(300)).await;
         }
         self.native_window_gone(title).await;
+    }
+
+    /// Drags `file` from a file manager's window onto the app's window and lets go, as a person
+    /// does: the pointer pressed on the file, moved (xdotool) until the app's window takes it,
+    /// released. Each step waits on what the drag source says happened (tests/e2e/
+    /// drag_source.py), never on time.
+    pub async fn drop_file(&self, file: &Path) {
+        use tokio::io::{AsyncBufReadExt, BufReader};
+        let uri = format!("file://{}", file.display());
+        let mut source = Command::new("/usr/bin/python3")
+            .arg(repo().join("tests/e2e/drag_source.py"))
+            .args([uri.as_str(), "1160", "680"])
+            .env("DISPLAY", format!(":{}", self.display))
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the drag source (python3-gi: scripts/setup-system.sh)");
+        let mut said = BufReader::new(source.stdout.take().expect("its stdout")).lines();
+        let mut until = async |what: &str| {
+            let wait = tokio::time::timeout(LONG_DRAG, async {
+                while let Some(line) = said.next_line().await.expect("read the drag source") {
+                    if line.starts_with(what) {
+                        return line;
+                    }
+                }
+                panic!("the drag source ended before saying {what:?}")
+            });
+            wait.await
+                .unwrap_or_else(|_| panic!("the drag source never said {what:?}"))
+        };
+        until("ready").await;
+        let moved = |x: u32, y: u32| {
+            let (x, y) = (x.to_string(), y.to_string());
+            let done = self.xdotool(&["mousemove", "--sync", &x, &y]);
+            assert!(done.status.success(), "xdotool mousemove failed");
+        };
+        moved(1210, 730);
+        assert!(self.xdotool(&["mousedown", "1"]).status.success());
+        // Past GTK's drag threshold, then towards the middle of the app's window.
+        for step in 1..=8 {
+            moved(1210 - step * 70, 730 - step * 40);
+        }
+        until("begin").await;
+        moved(640, 400);
+        until("accepted").await;
+        assert!(self.xdotool(&["mouseup", "1"]).status.success());
+        let end = until("end").await;
+        assert_eq!(end, "end dropped", "the app's window did not take the file");
     }
 
     /// The id of the visible native window whose title contains `title`, once it is painted.

@@ -38,7 +38,8 @@ pub async fn install_from_the_gallery_and_call(desktop: &Desktop) {
 }
 
 /// A link a browser hands the app, and a bundle a file manager hands it, reach the running window
-/// through a second launch: each opens its form in the Gallery, and nothing is installed.
+/// through a second launch, and a bundle dropped on the window reaches it too: each opens its
+/// form in the Gallery, and nothing is installed.
 pub async fn a_link_and_a_bundle_open_their_forms(desktop: &Desktop) {
     let s = &desktop.session;
     s.click_css("[data-testid=nav-servers]").await;
@@ -66,6 +67,16 @@ pub async fn a_link_and_a_bundle_open_their_forms(desktop: &Desktop) {
     })
     .await;
     desktop.screenshot("gallery-bundle.png").await;
+    s.click_css("[data-testid=install-cancel]").await;
+    s.wait_gone("[data-testid=bundle-dialog]", LONG).await;
+
+    // Dragged from a file manager and dropped on the window: the same form, nothing installed.
+    s.click_css("[data-testid=nav-servers]").await;
+    desktop.drop_file(&file).await;
+    s.wait_text("[data-testid=bundle-signature]", LONG, |t| {
+        t.to_lowercase().contains("unsigned")
+    })
+    .await;
     s.click_css("[data-testid=install-cancel]").await;
     assert!(s.all(&row("tiny", "running")).await.is_empty());
 }
