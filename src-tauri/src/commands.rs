@@ -23,7 +23,7 @@ use switchboard_core::app::{
 };
 use switchboard_core::app::{
     BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Listing, Page,
-    RegistryRef, RegistrySearch, UpdateView,
+    RegistryList, RegistryRef, RegistrySearch, RegistrySettings, UpdateView,
 };
 use switchboard_core::{Error, ErrorCode};
 use tauri::ipc::Channel;

@@ -80,3 +80,34 @@ pub async fn a_link_and_a_bundle_open_their_forms(desktop: &Desktop) {
     s.click_css("[data-testid=install-cancel]").await;
     assert!(s.all(&row("tiny", "running")).await.is_empty());
 }
+
+/// A company's mirror kept as a registry in the window: added and saved, the gallery offers it
+/// in its picker; removed and saved, it is gone. (The run's SWITCHBOARD_REGISTRY comes first
+/// throughout, and the panel says so.)
+pub async fn keep_a_private_registry(desktop: &Desktop) {
+    let s = &desktop.session;
+    s.click_css("[data-testid=nav-gallery]").await;
+    s.click_css("[data-testid=manage-registries]").await;
+    s.wait_for("[data-testid=registry-from-environment]", SHORT)
+        .await;
+    s.type_into(
+        "[data-testid=registry-url]",
+        "https://mcp.example.com/registry/",
+    )
+    .await;
+    s.click_css("[data-testid=registry-add]").await;
+    s.click_css("[data-testid=registries-save]").await;
+    let mirror = "[data-testid=registry-row][data-url=\"https://mcp.example.com/registry\"]";
+    s.wait_for(mirror, SHORT).await;
+    s.wait_text("[data-testid=gallery-registry]", SHORT, |t| {
+        t.contains("mcp.example.com/registry")
+    })
+    .await;
+    desktop.screenshot("gallery-registries.png").await;
+    s.click_css(&format!("{mirror} [data-testid=registry-remove]"))
+        .await;
+    s.click_css("[data-testid=registries-save]").await;
+    s.wait_gone(mirror, SHORT).await;
+    s.wait_gone("[data-testid=gallery-registry]", SHORT).await;
+    s.click_css("[data-testid=registries-close]").await;
+}

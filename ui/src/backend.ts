@@ -16,8 +16,10 @@ import type { InstallForm } from "./bindings/InstallForm";
 import type { InstallRequest } from "./bindings/InstallRequest";
 import type { RegistryListing } from "./bindings/RegistryListing";
 import type { RegistryPage } from "./bindings/RegistryPage";
+import type { RegistryList } from "./bindings/RegistryList";
 import type { RegistryRef } from "./bindings/RegistryRef";
 import type { RegistrySearch } from "./bindings/RegistrySearch";
+import type { RegistrySettings } from "./bindings/RegistrySettings";
 import type { UpdateView } from "./bindings/UpdateView";
 import type { Error as BackendError } from "./bindings/Error";
 import type { PinChoice } from "./bindings/PinChoice";
@@ -253,6 +255,11 @@ export interface Backend {
   /** The registries the gallery may list, the default first: `SWITCHBOARD_REGISTRY`, then the
    *  config's `registries`, else the official one. */
   registries(): Promise<string[]>;
+  /** The registries kept in the config (the official one alone when none are), for the person to change. */
+  registrySettings(): Promise<RegistrySettings>;
+  /** Keeps `registries` (the first the default), each checked (https, or plain http on this
+   *  computer) and written as the gallery calls it; a refused URL is named (`invalid_input`). */
+  setRegistries(registries: string[]): Promise<RegistryList>;
   /** One page of a registry's listing; when the registry cannot be reached, the page kept on
    *  this computer with `offline` set. */
   registrySearch(query: RegistrySearch): Promise<RegistryPage>;

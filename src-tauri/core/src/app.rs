@@ -11,8 +11,8 @@ pub mod requests;
 pub use auth::SignIn;
 pub use gallery::{
     BundleChoice, BundleForm, BundleInstall, INSTALL_SCHEME, IconUrl, InstallForm, InstallInput,
-    InstallLink, InstallOption, InstallRequest, Listing, Opened, Page, RegistryRef, RegistrySearch,
-    UpdateView, pick_choice,
+    InstallLink, InstallOption, InstallRequest, Listing, Opened, Page, RegistryList, RegistryRef,
+    RegistrySearch, RegistrySettings, UpdateView, pick_choice,
 };
 pub use skills::SkillForChat;
 pub use trust::{Confirm, ConfirmRoots};

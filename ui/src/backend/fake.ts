@@ -10,6 +10,8 @@ import type { ChatMessage } from "../bindings/ChatMessage";
 import type { Conversation } from "../bindings/Conversation";
 import type { NewMessage } from "../bindings/NewMessage";
 import type { Opened } from "../bindings/Opened";
+import type { RegistryList } from "../bindings/RegistryList";
+import type { RegistrySettings } from "../bindings/RegistrySettings";
 import type { AuditQuery } from "../bindings/AuditQuery";
 import type { CompareSampling } from "../bindings/CompareSampling";
 import type { ComparedAnswer } from "../bindings/ComparedAnswer";
@@ -914,6 +916,26 @@ export class FakeBackend implements Backend {
   async registries() {
     this.log("registries");
     return [...this.registryUrls];
+  }
+  async registrySettings(): Promise<RegistrySettings> {
+    this.log("registrySettings");
+    return { registries: [...this.registryUrls], official: FAKE_REGISTRY, fromEnvironment: null };
+  }
+  /** As the core: https (or http on this computer) only, written without a trailing slash, once each. */
+  async setRegistries(registries: string[]): Promise<RegistryList> {
+    this.log("setRegistries", registries);
+    const kept: string[] = [];
+    for (const raw of registries) {
+      const url = raw.trim().replace(/\/+$/, "");
+      const u = URL.canParse(url) ? new URL(url) : null;
+      const local = u !== null && ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
+      if (!u || !(u.protocol === "https:" || (u.protocol === "http:" && local))) {
+        throw { code: "invalid_input", message: `The registry URL "${raw}" must use https (plain http only on this computer).` };
+      }
+      if (!kept.includes(url)) kept.push(url);
+    }
+    this.registryUrls = kept;
+    return { registries: kept };
   }
   async registrySearch(query: RegistrySearch) {
     this.log("registrySearch", query);

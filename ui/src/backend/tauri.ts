@@ -113,6 +113,8 @@ export const tauriBackend: Backend = {
   appUpdateContext: async (viewId, context) => void (await call("app_update_context", { viewId, context: { ...context } })),
 
   registries: () => call("registries", none),
+  registrySettings: () => call("registry_settings", none),
+  setRegistries: (registries) => call("set_registries", { registries }),
   registrySearch: (query) => call("registry_search", query),
   registryCached: (query) => call("registry_cached", query),
   registryRefresh: (query) => call("registry_refresh", query),

@@ -42,10 +42,12 @@ import type { PinItem } from "./PinItem";
 import type { PolicyEntry } from "./PolicyEntry";
 import type { ProviderId } from "./ProviderId";
 import type { ProviderSettings } from "./ProviderSettings";
+import type { RegistryList } from "./RegistryList";
 import type { RegistryListing } from "./RegistryListing";
 import type { RegistryPage } from "./RegistryPage";
 import type { RegistryRef } from "./RegistryRef";
 import type { RegistrySearch } from "./RegistrySearch";
+import type { RegistrySettings } from "./RegistrySettings";
 import type { ReplaySampling } from "./ReplaySampling";
 import type { ResourceUri } from "./ResourceUri";
 import type { ResourcesPage } from "./ResourcesPage";
@@ -156,6 +158,8 @@ export type Commands = {
   check_updates: { args: NoArgs; result: UpdateView[] };
   registry_icon: { args: IconUrl; result: string | null };
   registries: { args: NoArgs; result: string[] };
+  registry_settings: { args: NoArgs; result: RegistrySettings };
+  set_registries: { args: RegistryList; result: RegistryList };
   registry_versions: { args: RegistryRef; result: RegistryListing[] };
   compare_sampling: { args: CompareSampling; result: ComparedAnswer[] };
   replay_sampling: { args: ReplaySampling; result: ComparedAnswer[] };
@@ -260,6 +264,8 @@ export const COMMAND_NAMES = [
   "check_updates",
   "registry_icon",
   "registries",
+  "registry_settings",
+  "set_registries",
   "registry_versions",
   "compare_sampling",
   "replay_sampling",

@@ -427,3 +427,49 @@ describe("a card's icon", () => {
     expect(document.querySelector('img[src^="https://"]')).toBeNull();
   });
 });
+
+describe("Gallery: the registries kept", () => {
+  const rows = (panel: HTMLElement) => within(panel).getAllByTestId("registry-row").map((r) => r.dataset.url);
+
+  it("adds a private registry, makes it the default, and lists from it once saved", async () => {
+    const b = new FakeBackend();
+    b.registryUrls = [FAKE_REGISTRY];
+    render(<GalleryScreen backend={b} />);
+    await screen.findByTestId("gallery-search");
+    expect(screen.queryByTestId("gallery-registry")).toBeNull();
+    fireEvent.click(screen.getByTestId("manage-registries"));
+    const panel = await screen.findByTestId("registries-panel");
+    await waitFor(() => expect(rows(panel)).toEqual([FAKE_REGISTRY]));
+    expect(within(panel).getByTestId("registry-remove")).toHaveProperty("disabled", true);
+    fireEvent.change(within(panel).getByTestId("registry-url"), { target: { value: `${FAKE_OTHER_REGISTRY}/` } });
+    fireEvent.click(within(panel).getByTestId("registry-add"));
+    const added = within(panel).getAllByTestId("registry-row")[1]!;
+    fireEvent.click(within(added).getByTestId("registry-default"));
+    expect(rows(panel)).toEqual([`${FAKE_OTHER_REGISTRY}/`, FAKE_REGISTRY]);
+    fireEvent.click(within(panel).getByTestId("registries-save"));
+    // Written as the gallery calls it, and the picker now lists both, the new one first.
+    await waitFor(() => expect(rows(panel)).toEqual([FAKE_OTHER_REGISTRY, FAKE_REGISTRY]));
+    expect(calls(b, "setRegistries")).toEqual([[[`${FAKE_OTHER_REGISTRY}/`, FAKE_REGISTRY]]]);
+    const picker = (await screen.findByTestId("gallery-registry")) as HTMLSelectElement;
+    expect(picker.value).toBe(FAKE_OTHER_REGISTRY);
+    expect(within(panel).getByTestId("registries-save")).toHaveProperty("disabled", true);
+  });
+
+  it("says which URL was refused and keeps what was typed", async () => {
+    const b = new FakeBackend();
+    render(<GalleryScreen backend={b} />);
+    fireEvent.click(screen.getByTestId("manage-registries"));
+    const panel = await screen.findByTestId("registries-panel");
+    await waitFor(() => expect(rows(panel)).toEqual([FAKE_REGISTRY, FAKE_OTHER_REGISTRY]));
+    fireEvent.change(within(panel).getByTestId("registry-url"), { target: { value: "http://mirror.example.com" } });
+    fireEvent.click(within(panel).getByTestId("registry-add"));
+    fireEvent.click(within(panel).getByTestId("registries-save"));
+    expect((await within(panel).findByTestId("registries-error")).textContent).toContain("http://mirror.example.com");
+    expect(rows(panel)).toEqual([FAKE_REGISTRY, FAKE_OTHER_REGISTRY, "http://mirror.example.com"]);
+    expect(b.registryUrls).toEqual([FAKE_REGISTRY, FAKE_OTHER_REGISTRY]);
+    // Removing the official one offers it back.
+    fireEvent.click(within(within(panel).getAllByTestId("registry-row")[0]!).getByTestId("registry-remove"));
+    fireEvent.click(within(panel).getByTestId("registry-add-official"));
+    expect(rows(panel)).toEqual([FAKE_OTHER_REGISTRY, "http://mirror.example.com", FAKE_REGISTRY]);
+  });
+});

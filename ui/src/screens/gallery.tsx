@@ -1,5 +1,5 @@
 // The Gallery: servers from an MCP Registry to install (from the registry chosen, when the config
-// names several), a .mcpb bundle file to install, and
+// names several; the person adds, orders and removes them here), a .mcpb bundle file to install, and
 // updates of servers installed from a registry. Installing always goes through the shell's native
 // trust dialog; the window only gathers the values. What the app is asked to open from outside (a
 // .mcpb file, an install link) arrives as `opened` and opens the dialog it asks for. The listing,
@@ -17,6 +17,7 @@ import { BundleDialog } from "./gallery/bundle-dialog";
 import { DefinitionDialog } from "./gallery/definition-dialog";
 import { InstallDialog } from "./gallery/install-dialog";
 import { ListingCard, LoadMore } from "./gallery/listing-card";
+import { RegistriesPanel } from "./gallery/registries";
 import type { Notice } from "./gallery/updates";
 import { Updates } from "./gallery/updates";
 import { listingKey, SEARCH_DELAY_MS, useListing, useSettled } from "./gallery/use-listing";
@@ -51,9 +52,11 @@ function registryLabel(url: string): string {
   }
 }
 
-/** The registries the gallery may list, the default first (none until known, or when unknown). */
-function useRegistries(backend: Backend): string[] {
+/** The registries the gallery may list, the default first (none until known, or when unknown),
+ *  and a way to read them again once the person changed them. */
+function useRegistries(backend: Backend): [string[], () => void] {
   const [registries, setRegistries] = useState<string[]>([]);
+  const [asked, setAsked] = useState(0);
   useEffect(() => {
     let live = true;
     backend.registries().then(
@@ -63,8 +66,8 @@ function useRegistries(backend: Backend): string[] {
     return () => {
       live = false;
     };
-  }, [backend]);
-  return registries;
+  }, [backend, asked]);
+  return [registries, useCallback(() => setAsked((n) => n + 1), [])];
 }
 
 export function GalleryScreen(props: {
@@ -79,9 +82,10 @@ export function GalleryScreen(props: {
   const { backend, opened, onOpenedTaken, onInstalled } = props;
   const [search, setSearch] = useState("");
   const term = useSettled(search.trim(), SEARCH_DELAY_MS);
-  const registries = useRegistries(backend);
+  const [registries, reloadRegistries] = useRegistries(backend);
   // The registry listed: null is the default one (the first).
   const [registry, setRegistry] = useState<string | null>(null);
+  const [managing, setManaging] = useState(false);
   const { listing, error, busy, loadMore } = useListing(backend, registry, term);
   const [installing, setInstalling] = useState<Installing | null>(null);
   // Each dialog opened anew starts from its own form, even in place of one of the same kind.
@@ -155,7 +159,20 @@ export function GalleryScreen(props: {
         <button data-testid="open-bundle" onClick={openBundle}>
           Open a bundle…
         </button>
+        <button data-testid="manage-registries" aria-expanded={managing} onClick={() => setManaging((m) => !m)}>
+          Registries…
+        </button>
       </header>
+      {managing ? (
+        <RegistriesPanel
+          backend={backend}
+          onSaved={() => {
+            setRegistry(null);
+            reloadRegistries();
+          }}
+          onClose={() => setManaging(false)}
+        />
+      ) : null}
       {notice ? (
         <div className={`banner ${notice.tone}`} role="status" data-testid="gallery-notice">
           {notice.text}{" "}

@@ -6,7 +6,9 @@
 
 use ts_rs::TS;
 
-use super::gallery::{BundleChoice, IconUrl, InstallRequest, RegistryRef, RegistrySearch};
+use super::gallery::{
+    BundleChoice, IconUrl, InstallRequest, RegistryList, RegistryRef, RegistrySearch,
+};
 use super::requests::*;
 use crate::approvals::policy::PolicyEntry;
 use crate::audit::AuditQuery;
@@ -137,6 +139,8 @@ command_table! { $
         check_updates(NoArgs) -> Vec<UpdateView> as "UpdateView[]";
         registry_icon(IconUrl) -> Option<String> as "string | null";
         registries(NoArgs) -> Vec<String> as "string[]";
+        registry_settings(NoArgs) -> RegistrySettings as "RegistrySettings";
+        set_registries(RegistryList) -> RegistryList as "RegistryList";
         registry_versions(RegistryRef) -> Vec<Listing> as "RegistryListing[]";
         compare_sampling(CompareSampling) -> Vec<ComparedAnswer> as "ComparedAnswer[]";
         replay_sampling(ReplaySampling) -> Vec<ComparedAnswer> as "ComparedAnswer[]";
@@ -178,6 +182,7 @@ command_table! { $
 /// Result types named in the table that come from the core's bindings.
 const RESULT_TYPES: &[&str] = &[
     "ServerView",
+    "RegistrySettings",
     "Skill",
     "SkillForChat",
     "ToolSwitchesView",

@@ -53,6 +53,29 @@ pub struct RegistryRef {
     pub version: Option<String>,
 }
 
+/// The registries the person keeps (the config's `registries`), the first the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RegistryList {
+    pub registries: Vec<String>,
+}
+
+/// The registries the gallery may list, as the person can change them.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RegistrySettings {
+    /// The registries kept, the first the default: the official one alone when none are set.
+    pub registries: Vec<String>,
+    pub official: String,
+    /// `SWITCHBOARD_REGISTRY`, which comes before them all for this run.
+    pub from_environment: Option<String>,
+}
+
+/// At most this many registries are kept.
+const MAX_REGISTRIES: usize = 20;
+
 /// The install form of a listing: its text, the ways it can be run, what each asks for.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -158,13 +181,37 @@ pub struct InstallRequest {
     pub values: IndexMap<String, String>,
 }
 
+/// `SWITCHBOARD_REGISTRY`, when set.
+fn environment_registry() -> Option<String> {
+    std::env::var("SWITCHBOARD_REGISTRY")
+        .ok()
+        .filter(|u| !u.is_empty())
+}
+
+/// `urls` checked and written as the gallery calls them, without repeats; a URL that is not a
+/// registry's is refused by name, as is a list too long to be one a person keeps.
+fn registry_list(urls: &[String]) -> Result<Vec<String>> {
+    if urls.len() > MAX_REGISTRIES {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!("Keep at most {MAX_REGISTRIES} registries."),
+        ));
+    }
+    let mut kept: Vec<String> = Vec::new();
+    for url in urls {
+        let url = Registry::new(url.trim())?.url().to_owned();
+        if !kept.contains(&url) {
+            kept.push(url);
+        }
+    }
+    Ok(kept)
+}
+
 impl App {
     /// The registries the gallery offers: `SWITCHBOARD_REGISTRY` when set, then the config's
     /// `registries`, else the official one; the first is the default.
     pub async fn registries(&self, _: NoArgs) -> Result<Vec<String>> {
-        let mut all: Vec<String> = std::env::var("SWITCHBOARD_REGISTRY")
-            .ok()
-            .filter(|u| !u.is_empty())
+        let mut all: Vec<String> = environment_registry()
             .into_iter()
             .chain(self.config()?.registries)
             .collect();
@@ -173,6 +220,40 @@ impl App {
         }
         all.dedup();
         Ok(all)
+    }
+
+    /// The registries kept in the config, for the person to change.
+    pub async fn registry_settings(&self, _: NoArgs) -> Result<RegistrySettings> {
+        let kept = self.config()?.registries;
+        Ok(RegistrySettings {
+            registries: if kept.is_empty() {
+                vec![registry::OFFICIAL.to_owned()]
+            } else {
+                kept
+            },
+            official: registry::OFFICIAL.to_owned(),
+            from_environment: environment_registry(),
+        })
+    }
+
+    /// Keeps `registries` (the first the default) in the config, each checked as a registry
+    /// URL (https, or plain http on this computer) and written as the gallery will call it;
+    /// the official one alone is written as no list, its default. What it kept.
+    pub async fn set_registries(&self, args: RegistryList) -> Result<RegistryList> {
+        let kept = registry_list(&args.registries)?;
+        let written = kept.clone();
+        self.0
+            .host
+            .edit_config(move |config| {
+                config.registries = if written == [registry::OFFICIAL] {
+                    Vec::new()
+                } else {
+                    written
+                };
+                Ok(())
+            })
+            .await?;
+        Ok(RegistryList { registries: kept })
     }
 
     /// Every version of a registry server, newest first.
@@ -193,11 +274,7 @@ impl App {
             .and_then(|c| c.registries.first().cloned());
         let url = url
             .map(str::to_owned)
-            .or_else(|| {
-                std::env::var("SWITCHBOARD_REGISTRY")
-                    .ok()
-                    .filter(|u| !u.is_empty())
-            })
+            .or_else(environment_registry)
             .or(configured)
             .unwrap_or_else(|| registry::OFFICIAL.to_owned());
         Registry::new(&url)

@@ -248,3 +248,74 @@ async fn uninstalling_a_config_that_names_more_than_its_bundle_removes_nothing()
     app.uninstall_server(evil).await.unwrap();
     assert!(other.is_dir(), "another version's folder is still there");
 }
+
+#[tokio::test]
+async fn the_registries_kept_are_checked_written_as_called_and_the_first_is_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path()).await;
+    let settings = app.registry_settings(NoArgs {}).await.unwrap();
+    assert_eq!(settings.registries, [registry::OFFICIAL]);
+    let r = LoopbackRegistry::start(LoopbackRegistry::fixtures()).await;
+
+    // Plain http to another computer is refused, by its URL, and nothing is written.
+    let refused = app
+        .set_registries(RegistryList {
+            registries: vec![r.url.clone(), "http://registry.example.com".into()],
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        refused.message.contains("registry.example.com"),
+        "{}",
+        refused.message
+    );
+    assert!(!dir.path().join("config.json").exists());
+
+    let kept = app
+        .set_registries(RegistryList {
+            registries: vec![
+                format!(" {}/ ", r.url),
+                registry::OFFICIAL.into(),
+                r.url.clone(),
+            ],
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        kept.registries,
+        [r.url.clone(), registry::OFFICIAL.to_owned()]
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap())
+            .unwrap();
+    assert_eq!(written["registries"], json!([r.url, registry::OFFICIAL]));
+    assert_eq!(
+        app.registry_settings(NoArgs {}).await.unwrap().registries,
+        kept.registries
+    );
+    assert_eq!(
+        app.registry(None).unwrap().url(),
+        r.url,
+        "the first is the default"
+    );
+
+    // The official one alone is its default: written as no list.
+    app.set_registries(RegistryList {
+        registries: vec![registry::OFFICIAL.into()],
+    })
+    .await
+    .unwrap();
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap())
+            .unwrap();
+    assert!(
+        written.get("registries").is_none_or(|r| r == &json!([])),
+        "{written}"
+    );
+    let many = vec![r.url.clone(); MAX_REGISTRIES + 1];
+    assert!(
+        app.set_registries(RegistryList { registries: many })
+            .await
+            .is_err()
+    );
+}
