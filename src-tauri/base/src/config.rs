@@ -473,6 +473,18 @@ pub enum Endpoint {
 }
 
 impl ServerConfig {
+    /// Whether it runs its server in a container: a container engine's client (`docker`,
+    /// `podman`, by the program's name) told to `run`.
+    pub fn runs_a_container(&self) -> bool {
+        let engine = self
+            .command
+            .as_deref()
+            .and_then(|c| std::path::Path::new(c).file_name())
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| matches!(n, "docker" | "podman"));
+        engine && self.args.first().map(String::as_str) == Some("run")
+    }
+
     /// A stdio server definition.
     pub fn stdio(command: impl Into<String>, args: Vec<String>) -> Self {
         Self {

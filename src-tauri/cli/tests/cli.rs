@@ -3,6 +3,8 @@
 
 #[path = "../../../tests/support/bundles.rs"]
 mod bundles;
+#[path = "../../../tests/support/containers.rs"]
+mod containers;
 #[path = "../../../tests/support/loopback_registry.rs"]
 mod loopback_registry;
 #[path = "../../../tests/support/replay_provider.rs"]
@@ -1925,6 +1927,88 @@ fn a_registry_remote_installs_with_its_variables_and_is_called() {
         stdout_lines(&o)[0]["content"][0]["text"],
         "Echo: over the wire"
     );
+}
+
+#[test]
+fn an_oci_package_installs_and_runs_in_its_container() {
+    let engine = containers::engine();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let r = rt.block_on(loopback_registry::LoopbackRegistry::start(vec![]));
+    r.publish(json!({
+        "server": {
+            "name": "io.github.modelcontextprotocol/server-everything",
+            "description": "server-everything, as a container image",
+            "version": "2026.8.31",
+            "packages": [{"registryType": "oci", "identifier": containers::EVERYTHING_IMAGE,
+                          "transport": {"type": "stdio"},
+                          "environmentVariables": [{"name": "MCP_LOG", "default": "info"}]}]
+        },
+        "_meta": {"io.modelcontextprotocol.registry/official": {
+            "status": "active", "isLatest": true,
+            "publishedAt": "2026-09-01T00:00:00Z", "updatedAt": "2026-09-01T00:00:00Z"}}
+    }));
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.json");
+    let with_config = |args: &[&str]| {
+        let mut c = command(home.path(), args);
+        c.env("SWITCHBOARD_CONFIG", &config)
+            .env("SWITCHBOARD_REGISTRY", &r.url)
+            .env("PATH", engine.path())
+            // Handed to `docker` because it runs a container, as DOCKER_HOST would be.
+            .env("CONTAINERS_CONF", &engine.conf);
+        c
+    };
+    let name = "io.github.modelcontextprotocol/server-everything";
+    let o = with_config(&["install", name, "--package", "oci", "--yes"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{said}");
+    assert!(said.contains("Sandbox: its container"), "{said}");
+    let local = stdout_lines(&o)[0]["installed"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let server = &saved["mcpServers"][&local];
+    assert_eq!(server["command"], "docker");
+    assert_eq!(
+        server["args"],
+        json!([
+            "run",
+            "--rm",
+            "-i",
+            "--cap-drop=ALL",
+            "--security-opt=no-new-privileges",
+            "-e",
+            "MCP_LOG",
+            containers::EVERYTHING_IMAGE
+        ])
+    );
+    let args = [
+        "--approve",
+        "deny",
+        "call",
+        &local,
+        "echo",
+        "--args",
+        r#"{"message":"from a container"}"#,
+    ];
+    let o = with_config(&args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout_lines(&o)[0]["content"][0]["text"],
+        "Echo: from a container"
+    );
+    // A server that runs no container is handed none of the engine's variables.
+    let e = everything();
+    let o = with_config(&["--approve", "deny", "call", "--stdio", &e, "get-env"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let seen = String::from_utf8_lossy(&o.stdout);
+    assert!(seen.contains("PATH"), "{seen}");
+    assert!(!seen.contains("CONTAINERS_CONF"), "{seen}");
 }
 
 #[test]

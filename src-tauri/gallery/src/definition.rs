@@ -182,7 +182,8 @@ fn local(p: &Package, r: &mut Resolver) -> Result<(ServerConfig, String)> {
             "uvx"
         }
         "oci" => {
-            let mut docker: Vec<String> = ["run", "--rm", "-i"].map(String::from).into();
+            check_container_arguments(&args)?;
+            let mut docker: Vec<String> = CONTAINER_RUN.map(String::from).into();
             docker.append(&mut args);
             // docker hands the container only the variables named with -e.
             docker.extend(env.keys().flat_map(|k| ["-e".to_owned(), k.clone()]));
@@ -281,6 +282,56 @@ fn check_identifier(p: &Package) -> Result<()> {
             "Its package name {:?} is not one a package registry allows.",
             text::shown(id, 64)
         )));
+    }
+    Ok(())
+}
+
+/// How a container is started: removed when it ends, stdin kept open for the protocol, and no
+/// capabilities or new privileges inside it (an MCP server needs none).
+const CONTAINER_RUN: [&str; 5] = [
+    "run",
+    "--rm",
+    "-i",
+    "--cap-drop=ALL",
+    "--security-opt=no-new-privileges",
+];
+
+/// Runtime arguments that would undo the container's walls: capabilities or privileges back,
+/// the host's devices, process, IPC, user or network namespaces, or the engine's own socket
+/// (root on the host). Folders mounted with `-v`/`--mount` stay: the trust dialog shows them.
+fn check_container_arguments(args: &[String]) -> Result<()> {
+    const WALLS: [&str; 10] = [
+        "--privileged",
+        "--cap-add",
+        "--security-opt",
+        "--device",
+        "--pid",
+        "--ipc",
+        "--userns",
+        "--uts",
+        "--cgroupns",
+        "--volumes-from",
+    ];
+    let host_namespace = |flag: &str, value: Option<&String>| {
+        matches!(flag, "--network" | "--net") && value.is_some_and(|v| v == "host")
+    };
+    for (i, arg) in args.iter().enumerate() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_owned())),
+            None => (arg.as_str(), None),
+        };
+        let value = inline.as_ref().or(args.get(i + 1));
+        let breaks = WALLS.contains(&flag)
+            || host_namespace(flag, value)
+            || arg.contains("docker.sock")
+            || arg.contains("podman.sock");
+        if breaks {
+            return Err(invalid(format!(
+                "Its container arguments ask for {} which would let it out of its container; \
+                 Switchboard does not install that.",
+                text::shown(arg, 64)
+            )));
+        }
     }
     Ok(())
 }

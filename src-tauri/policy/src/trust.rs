@@ -259,6 +259,10 @@ pub enum SandboxState {
     Off,
     /// It was trusted before servers ran in a sandbox and runs as it did, until sandboxed.
     TrustedBefore,
+    /// A container engine runs it (`docker run`, `podman run`): the container is its box.
+    /// Switchboard's box cannot hold an engine's client (it needs the engine's socket, or
+    /// mounts of its own), so it is not applied unless the definition asks for it by name.
+    Container,
     /// A remote server: nothing runs here.
     Remote,
 }
@@ -646,6 +650,12 @@ impl SandboxReview {
                         all of your rights.\n"
                     .to_owned();
             }
+            SandboxState::Container => {
+                return "Sandbox: its container. It sees only what the command line above gives \
+                        it (folders with -v or --mount, variables with -e, the network); \
+                        Switchboard's own box cannot hold a container engine's client.\n"
+                    .to_owned();
+            }
             SandboxState::Sandboxed => "Sandbox: on. It may read the system, its program and its \
                 runtime, and write its roots and its own state and temp folders; nothing else \
                 of your files.\n"
@@ -801,6 +811,13 @@ impl Trust {
     pub fn sandbox_state(&self, server: &str, config: &ServerConfig) -> SandboxState {
         if config.command.is_none() {
             return SandboxState::Remote;
+        }
+        let box_named = matches!(
+            config.sandbox,
+            Some(SandboxSetting::Enabled(true) | SandboxSetting::Profile(_))
+        );
+        if config.runs_a_container() && !box_named {
+            return SandboxState::Container;
         }
         match &config.sandbox {
             Some(SandboxSetting::Enabled(false)) => SandboxState::Off,

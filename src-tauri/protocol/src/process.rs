@@ -26,6 +26,22 @@ pub const INHERITED_ENV: &[&str] = &[
     "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR",
     "TZ",
 ];
+/// What a container engine's client needs of the person's environment to reach their engine
+/// (a rootless or remote one, its settings): handed only to servers that run a container.
+pub const ENGINE_ENV: &[&str] = &[
+    "DOCKER_HOST",
+    "DOCKER_CONTEXT",
+    "DOCKER_CONFIG",
+    "DOCKER_CERT_PATH",
+    "DOCKER_TLS_VERIFY",
+    "CONTAINER_HOST",
+    "CONTAINER_CONNECTION",
+    "CONTAINERS_CONF",
+    "CONTAINERS_REGISTRIES_CONF",
+    "CONTAINERS_STORAGE_CONF",
+    "XDG_RUNTIME_DIR",
+];
+
 #[cfg(windows)]
 pub const INHERITED_ENV: &[&str] = &[
     "APPDATA",
@@ -101,6 +117,16 @@ impl BaseEnv {
             }
         }
     }
+}
+
+/// The variables of [`ENGINE_ENV`] this process has: added to the base of a server that runs a
+/// container (its own `env` still wins).
+pub fn engine_vars() -> BTreeMap<String, String> {
+    ENGINE_ENV
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
+        .filter(|(_, v)| !v.starts_with("()"))
+        .collect()
 }
 
 /// The allow-listed variables of this process.

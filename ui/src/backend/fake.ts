@@ -166,7 +166,9 @@ export class FakeBackend implements Backend {
   }
 
   addServer(name: string, status: ServerStatus = this.running(name), config: ServerConfig = { command: "demo", args: [] }) {
-    const sandbox = config.command ? "sandboxed" : "remote";
+    // As the core decides it: a container engine told to run is in its container.
+    const engine = /(^|\/)(docker|podman)$/.test(config.command ?? "") && config.args?.[0] === "run";
+    const sandbox = !config.command ? "remote" : engine ? "container" : "sandboxed";
     this.servers.push({ name, status, stderrTail: [`${name} started`], config, sandbox, sandboxHint: null, refusedHosts: [] });
     this.roots.servers[name] = null;
     return this;

@@ -3,4 +3,4 @@
 /**
  * How a local server's sandbox stands.
  */
-export type SandboxState = "sandboxed" | "off" | "trusted_before" | "remote";
+export type SandboxState = "sandboxed" | "off" | "trusted_before" | "container" | "remote";

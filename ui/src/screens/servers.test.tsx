@@ -175,6 +175,19 @@ describe("a server's sandbox", () => {
     expect(asked).toEqual([{ server: "old" }]);
   });
 
+  it("says a container server is held by its container, in no warning colours and with no Sandbox it", async () => {
+    const b = new FakeBackend().addServer("weather", undefined, {
+      command: "docker",
+      args: ["run", "--rm", "-i", "--cap-drop=ALL", "ghcr.io/example/weather-mcp:1.4.0"],
+    });
+    render(<WithHost backend={b} />);
+    const line = await screen.findByTestId("sandbox-state");
+    expect(line.dataset.state).toBe("container");
+    expect(line.textContent).toContain("In a container");
+    expect(line.className).not.toContain("warn");
+    expect(screen.queryByTestId("sandbox-it")).toBeNull();
+  });
+
   it("tells the user what the sandbox refused and where to allow it", async () => {
     const b = new FakeBackend().addServer("files", undefined, { command: "npx", args: [] });
     b.servers[0]!.sandboxHint = 'The sandbox refused server "files" access to /home/u/.ssh/id_ed25519. If it needs it, allow it in the server\'s sandbox settings.';

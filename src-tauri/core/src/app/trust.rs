@@ -86,6 +86,15 @@ impl App {
                     format!("{name:?} is a remote server: nothing of it runs on this computer"),
                 ));
             }
+            SandboxState::Container => {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!(
+                        "{name:?} runs in a container, which is its box: Switchboard's own box \
+                         cannot hold a container engine's client"
+                    ),
+                ));
+            }
             SandboxState::Off | SandboxState::TrustedBefore => {}
         }
         let trusted = trust.verdict(&name, &config) == TrustVerdict::Trusted;

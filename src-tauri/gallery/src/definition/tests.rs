@@ -100,6 +100,8 @@ fn secrets_go_to_the_keychain_and_the_config_holds_a_reference() {
             "run",
             "--rm",
             "-i",
+            "--cap-drop=ALL",
+            "--security-opt=no-new-privileges",
             "-e",
             "WEATHER_API_KEY",
             "-e",
@@ -236,5 +238,43 @@ fn an_update_repins_the_package_and_keeps_the_rest() {
     assert_eq!(
         repin(&args, &l, "1.4.0", "1.5.0")[1],
         "ghcr.io/example/weather-mcp:1.5.0"
+    );
+}
+
+#[test]
+fn container_arguments_that_break_its_walls_are_refused() {
+    let with_runtime = |args: serde_json::Value| {
+        let mut l = fixture("remote-weather.json");
+        l.server.packages[0].runtime_arguments = serde_json::from_value(args).unwrap();
+        let given = values(&[("WEATHER_API_KEY", "k")]);
+        installable(&l, Choice::Package(0), "weather", &given)
+    };
+    for hostile in [
+        serde_json::json!([{"type": "positional", "value": "--privileged"}]),
+        serde_json::json!([{"type": "named", "name": "--cap-add", "value": "SYS_ADMIN"}]),
+        serde_json::json!([{"type": "named", "name": "--network", "value": "host"}]),
+        serde_json::json!([{"type": "positional", "value": "--pid=host"}]),
+        serde_json::json!([{"type": "named", "name": "-v", "value": "/var/run/docker.sock:/var/run/docker.sock"}]),
+        serde_json::json!([{"type": "named", "name": "--security-opt", "value": "seccomp=unconfined"}]),
+    ] {
+        let e = with_runtime(hostile.clone())
+            .err()
+            .unwrap_or_else(|| panic!("{hostile}"));
+        assert!(
+            e.message.contains("out of its container"),
+            "{hostile}: {}",
+            e.message
+        );
+    }
+    // A folder mounted for it is allowed, and shown as it is.
+    let mounted = with_runtime(serde_json::json!([
+        {"type": "named", "name": "--mount", "value": "type=bind,src=/srv/data,dst=/data"}
+    ]))
+    .unwrap();
+    assert!(
+        mounted
+            .config
+            .args
+            .contains(&"type=bind,src=/srv/data,dst=/data".to_owned())
     );
 }

@@ -307,6 +307,51 @@ fn a_server_trusted_before_sandboxing_runs_as_it_did_until_sandboxed() {
     );
 }
 
+#[test]
+fn a_container_is_its_own_box_unless_the_definition_names_switchboards() {
+    use crate::config::SandboxSetting;
+    let (_, trust) = trust();
+    let run = |command: &str, args: &[&str]| ServerConfig {
+        command: Some(command.into()),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        ..server()
+    };
+    let docker = run(
+        "docker",
+        &["run", "--rm", "-i", "ghcr.io/example/weather:1.4.0"],
+    );
+    assert_eq!(trust.sandbox_state("w", &docker), SandboxState::Container);
+    assert_eq!(
+        trust.sandbox("w", &docker),
+        None,
+        "no box around the engine's client"
+    );
+    let podman = run("/usr/bin/podman", &["run", "-i", "quay.io/example/x:1"]);
+    assert_eq!(trust.sandbox_state("p", &podman), SandboxState::Container);
+    let mut off = docker.clone();
+    off.sandbox = Some(SandboxSetting::Enabled(false));
+    assert_eq!(trust.sandbox_state("w", &off), SandboxState::Container);
+    // Asked for by name, Switchboard's box is applied (whether the engine then works is the
+    // person's call).
+    let mut named = docker.clone();
+    named.sandbox = Some(SandboxSetting::Enabled(true));
+    assert_eq!(trust.sandbox_state("w", &named), SandboxState::Sandboxed);
+    // Not a container run: the engine's other commands, a program merely called docker-ish.
+    for other in [
+        run("docker", &["ps"]),
+        run("docker-compose", &["run", "x"]),
+        run("node", &["run"]),
+    ] {
+        assert_eq!(
+            trust.sandbox_state("o", &other),
+            SandboxState::Sandboxed,
+            "{other:?}"
+        );
+    }
+    let text = LaunchReview::of("w", &docker, &trust).text();
+    assert!(text.contains("Sandbox: its container"), "{text}");
+}
+
 /// The check and the spawn share one reading of the env file: a start checked on a reading
 /// keeps that reading's verdict (and the spawn uses the same variables), while the next start
 /// reads the file again and sees the edit.

@@ -395,7 +395,11 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
         sandbox: boxed.as_ref(),
     };
     let stderr_mark = child.stderr.mark();
-    let base = child.base_env.vars().await;
+    let mut base = child.base_env.vars().await;
+    if d.config.runs_a_container() {
+        // Its engine (a rootless or remote one) is found as the person's shell finds it.
+        Arc::make_mut(&mut base).extend(process::engine_vars());
+    }
     let spawned = process::spawn(&spec, &base, child.stderr)?;
     let mut group = spawned.group;
     if let Some(proxy) = proxy {

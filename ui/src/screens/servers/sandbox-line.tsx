@@ -1,5 +1,5 @@
-// A server's sandbox at a glance: "Sandboxed" with its profile, or "Not sandboxed" in warning
-// colours with a one-click "Sandbox it"; and, when the sandbox may have refused it something,
+// A server's sandbox at a glance: "Sandboxed" with its profile, "In a container" (its container is
+// its box), or "Not sandboxed" in warning colours with a one-click "Sandbox it"; and, when the sandbox may have refused it something,
 // which setting to change.
 import type { ServerConfig } from "../../bindings/ServerConfig";
 import type { ServerView } from "../../bindings/ServerView";
@@ -81,6 +81,19 @@ export function SandboxLine(props: {
             {server.sandboxHint}
           </p>
         ) : null}
+      </div>
+    );
+  }
+  if (server.sandbox === "container") {
+    return (
+      <div className="sandbox-line" data-testid="sandbox-state" data-state="container">
+        <span
+          className="badge"
+          title="Switchboard's own box cannot hold a container engine's client; the container's walls are what hold the server."
+        >
+          In a container
+        </span>{" "}
+        <span className="muted">it sees only the folders, variables and network its command line gives it</span>
       </div>
     );
   }
