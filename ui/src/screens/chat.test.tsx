@@ -67,6 +67,25 @@ describe("Chat screen", () => {
     expect((screen.getByTestId("chat-model") as HTMLSelectElement).value).toBe("manual/manual");
   });
 
+  it("keeps the model picked when a list asked for before the change comes back after it", async () => {
+    const b = backend();
+    await startChat(b);
+    // A reading of the list that the server answers late, with the conversation as it was.
+    const stale = b.conversations.map((c) => ({ ...c.conversation }));
+    let answerLate!: () => void;
+    const real = b.listConversations.bind(b);
+    b.listConversations = () => {
+      b.listConversations = real;
+      return new Promise((resolve) => (answerLate = () => resolve(stale)));
+    };
+    act(() => b.emit({ type: "resync" }));
+    await waitFor(() => expect(answerLate).toBeDefined());
+    fireEvent.change(screen.getByTestId("chat-model"), { target: { value: "manual/manual" } });
+    await waitFor(() => expect(b.conversations[0]!.conversation.provider).toBe("manual"));
+    await act(async () => answerLate());
+    expect((screen.getByTestId("chat-model") as HTMLSelectElement).value).toBe("manual/manual");
+  });
+
   it("starts with the manual provider when no model is configured: you write the answers", async () => {
     const b = backend();
     b.providers = [];

@@ -2,7 +2,7 @@
 // other tool sets for one, and its deletion; shown as a list, with the header of the one open: its
 // model (changeable), what follows it (the tools it is offered) and Delete.
 import type { Dispatch, ReactNode } from "react";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { Conversation } from "../../bindings/Conversation";
@@ -26,8 +26,12 @@ export function useConversations(backend: Backend, revision: number, dispatch: D
   const [providers, setProviders] = useState<ProviderSettings[]>([]);
   const fail = useCallback((e: unknown) => dispatch({ type: "error", error: errorMessage(e) }), [dispatch]);
 
+  // Only the newest reading applies: one asked for before a change but answered after it would
+  // put the conversation back as it was (its model, in the header's select).
+  const asked = useRef(0);
   const load = useCallback(() => {
-    backend.listConversations().then(setConversations, fail);
+    const mine = ++asked.current;
+    backend.listConversations().then((list) => mine === asked.current && setConversations(list), fail);
   }, [backend, fail]);
   useEffect(() => load(), [load, revision]);
   useEffect(() => {
@@ -44,6 +48,7 @@ export function useConversations(backend: Backend, revision: number, dispatch: D
     const first = known.flatMap((p) => p.models.map((m) => ({ provider: p.id, model: m.model })))[0] ?? MANUAL;
     try {
       const c = await backend.newConversation("New chat", first.provider, first.model);
+      asked.current++;
       setConversations((list) => [c, ...list]);
       dispatch({ type: "open", conversation: c.id });
       dispatch({ type: "error", error: null });
@@ -55,6 +60,7 @@ export function useConversations(backend: Backend, revision: number, dispatch: D
   const change = async (changed: Conversation) => {
     // Shown (and used by a message sent right away) at once, not when the list comes back: a
     // send in between would otherwise save the old model (or tool sets) over the new one.
+    asked.current++;
     setConversations((list) => list.map((c) => (c.id === changed.id ? changed : c)));
     await backend.updateConversation(changed).catch(fail);
     load();
