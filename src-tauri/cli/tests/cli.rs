@@ -1604,6 +1604,20 @@ fn registry_search_prints_one_line_per_server() {
     assert_eq!(lines[0]["packages"], json!(["pypi"]));
 }
 
+/// Calls `server`'s echo with `message` through `run` (a command with the test's config and
+/// registry) and checks that it answered.
+fn echoes(run: impl Fn(&[&str]) -> Command, server: &str, message: &str) {
+    let args = json!({ "message": message }).to_string();
+    let o = run(&["--approve", "deny", "call", server, "echo", "--args", &args])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout_lines(&o)[0]["content"][0]["text"],
+        format!("Echo: {message}")
+    );
+}
+
 #[test]
 fn install_from_the_registry_then_call_it_then_uninstall() {
     let (_rt, r) = registry();
@@ -1664,21 +1678,7 @@ fn install_from_the_registry_then_call_it_then_uninstall() {
         "enabled, as the default: {server}"
     );
 
-    let args = [
-        "--approve",
-        "deny",
-        "call",
-        "server-everything",
-        "echo",
-        "--args",
-        r#"{"message":"from the registry"}"#,
-    ];
-    let o = with_config(&args).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(
-        stdout_lines(&o)[0]["content"][0]["text"],
-        "Echo: from the registry"
-    );
+    echoes(with_config, "server-everything", "from the registry");
 
     let o = with_config(&["uninstall", "server-everything"])
         .output()
@@ -1912,21 +1912,7 @@ fn a_registry_remote_installs_with_its_variables_and_is_called() {
     assert_eq!(server["url"], format!("http://127.0.0.1:{port}/mcp"));
     assert_eq!(server["headers"]["X-Tenant"], "eu");
 
-    let args = [
-        "--approve",
-        "deny",
-        "call",
-        &local,
-        "echo",
-        "--args",
-        r#"{"message":"over the wire"}"#,
-    ];
-    let o = with_config(&args).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(
-        stdout_lines(&o)[0]["content"][0]["text"],
-        "Echo: over the wire"
-    );
+    echoes(with_config, &local, "over the wire");
 }
 
 #[test]
@@ -1985,21 +1971,7 @@ fn an_oci_package_installs_and_runs_in_its_container() {
             containers::EVERYTHING_IMAGE
         ])
     );
-    let args = [
-        "--approve",
-        "deny",
-        "call",
-        &local,
-        "echo",
-        "--args",
-        r#"{"message":"from a container"}"#,
-    ];
-    let o = with_config(&args).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(
-        stdout_lines(&o)[0]["content"][0]["text"],
-        "Echo: from a container"
-    );
+    echoes(with_config, &local, "from a container");
     // A server that runs no container is handed none of the engine's variables.
     let e = everything();
     let o = with_config(&["--approve", "deny", "call", "--stdio", &e, "get-env"])
