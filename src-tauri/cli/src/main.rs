@@ -258,6 +258,15 @@ enum Command {
         #[arg(value_name = "SERVER NAME|URI [FILE]", required = true)]
         rest: Vec<String>,
     },
+    /// List a directory resource: `list-dir <server> URI` prints its direct children, one JSON
+    /// line each (a skill's folder: `skill://NAME`), from servers that list directories (the
+    /// Skills extension's `directoryRead`). Nothing is read.
+    ListDir {
+        #[command(flatten)]
+        target: Target,
+        #[arg(value_name = "SERVER URI", required = true)]
+        rest: Vec<String>,
+    },
     /// Read a resource: `read <server> URI`.
     Read {
         #[command(flatten)]
@@ -941,6 +950,15 @@ async fn run_command(cli: &Cli, session: &Session) -> Result<ExitCode> {
                     }
                 };
                 print_line(&json!({ "skill": skill.name, "uri": uri, "text": text }))?;
+                Ok(ExitCode::SUCCESS)
+            })
+            .await
+        }
+        Command::ListDir { target, rest } => {
+            with_connection(session, target, rest, async |c, rest| {
+                for entry in c.read_directory(positional(rest, 0, "URI")?).await? {
+                    print_line(&entry)?;
+                }
                 Ok(ExitCode::SUCCESS)
             })
             .await

@@ -214,6 +214,38 @@ fn skills_are_listed_and_one_is_loaded_by_name() {
             .unwrap()
             .starts_with("Use the past tense")
     );
+
+    // Its folder, as the server lists directories (directoryRead): a file and a folder, and the
+    // folder's own file one level down.
+    let o = cli(&["list-dir", "--stdio", &server, "skill://release-notes"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut top: Vec<(String, bool)> = stdout_lines(&o)
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_owned(),
+                e["directory"] == true,
+            )
+        })
+        .collect();
+    top.sort();
+    assert_eq!(
+        top,
+        [
+            ("SKILL.md".to_owned(), false),
+            ("references".to_owned(), true)
+        ]
+    );
+    let o = cli(&[
+        "list-dir",
+        "--stdio",
+        &server,
+        "skill://release-notes/references",
+    ]);
+    assert_eq!(stdout_lines(&o)[0]["uri"], style);
+    // A file is not a directory: the server's error, said as a sentence.
+    let o = cli(&["list-dir", "--stdio", &server, style]);
+    assert!(!o.status.success());
 }
 
 /// `find-tools` ranks the tools of every enabled configured server by what they do: real

@@ -6,7 +6,9 @@
 //! for; every read is checked against the entry held (size, then sha256 digest, and for
 //! `SKILL.md` its frontmatter field by field) and content that fails is never used. Only the
 //! files the entry lists are read, only from the server that listed them. All of it is the
-//! server's text: hostile until the person has seen it.
+//! server's text: hostile until the person has seen it. A server that lists directories
+//! (`directoryRead`) has a skill's folder listed with `resources/directory/read`: names only,
+//! each a direct child of the folder asked for.
 
 use base64::Engine;
 use rmcp::model::{ClientRequest, CustomRequest, ResourceContents, ServerResult};
@@ -62,6 +64,21 @@ pub struct SkillFile {
     #[ts(type = "number")]
     pub size: u64,
 }
+
+/// One child of a directory resource, as `resources/directory/read` lists it (the server's
+/// word: names are shown revealed, nothing is read).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryEntry {
+    pub uri: String,
+    pub name: String,
+    pub mime_type: Option<String>,
+    /// A directory (`inode/directory`): listed again to go down into it.
+    pub directory: bool,
+}
+
+/// The most children of one directory kept.
+const MAX_DIRECTORY_ENTRIES: usize = 10_000;
 
 /// A skill's `SKILL.md`, read and checked.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -207,6 +224,65 @@ impl Connection {
         Ok(bytes)
     }
 
+    /// Whether the server lists directories (`directoryRead` in its skills extension).
+    pub fn reads_directories(&self) -> bool {
+        self.summary()
+            .capabilities
+            .get("extensions")
+            .and_then(|e| e.get(EXTENSION))
+            .and_then(|s| s.get("directoryRead"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// The direct children of directory `uri` (`resources/directory/read`, every page), only
+    /// where the server declared it lists directories. A child whose URI is not directly
+    /// beneath `uri` is left out (and logged): a listing names its own directory's children.
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<DirectoryEntry>> {
+        if !self.reads_directories() {
+            return Err(Error::new(
+                ErrorCode::NotSupported,
+                format!("server {:?} does not list directories", self.inner.server),
+            ));
+        }
+        let (mut entries, mut cursor, mut seen) = (Vec::new(), None::<String>, Vec::new());
+        for _ in 0..MAX_PAGES {
+            let mut params = json!({ "uri": uri });
+            if let Some(c) = &cursor {
+                params["cursor"] = json!(c);
+            }
+            let page = self
+                .skills_request("resources/directory/read", params)
+                .await?;
+            let listed = page.get("resources").and_then(Value::as_array);
+            for r in listed.into_iter().flatten() {
+                match child_of(uri, r) {
+                    Some(entry) => entries.push(entry),
+                    None => tracing::warn!(
+                        server = %self.inner.server,
+                        "directory entry left out: not a child of {uri:?}"
+                    ),
+                }
+            }
+            if entries.len() > MAX_DIRECTORY_ENTRIES {
+                return Err(
+                    self.list_too_long(format!("more than {MAX_DIRECTORY_ENTRIES} entries"))
+                );
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() && !seen.iter().any(|s| s == next) => {
+                    seen.push(next.to_owned());
+                    cursor = Some(next.to_owned());
+                }
+                Some(next) if !next.is_empty() => {
+                    return Err(self.list_too_long(format!("the cursor {next:?} twice")));
+                }
+                _ => return Ok(entries),
+            }
+        }
+        Err(self.list_too_long(format!("more than {MAX_PAGES} pages")))
+    }
+
     fn require_skills(&self) -> Result<()> {
         if self.offers_skills() {
             return Ok(());
@@ -292,6 +368,27 @@ impl Skill {
             files,
         })
     }
+}
+
+/// A listed resource, if it is a direct child of `dir`: its URI is `dir`, a `/` and one
+/// segment (a server's listing names its own directory's children, nothing else).
+fn child_of(dir: &str, r: &Value) -> Option<DirectoryEntry> {
+    let uri = r.get("uri").and_then(Value::as_str)?;
+    let rest = uri.strip_prefix(dir)?.strip_prefix('/')?;
+    if rest.is_empty() || rest.contains('/') {
+        return None;
+    }
+    let mime_type = r.get("mimeType").and_then(Value::as_str).map(str::to_owned);
+    Some(DirectoryEntry {
+        uri: uri.to_owned(),
+        name: r
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(rest)
+            .to_owned(),
+        directory: mime_type.as_deref() == Some("inode/directory"),
+        mime_type,
+    })
 }
 
 fn listed_files(list: &[Value], skill_md: &str) -> std::result::Result<Vec<SkillFile>, String> {
@@ -516,6 +613,29 @@ mod tests {
         }
         yaml.push_str("name: n\ndescription: d\n---\n");
         assert!(frontmatter(&yaml).is_err());
+    }
+
+    #[test]
+    fn a_directory_listing_keeps_only_the_directorys_own_children() {
+        let dir = "skill://notes";
+        let child = |uri: &str| child_of(dir, &json!({ "uri": uri, "name": "n" }));
+        assert!(child("skill://notes/SKILL.md").is_some());
+        let sub = child_of(
+            dir,
+            &json!({ "uri": "skill://notes/refs", "name": "refs", "mimeType": "inode/directory" }),
+        )
+        .unwrap();
+        assert!(sub.directory);
+        for other in [
+            "skill://notes",
+            "skill://notes/",
+            "skill://notes/refs/deep.md",
+            "skill://notesX/a",
+            "skill://other/a",
+            "file:///etc/passwd",
+        ] {
+            assert!(child(other).is_none(), "{other}");
+        }
     }
 
     #[test]
