@@ -70,6 +70,11 @@ fn launch_value(c: &ServerConfig) -> Value {
     {
         value["sandbox"] = serde_json::to_value(sandbox).unwrap_or(Value::Null);
     }
+    // A container held by its container, not by Switchboard's box: trusted as that, apart from
+    // the same line run in the box (and a definition trusted when it was boxed asks again).
+    if SandboxState::unnamed_container(c).is_some() {
+        value["box"] = json!("container");
+    }
     value
 }
 
@@ -265,6 +270,18 @@ pub enum SandboxState {
     Container,
     /// A remote server: nothing runs here.
     Remote,
+}
+
+impl SandboxState {
+    /// [`SandboxState::Container`] for a container run whose definition does not ask for
+    /// Switchboard's box by name.
+    fn unnamed_container(config: &ServerConfig) -> Option<Self> {
+        let box_named = matches!(
+            config.sandbox,
+            Some(SandboxSetting::Enabled(true) | SandboxSetting::Profile(_))
+        );
+        (config.runs_a_container() && !box_named).then_some(SandboxState::Container)
+    }
 }
 
 /// The sandbox as the trust dialog shows it.
@@ -812,12 +829,8 @@ impl Trust {
         if config.command.is_none() {
             return SandboxState::Remote;
         }
-        let box_named = matches!(
-            config.sandbox,
-            Some(SandboxSetting::Enabled(true) | SandboxSetting::Profile(_))
-        );
-        if config.runs_a_container() && !box_named {
-            return SandboxState::Container;
+        if let Some(state) = SandboxState::unnamed_container(config) {
+            return state;
         }
         match &config.sandbox {
             Some(SandboxSetting::Enabled(false)) => SandboxState::Off,

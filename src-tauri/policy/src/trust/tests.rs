@@ -350,6 +350,10 @@ fn a_container_is_its_own_box_unless_the_definition_names_switchboards() {
     }
     let text = LaunchReview::of("w", &docker, &trust).text();
     assert!(text.contains("Sandbox: its container"), "{text}");
+    // Held by its container or by the box: two things to trust, not one.
+    trust.grant("w", &docker).unwrap();
+    assert_eq!(trust.verdict("w", &docker), TrustVerdict::Trusted);
+    assert_ne!(trust.verdict("w", &named), TrustVerdict::Trusted);
 }
 
 /// The check and the spawn share one reading of the env file: a start checked on a reading
