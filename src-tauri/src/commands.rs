@@ -16,10 +16,11 @@ use rmcp::model::{
 use switchboard_core::app::requests::*;
 use switchboard_core::app::{
     App, AppView, AuditEntry, AuditQuery, ComparedAnswer, Confirm, ConfirmRoots, Conversation,
-    ConversationView, ImportCandidate, ImportPlan, ImportReport, KeptSession, KeptSessions,
-    PinItem, PolicyEntry, ProviderSettings, Review, RootsView, ServerView, SignInInfo, Skill,
-    SkillForChat, TaskView, TokenMeter, ToolSet, ToolSwitchesView, TrafficLimits, TrafficMessage,
-    TrafficPage, TrafficQuery, WithheldTool, import_locations as locations,
+    ConversationView, DirectoryEntry, ImportCandidate, ImportPlan, ImportReport, KeptSession,
+    KeptSessions, PinItem, PolicyEntry, ProviderSettings, Review, RootsView, ServerView,
+    SignInInfo, Skill, SkillForChat, TaskView, TokenMeter, ToolSet, ToolSwitchesView,
+    TrafficLimits, TrafficMessage, TrafficPage, TrafficQuery, WithheldTool,
+    import_locations as locations,
 };
 use switchboard_core::app::{
     BundleChoice, BundleForm, BundleInstall, IconUrl, InstallForm, InstallRequest, Listing, Page,

@@ -114,7 +114,8 @@ pub async fn keep_a_private_registry(desktop: &Desktop) {
 
 /// A server that offers skills (the TypeScript SDK's own skills support, SEP-2640), added
 /// through the form: the Skills screen lists its skill by name and description, shows the
-/// instructions only when asked, and takes the skill to the chat's next message.
+/// instructions only when asked, lists its folder as the server lists directories, and takes
+/// the skill to the chat's next message.
 pub async fn skills_listed_viewed_and_taken_to_chat(desktop: &Desktop) {
     let s = &desktop.session;
     let fixtures = crate::desktop::repo().join("tests/fixtures");
@@ -150,6 +151,19 @@ pub async fn skills_listed_viewed_and_taken_to_chat(desktop: &Desktop) {
         .await;
     s.wait_text(item, LONG, |t| t.contains("Group the changes"))
         .await;
+    // Its folder, as the server lists it (directoryRead): names only.
+    s.click_css(&format!("{item} [data-testid=skill-folder-list]"))
+        .await;
+    let references = format!(
+        "{item} [data-testid=skill-folder-entry][data-uri=\"skill://release-notes/references\"]"
+    );
+    s.wait_for(&references, LONG).await;
+    s.click_css(&format!("{references} button")).await;
+    s.wait_for(
+        &format!("{references} [data-testid=skill-folder-entry][data-listed=true]"),
+        LONG,
+    )
+    .await;
     desktop.screenshot("skills.png").await;
     s.click_css(&format!("{item} [data-testid=skill-use]"))
         .await;

@@ -40,6 +40,7 @@ import type { RootsView } from "./bindings/RootsView";
 import type { ServerConfig } from "./bindings/ServerConfig";
 import type { ServerView } from "./bindings/ServerView";
 import type { SignInInfo } from "./bindings/SignInInfo";
+import type { DirectoryEntry } from "./bindings/DirectoryEntry";
 import type { Skill } from "./bindings/Skill";
 import type { SkillForChat } from "./bindings/SkillForChat";
 import type { TaskView } from "./bindings/TaskView";
@@ -152,6 +153,9 @@ export interface Backend {
   loadSkill(server: string, uri: string): Promise<SkillForChat>;
   /** One file of a skill (`skill`: the URI of its SKILL.md) as text, checked. */
   readSkillFile(server: string, skill: string, uri: string): Promise<string>;
+  /** What a folder of a skill holds (its root when `uri` is null), from a server that lists
+   *  folders (`directoryRead`): names only, nothing read. */
+  skillFolder(server: string, skill: string, uri: string | null): Promise<DirectoryEntry[]>;
 
   // Roots
   getRoots(): Promise<RootsView>;

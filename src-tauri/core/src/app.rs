@@ -33,7 +33,9 @@ pub use crate::config::import::{ImportPlan, ImportReport};
 pub use crate::config::{
     Config, NetworkSetting, OAuthClient, OAuthGrant, SandboxProfile, SandboxSetting, ServerConfig,
 };
-pub use crate::connection::{CompletionRef, Connection, Live, LoadedSkill, Skill, SkillFile};
+pub use crate::connection::{
+    CompletionRef, Connection, DirectoryEntry, Live, LoadedSkill, Skill, SkillFile,
+};
 pub use crate::elicitation::choices as elicitation_choices;
 pub use crate::events::{CoreEvent, Listener, ServerEvent};
 pub use crate::host::RootsView;

@@ -2,6 +2,7 @@
 // when one is loaded or a file of one is read — checked against the listing (a file marked
 // tampered fails as the core's check would), with the content that brings a skill into a chat
 // worded as the core words it (app/skills.rs).
+import type { DirectoryEntry } from "../bindings/DirectoryEntry";
 import type { Skill } from "../bindings/Skill";
 import type { SkillForChat } from "../bindings/SkillForChat";
 
@@ -97,9 +98,26 @@ export function loadFakeSkill(server: string, held: FakeSkill): SkillForChat {
   return {
     server,
     loaded: { skill: structuredClone(skill), text },
+    folderListed: true,
     content: [
       { type: "text", text: note },
       { type: "resource", resource: { uri: skill.uri, mimeType: "text/markdown", text } },
     ],
   };
+}
+
+/** What a folder of `held` holds, as a server that lists folders answers: the direct children of
+ *  `folder` among the skill's texts (subfolders marked), or the core's refusal. */
+export function fakeSkillFolder(held: FakeSkill, folder: string | null): DirectoryEntry[] {
+  const root = held.skill.uri.replace(/\/SKILL\.md$/, "");
+  const dir = folder ?? root;
+  if (dir !== root && !dir.startsWith(`${root}/`)) throw { code: "invalid_input", message: `${dir} is not a folder of the skill ${root}` };
+  const children = new Map<string, DirectoryEntry>();
+  for (const uri of Object.keys(held.texts)) {
+    if (!uri.startsWith(`${dir}/`)) continue;
+    const [name, ...deeper] = uri.slice(dir.length + 1).split("/");
+    const directory = deeper.length > 0;
+    children.set(name!, { uri: `${dir}/${name}`, name: name!, mimeType: directory ? "inode/directory" : "text/markdown", directory });
+  }
+  return [...children.values()];
 }

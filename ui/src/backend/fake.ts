@@ -32,7 +32,7 @@ import type { MeteredTool } from "./fake-tokens";
 import { DEFAULT_SEARCH_ABOVE, DEFAULT_WARN_PERCENT, fakeMeter } from "./fake-tokens";
 import type { ContextLimits } from "../bindings/ContextLimits";
 import type { FakeSkill } from "./fake-skills";
-import { fakeSkills, loadFakeSkill, readFakeSkillFile } from "./fake-skills";
+import { fakeSkillFolder, fakeSkills, loadFakeSkill, readFakeSkillFile } from "./fake-skills";
 import type { FakeEntry } from "./fake-gallery";
 import { FAKE_BUNDLE, FAKE_OTHER_REGISTRY, FAKE_REGISTRY, fakeRegistry, fakeUpdates, formOf, searchPage, versionsOf } from "./fake-gallery";
 import type { BundleForm } from "../bindings/BundleForm";
@@ -51,6 +51,7 @@ import type { ServerConfig } from "../bindings/ServerConfig";
 import type { ServerStatus } from "../bindings/ServerStatus";
 import type { ServerView } from "../bindings/ServerView";
 import type { SignInInfo } from "../bindings/SignInInfo";
+import type { DirectoryEntry } from "../bindings/DirectoryEntry";
 import type { Skill } from "../bindings/Skill";
 import type { SkillForChat } from "../bindings/SkillForChat";
 import type { TaskView } from "../bindings/TaskView";
@@ -494,6 +495,10 @@ export class FakeBackend implements Backend {
   async readSkillFile(server: string, skill: string, uri: string): Promise<string> {
     this.log("readSkillFile", server, skill, uri);
     return readFakeSkillFile(server, this.heldSkill(server, skill), uri);
+  }
+  async skillFolder(server: string, skill: string, uri: string | null): Promise<DirectoryEntry[]> {
+    this.log("skillFolder", server, skill, uri);
+    return fakeSkillFolder(this.heldSkill(server, skill), uri);
   }
 
   async getRoots() {

@@ -64,6 +64,7 @@ export const tauriBackend: Backend = {
   listSkills: (server) => call("list_skills", { server }),
   loadSkill: (server, uri) => call("load_skill", { server, uri }),
   readSkillFile: (server, skill, uri) => call("read_skill_file", { server, skill, uri }),
+  skillFolder: (server, skill, uri) => call("skill_folder", { server, skill, uri }),
 
   getRoots: () => call("get_roots", none),
   setRoots: async (server, paths) => void (await call("set_roots", { server, paths })),

@@ -22,6 +22,7 @@ import type { Conversation } from "./Conversation";
 import type { ConversationId } from "./ConversationId";
 import type { ConversationView } from "./ConversationView";
 import type { DecideReview } from "./DecideReview";
+import type { DirectoryEntry } from "./DirectoryEntry";
 import type { Error } from "./Error";
 import type { GetPrompt } from "./GetPrompt";
 import type { IconUrl } from "./IconUrl";
@@ -67,6 +68,7 @@ import type { SetToolEnabled } from "./SetToolEnabled";
 import type { SignInInfo } from "./SignInInfo";
 import type { Skill } from "./Skill";
 import type { SkillFileRef } from "./SkillFileRef";
+import type { SkillFolderRef } from "./SkillFolderRef";
 import type { SkillForChat } from "./SkillForChat";
 import type { SkillRef } from "./SkillRef";
 import type { TaskRef } from "./TaskRef";
@@ -114,6 +116,7 @@ export type Commands = {
   list_skills: { args: ServerName; result: Skill[] };
   load_skill: { args: SkillRef; result: SkillForChat };
   read_skill_file: { args: SkillFileRef; result: string };
+  skill_folder: { args: SkillFolderRef; result: DirectoryEntry[] };
   complete: { args: Complete; result: { completion: Mcp.Completion } };
   get_roots: { args: NoArgs; result: RootsView };
   pending_reviews: { args: NoArgs; result: Review[] };
@@ -220,6 +223,7 @@ export const COMMAND_NAMES = [
   "list_skills",
   "load_skill",
   "read_skill_file",
+  "skill_folder",
   "complete",
   "get_roots",
   "pending_reviews",

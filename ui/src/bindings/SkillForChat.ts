@@ -7,6 +7,10 @@ import type { LoadedSkill } from "./LoadedSkill";
  */
 export type SkillForChat = { server: string, loaded: LoadedSkill, 
 /**
+ * Its server lists folders (`directoryRead`): the skill's folder can be shown.
+ */
+folderListed: boolean, 
+/**
  * Content blocks for a user message: a note naming the skill and its server (and the
  * skill's other files, which are not read until asked for), then `SKILL.md` as an embedded
  * resource.

@@ -112,6 +112,36 @@ describe("Skills screen", () => {
     );
   });
 
+  it("lists a skill's folder as its server lists it, a level at a time, reading nothing", async () => {
+    const b = backend();
+    const extra = "skill://release-notes/references/draft\u202e.md";
+    b.skills["docs"]![0]!.texts[extra] = "unlisted";
+    await openSkills(b);
+    const notes = skillItem("release-notes");
+    fireEvent.click(within(notes).getByTestId("skill-view-toggle"));
+    const folder = await within(notes).findByTestId("skill-folder");
+    expect(called(b, "skillFolder")).toEqual([]);
+    fireEvent.click(within(folder).getByTestId("skill-folder-list"));
+    await waitFor(() => expect(within(folder).getAllByTestId("skill-folder-entry")).toHaveLength(2));
+    const references = within(folder)
+      .getAllByTestId("skill-folder-entry")
+      .find((e) => e.dataset.directory === "true")!;
+    fireEvent.click(within(references).getByRole("button"));
+    await waitFor(() => expect(within(references).getAllByTestId("skill-folder-entry")).toHaveLength(2));
+    const [style, draft] = ["STYLE.md", "draft"].map(
+      (n) => within(references).getAllByTestId("skill-folder-entry").find((e) => e.textContent!.includes(n))!,
+    );
+    expect(style!.dataset.listed).toBe("true");
+    expect(draft!.dataset.listed).toBe("false");
+    expect(draft!.textContent).toContain("⟨U+202E⟩");
+    expect(draft!.textContent).toContain("not in its listing");
+    expect(called(b, "skillFolder").map((c) => c.args)).toEqual([
+      ["docs", NOTES, null],
+      ["docs", NOTES, "skill://release-notes/references"],
+    ]);
+    expect(called(b, "readSkillFile")).toEqual([]);
+  });
+
   it("shows a load that failed its check as the core's sentence, and puts nothing in the chat", async () => {
     const b = backend();
     b.skills["docs"]![0]!.tampered = [NOTES];

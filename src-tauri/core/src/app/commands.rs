@@ -95,6 +95,7 @@ command_table! { $
         list_skills(ServerName) -> Vec<Skill> as "Skill[]";
         load_skill(SkillRef) -> SkillForChat as "SkillForChat";
         read_skill_file(SkillFileRef) -> String as "string";
+        skill_folder(SkillFolderRef) -> Vec<DirectoryEntry> as "DirectoryEntry[]";
         complete(Complete) -> CompleteResult as "{ completion: Mcp.Completion }";
         get_roots(NoArgs) -> RootsView as "RootsView";
         pending_reviews(NoArgs) -> Vec<Review> as "Review[]";
@@ -183,6 +184,7 @@ command_table! { $
 const RESULT_TYPES: &[&str] = &[
     "ServerView",
     "RegistrySettings",
+    "DirectoryEntry",
     "Skill",
     "SkillForChat",
     "ToolSwitchesView",

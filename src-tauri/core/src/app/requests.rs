@@ -198,6 +198,16 @@ pub struct SkillFileRef {
     pub uri: String,
 }
 
+/// A folder of a skill: its root when `uri` is null.
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SkillFolderRef {
+    pub server: String,
+    pub skill: String,
+    pub uri: Option<String>,
+}
+
 #[derive(Debug, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]

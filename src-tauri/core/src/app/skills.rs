@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use ts_rs::TS;
 
 use super::App;
-use super::requests::{ServerName, SkillFileRef, SkillRef};
-use crate::connection::{LoadedSkill, Skill};
+use super::requests::{ServerName, SkillFileRef, SkillFolderRef, SkillRef};
+use crate::connection::{DirectoryEntry, LoadedSkill, Skill};
 use crate::error::{Error, ErrorCode, Result};
 use crate::visible::reveal;
 
@@ -19,6 +19,8 @@ use crate::visible::reveal;
 pub struct SkillForChat {
     pub server: String,
     pub loaded: LoadedSkill,
+    /// Its server lists folders (`directoryRead`): the skill's folder can be shown.
+    pub folder_listed: bool,
     /// Content blocks for a user message: a note naming the skill and its server (and the
     /// skill's other files, which are not read until asked for), then `SKILL.md` as an embedded
     /// resource.
@@ -42,6 +44,7 @@ impl App {
         Ok(SkillForChat {
             server: args.server,
             loaded,
+            folder_listed: connection.reads_directories(),
             content,
         })
     }
@@ -57,6 +60,41 @@ impl App {
                 format!("{} is not text", reveal(&args.uri)),
             )
         })
+    }
+}
+
+impl App {
+    /// What a folder of a skill holds (its root when `args.uri` is null), as its server lists
+    /// it: names only, nothing read. Only the skill's own folder and those beneath it.
+    pub async fn skill_folder(&self, args: SkillFolderRef) -> Result<Vec<DirectoryEntry>> {
+        let connection = self.connection(&args.server)?;
+        let skill = connection.held_skill(&args.skill).await?;
+        let folder = folder_of(&skill.uri, args.uri.as_deref())?;
+        connection.read_directory(&folder).await
+    }
+}
+
+/// The folder `asked` of the skill whose `SKILL.md` is `skill_md` (its root when none is
+/// asked): the root or a folder beneath it, else refused.
+fn folder_of(skill_md: &str, asked: Option<&str>) -> Result<String> {
+    let refused = |why: &str| Error::new(ErrorCode::InvalidInput, why.to_owned());
+    let root = skill_md
+        .strip_suffix("/SKILL.md")
+        .ok_or_else(|| refused("the skill's SKILL.md is not in a folder"))?;
+    let Some(asked) = asked else {
+        return Ok(root.to_owned());
+    };
+    let beneath = asked
+        .strip_prefix(root)
+        .is_some_and(|rest| rest.is_empty() || (rest.starts_with('/') && !rest.contains("/..")));
+    if beneath {
+        Ok(asked.trim_end_matches('/').to_owned())
+    } else {
+        Err(refused(&format!(
+            "{} is not a folder of the skill {}",
+            reveal(asked),
+            reveal(root)
+        )))
     }
 }
 
@@ -103,6 +141,29 @@ fn chat_content(server: &str, loaded: &LoadedSkill) -> Value {
 mod tests {
     use super::*;
     use crate::connection::SkillFile;
+
+    #[test]
+    fn only_a_skills_own_folders_are_listed() {
+        let md = "skill://acme/notes/SKILL.md";
+        assert_eq!(folder_of(md, None).unwrap(), "skill://acme/notes");
+        for ok in [
+            "skill://acme/notes",
+            "skill://acme/notes/refs",
+            "skill://acme/notes/refs/",
+        ] {
+            assert!(folder_of(md, Some(ok)).is_ok(), "{ok}");
+        }
+        for refused in [
+            "skill://acme",
+            "skill://acme/notes2",
+            "skill://acme/notes/../other",
+            "skill://other/notes",
+            "file:///etc",
+        ] {
+            assert!(folder_of(md, Some(refused)).is_err(), "{refused}");
+        }
+        assert!(folder_of("skill://notes.md", None).is_err());
+    }
 
     #[test]
     fn a_loaded_skill_comes_into_a_chat_marked_with_its_server_and_its_files_unread() {

@@ -67,8 +67,9 @@ pub struct SkillFile {
 
 /// One child of a directory resource, as `resources/directory/read` lists it (the server's
 /// word: names are shown revealed, nothing is read).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct DirectoryEntry {
     pub uri: String,
     pub name: String,

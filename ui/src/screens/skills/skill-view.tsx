@@ -10,6 +10,7 @@ import type { SkillForChat } from "../../bindings/SkillForChat";
 import { formatBytes, TextBlock } from "../../components/content";
 import { ErrorBanner } from "../../components/error-banner";
 import { Revealed } from "../../components/revealed";
+import { SkillFolder } from "./skill-folder";
 
 /** A SKILL.md's YAML frontmatter (between its first two `---` lines), and the rest. */
 export function splitFrontmatter(text: string): { frontmatter: string | null; body: string } {
@@ -53,6 +54,7 @@ export function SkillView(props: { backend: Backend; loaded: SkillForChat }) {
           Its server says its files change, so none is listed to check against: only its SKILL.md is read.
         </p>
       ) : null}
+      {props.loaded.folderListed ? <SkillFolder backend={props.backend} server={server} skill={skill} /> : null}
     </div>
   );
 }
