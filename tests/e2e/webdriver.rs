@@ -9,6 +9,17 @@ use serde_json::{Value, json};
 /// The key WebDriver knows as the element reference in JSON.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
+/// Records, in the page, the events that reach the document from now on (type, target, value,
+/// time), so that a choice the page does not keep can say what happened around it.
+const EVENT_TRAIL: &str = "window.__e2eTrail = []; \
+    if (!window.__e2eTrailOn) { window.__e2eTrailOn = true; \
+      for (const type of ['change', 'input', 'keydown', 'mousedown', 'click', 'focusin']) { \
+        document.addEventListener(type, (e) => { const t = e.target; \
+          window.__e2eTrail.push(`${Math.round(performance.now())} ${type} ${t.tagName || ''}\
+${t.dataset && t.dataset.testid ? '[' + t.dataset.testid + ']' : ''}\
+${t.dataset && t.dataset.name ? '(' + t.dataset.name + ')' : ''} ${'value' in t ? t.value : ''}\
+${e.isTrusted ? '' : ' synthetic'}`); }, true); } }";
+
 pub struct Session {
     http: reqwest::Client,
     base: String,
@@ -229,6 +240,8 @@ impl Session {
         let Some(option) = found[ELEMENT].as_str() else {
             panic!("{css} never offered {value:?}")
         };
+        // What the page sees from here on, said with a choice it did not keep.
+        self.script(EVENT_TRAIL, json!([])).await;
         self.click(&Element(option.to_owned())).await;
         // Once the page has drawn what the choice changed: a page that puts the select back
         // does it by then.
@@ -242,7 +255,8 @@ impl Session {
               await new Promise(r => setTimeout(r, 50)); } \
             return `the page set the select back to ${JSON.stringify(el.value)} \
               (options ${JSON.stringify([...el.options].map(o => o.value))}, shown ${el.offsetParent !== null}, \
-              selects like it ${document.querySelectorAll('select[data-testid=' + el.dataset.testid + ']').length})`;";
+              selects like it ${document.querySelectorAll('select[data-testid=' + el.dataset.testid + ']').length}; \
+              events since the click: ${JSON.stringify((window.__e2eTrail || []).slice(-40))})`;";
         match self.script_async_el(check, &e, json!(value)).await {
             Value::Bool(true) => {}
             // Seen in full runs only (the Traffic server filter, the chat's model, the pins
