@@ -170,9 +170,10 @@ pub async fn keep_a_traffic_session(desktop: &Desktop) {
     .await;
     s.type_into("[data-testid=traffic-search]", "kept for later")
         .await;
-    // The session also holds the Tools screen's tools/list: the search has applied once it is gone.
+    // The search has applied once the call is all that is left: the session also holds the
+    // server's discovery and, unless the Tools screen's list was still fresh, a tools/list.
     wait_for_list(s, SHORT, |t| {
-        t.contains("tools/call") && !t.contains("tools/list")
+        t.contains("tools/call") && !t.contains("tools/list") && !t.contains("server/discover")
     })
     .await;
     s.click_css("[data-testid=traffic-row][data-kind=request][data-direction=out]")
