@@ -180,22 +180,29 @@ struct Official {
     updated_at: Option<String>,
 }
 
+/// `url` as a registry's base URL, as the gallery calls it (no trailing slash): https, or http on
+/// this computer's loopback only, never plain http across a network.
+pub fn base_url(url: &str) -> Result<Url> {
+    let base = Url::parse(url.trim_end_matches('/'))
+        .map_err(|e| invalid(format!("The registry URL {url:?} is not a URL: {e}.")))?;
+    let loopback = matches!(
+        base.host(),
+        Some(url::Host::Ipv4(a)) if a.is_loopback()
+    ) || matches!(base.host(), Some(url::Host::Ipv6(a)) if a.is_loopback())
+        || base.host_str() == Some("localhost");
+    if base.scheme() != "https" && !(base.scheme() == "http" && loopback) {
+        return Err(invalid(format!(
+            "The registry URL {url:?} must use https (plain http only on this computer)."
+        )));
+    }
+    Ok(base)
+}
+
 impl Registry {
     /// The registry at `url`: https, or http on this computer's loopback only (a test or a local
     /// mirror), never plain http across a network.
     pub fn new(url: &str) -> Result<Self> {
-        let base = Url::parse(url.trim_end_matches('/'))
-            .map_err(|e| invalid(format!("The registry URL {url:?} is not a URL: {e}.")))?;
-        let loopback = matches!(
-            base.host(),
-            Some(url::Host::Ipv4(a)) if a.is_loopback()
-        ) || matches!(base.host(), Some(url::Host::Ipv6(a)) if a.is_loopback())
-            || base.host_str() == Some("localhost");
-        if base.scheme() != "https" && !(base.scheme() == "http" && loopback) {
-            return Err(invalid(format!(
-                "The registry URL {url:?} must use https (plain http only on this computer)."
-            )));
-        }
+        let base = base_url(url)?;
         let http = reqwest::Client::builder()
             .timeout(TIMEOUT)
             .build()

@@ -199,7 +199,10 @@ fn registry_list(urls: &[String]) -> Result<Vec<String>> {
     }
     let mut kept: Vec<String> = Vec::new();
     for url in urls {
-        let url = Registry::new(url.trim())?.url().to_owned();
+        let url = registry::base_url(url.trim())?
+            .as_str()
+            .trim_end_matches('/')
+            .to_owned();
         if !kept.contains(&url) {
             kept.push(url);
         }
