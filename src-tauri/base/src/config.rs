@@ -365,6 +365,11 @@ pub struct OAuthClient {
     /// Scopes to ask for with a machine grant (space-separated), beyond those the server names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// Bind the tokens to a key of Switchboard's own, kept in the keychain (DPoP, RFC 9449): a
+    /// token that leaks is no use without the key. Done as well whenever the server's challenge
+    /// names the DPoP scheme; this asks for it of a server that takes both.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop: bool,
 }
 
 /// How a server's tokens are got.
@@ -429,6 +434,17 @@ impl OAuthClient {
                 Err(
                     "`enterpriseManaged` needs `clientId`, `idpIssuer`, `idpTokenEndpoint` and \
                      `idpClientId`"
+                        .into(),
+                )
+            }
+            OAuthGrant::ClientCredentials
+            | OAuthGrant::JwtBearer
+            | OAuthGrant::EnterpriseManaged
+                if self.dpop =>
+            {
+                Err(
+                    "`dpop` binds the tokens of a person's sign-in (`authorizationCode`); \
+                     Switchboard does not bind a machine grant's tokens yet"
                         .into(),
                 )
             }
@@ -981,6 +997,10 @@ mod tests {
                 "needs `clientId`, `idpIssuer`",
             ),
             (r#"{"grant":"password"}"#, "unknown variant"),
+            (
+                r#"{"grant":"clientCredentials","clientId":"c","clientSecret":"x","dpop":true}"#,
+                "does not bind a machine grant's tokens",
+            ),
         ];
         for (oauth, why) in bad {
             let e = refused(&server(oauth));
@@ -993,6 +1013,7 @@ mod tests {
             r#"{"grant":"jwtBearer","assertionFile":"/var/run/token"}"#,
             r#"{"grant":"enterpriseManaged","clientId":"c","clientSecret":"x","assertion":"${env:ID}","idpIssuer":"https://i","idpTokenEndpoint":"https://i/t","idpClientId":"sb"}"#,
             r#"{"clientId":"c"}"#,
+            r#"{"dpop":true}"#,
         ];
         for oauth in fine {
             let c = Config::parse(&server(oauth), p()).unwrap();

@@ -623,9 +623,12 @@ const BACKCOMPAT_SCENARIOS: [&str; 2] = [
 /// The extension scenarios (unscored by the suite, run beside the required ones): the machine
 /// grants, each behind the `oauth` settings a user would write (see the README's sign-in
 /// section), the JSON Schema 2020-12 keywords kept as a server sent them, and the Skills
-/// extension (nothing read before a skill is loaded; a tampered file never used).
-const EXTENSION_SCENARIOS: [&str; 9] = [
+/// extension (nothing read before a skill is loaded; a tampered file never used). The DPoP
+/// scenarios need no setting: their server's challenge names the DPoP scheme.
+const EXTENSION_SCENARIOS: [&str; 11] = [
     "auth/client-credentials-basic",
+    "auth/dpop",
+    "auth/dpop-nonce",
     "auth/client-credentials-jwt",
     "auth/enterprise-managed-authorization",
     "auth/wif-jwt-bearer",

@@ -244,6 +244,8 @@ fn reach_lines(c: &ServerConfig) -> Vec<LaunchSetting> {
                 .as_ref()
                 .map(|c| format!("client id there {}", quoted(c))),
             o.scope.as_ref().map(|s| format!("scopes {}", quoted(s))),
+            o.dpop
+                .then(|| "tokens bound to a key in the keychain (DPoP)".to_owned()),
         ];
         add(
             "Sign-in client",

@@ -13,6 +13,7 @@
 mod account;
 mod challenge;
 mod credentials;
+pub mod dpop;
 pub mod loopback;
 mod machine;
 
@@ -26,6 +27,7 @@ use rmcp::transport::auth::{
 pub use account::SignInInfo;
 pub use challenge::{challenge_scopes, with_scopes_kept};
 pub use credentials::KeychainCredentials;
+pub use dpop::resource_requests::ResourceRequests;
 pub use machine::{Enterprise, IssuedToken, MachineGrant};
 
 use crate::config::OAuthGrant;
@@ -70,6 +72,9 @@ pub struct ClientIdentity {
     pub machine: Option<MachineGrant>,
     /// Scopes a machine grant asks for beyond those the server names.
     pub scope: Option<String>,
+    /// Whether tokens are bound to a key of Switchboard's own (DPoP) even when the server's
+    /// challenge does not name that scheme.
+    pub dpop: bool,
 }
 
 impl std::fmt::Debug for ClientIdentity {
@@ -122,6 +127,7 @@ impl ClientIdentity {
             client_metadata_url: c.client_metadata_url.clone(),
             machine,
             scope: c.scope.clone(),
+            dpop: c.dpop,
         })
     }
 
@@ -159,7 +165,7 @@ pub async fn sign_in(
     if identity.machine.is_some() {
         return sign_in_unattended(url, challenge, identity, store).await;
     }
-    let credentials = KeychainCredentials::new(store, url);
+    let credentials = KeychainCredentials::new(store.clone(), url);
     // Asking for more access keeps what was granted (SEP-2350): the new token replaces the old.
     let granted = match credentials.stored().await {
         Ok(Some(stored)) => stored.granted_scopes,
@@ -167,7 +173,12 @@ pub async fn sign_in(
     };
     let widened = challenge.map(|c| with_scopes_kept(c, &granted));
     let challenge = widened.as_deref();
-    let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
+    // Tokens are bound when the server's challenge asks for DPoP, or the settings do.
+    let dpop = match identity.dpop || challenge.is_some_and(dpop::challenge_names_dpop) {
+        true => Some(dpop::Dpop::stored_or_new(store.clone(), url).await?),
+        false => None,
+    };
+    let mut manager = manager_for(url, dpop).await?;
     manager.set_credential_store(credentials);
     let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
         // The 2025-03-26 default endpoints: no document to read PKCE support from; that
@@ -382,9 +393,34 @@ async fn body_within(
 /// Largest authorization-server metadata document read.
 const MAX_METADATA: usize = 1024 * 1024;
 
-/// Deletes what signing in to `url` stored.
+/// The OAuth state of a sign-in to `url`: rmcp's own HTTP client, or, for tokens bound to
+/// `dpop`, one that signs the token requests.
+async fn manager_for(url: &str, dpop: Option<Arc<dpop::Dpop>>) -> Result<AuthorizationManager> {
+    let Some(dpop) = dpop else {
+        return AuthorizationManager::new(url).await.map_err(failed);
+    };
+    let parsed = url::Url::parse(url)
+        .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("{url}: {e}")))?;
+    let requests = dpop::token_requests::TokenRequests::new(&parsed, dpop)?;
+    AuthorizationManager::new_with_oauth_http_client(url, Arc::new(requests))
+        .await
+        .map_err(failed)
+}
+
+/// Whether stored tokens are DPoP-bound (`token_type` `DPoP`, RFC 9449 §5).
+fn is_dpop_bound(stored: &rmcp::transport::auth::StoredCredentials) -> bool {
+    stored.token_response.as_ref().is_some_and(|t| {
+        use oauth2::TokenResponse;
+        t.token_type().as_ref().eq_ignore_ascii_case("dpop")
+    })
+}
+
+/// Deletes what signing in to `url` stored: the tokens and the key they are bound to.
 pub async fn sign_out(url: &str, store: Arc<dyn SecretStore>) -> Result<()> {
-    KeychainCredentials::new(store, url).delete().await
+    KeychainCredentials::new(store.clone(), url)
+        .delete()
+        .await?;
+    dpop::Dpop::delete(store, url).await
 }
 
 /// The sign-in the keychain holds for `url`, as the person may see it.
@@ -400,33 +436,43 @@ pub async fn signed_in(url: &str, store: Arc<dyn SecretStore>) -> Result<Option<
 /// (refreshing it when due, and once more on a 401).
 #[derive(Clone)]
 pub struct Authorized {
-    inner: AuthClient<reqwest::Client>,
+    inner: AuthClient<ResourceRequests>,
 }
 
 impl Authorized {
     /// The client for the server at `url` when the keychain holds a sign-in for it; `None`
     /// otherwise (the transport then sends no token, and a server that wants one says so).
     pub async fn stored(url: &url::Url, store: Arc<dyn SecretStore>) -> Result<Option<Self>> {
-        let credentials = KeychainCredentials::new(store, url.as_str());
-        if credentials.stored().await?.is_none() {
+        let credentials = KeychainCredentials::new(store.clone(), url.as_str());
+        let Some(stored) = credentials.stored().await? else {
             return Ok(None);
-        }
-        let mut manager = AuthorizationManager::new(url.as_str())
-            .await
-            .map_err(failed)?;
+        };
+        let dpop = match is_dpop_bound(&stored) {
+            true => match dpop::Dpop::stored(store, url.as_str()).await? {
+                Some(key) => Some(key),
+                // Bound tokens without their key are no use: the server asks to sign in again.
+                None => {
+                    tracing::warn!(%url, "DPoP-bound tokens without their key");
+                    return Ok(None);
+                }
+            },
+            false => None,
+        };
+        let mut manager = manager_for(url.as_str(), dpop.clone()).await?;
         manager.set_credential_store(credentials);
         // Finds the authorization server again (for refresh) and drops tokens an issuer other
         // than today's minted.
         if let Err(e) = manager.initialize_from_store().await {
             tracing::warn!(%url, "stored sign-in unusable: {e}");
         }
+        let requests = ResourceRequests::new(http_client()?, dpop);
         Ok(Some(Self {
-            inner: AuthClient::new(http_client()?, manager),
+            inner: AuthClient::new(requests, manager),
         }))
     }
 
     /// The client rmcp's Streamable HTTP transport sends through.
-    pub fn transport_client(&self) -> AuthClient<reqwest::Client> {
+    pub fn transport_client(&self) -> AuthClient<ResourceRequests> {
         self.inner.clone()
     }
 }

@@ -60,4 +60,10 @@ idpClientId?: string | null,
 /**
  * Scopes to ask for with a machine grant (space-separated), beyond those the server names.
  */
-scope?: string | null, };
+scope?: string | null, 
+/**
+ * Bind the tokens to a key of Switchboard's own, kept in the keychain (DPoP, RFC 9449): a
+ * token that leaks is no use without the key. Done as well whenever the server's challenge
+ * names the DPoP scheme; this asks for it of a server that takes both.
+ */
+dpop?: boolean, };

@@ -107,10 +107,11 @@ impl IndexedKeychain {
     }
 }
 
-/// Sign-in tokens may be kept for this run when the keychain cannot store them; other secrets
-/// (a provider key, a server's token) would be lost silently, so their saving fails.
+/// Sign-in tokens, and the key DPoP binds them to, may be kept for this run when the keychain
+/// cannot store them; other secrets (a provider key, a server's token) would be lost silently, so
+/// their saving fails.
 fn kept_for_this_run(name: &str) -> bool {
-    name.starts_with("oauth:")
+    name.starts_with("oauth:") || name.starts_with("dpop:")
 }
 
 /// On Linux the Secret Service is found on the session bus: without one, there is no keychain,
@@ -308,6 +309,15 @@ mod tests {
                 .unwrap()
                 .as_deref(),
             Some("tokens")
+        );
+        // The key DPoP binds those tokens to goes with them.
+        secrets.set("dpop:https://example.com/mcp", "key").unwrap();
+        assert_eq!(
+            secrets
+                .find("dpop:https://example.com/mcp")
+                .unwrap()
+                .as_deref(),
+            Some("key")
         );
         let e = secrets.set("provider:openai", "sk").unwrap_err();
         assert_eq!(e.code, ErrorCode::Keychain);

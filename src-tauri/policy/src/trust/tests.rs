@@ -440,6 +440,24 @@ fn the_review_shows_the_settings_that_widen_reach() {
     );
 }
 
+/// Binding a sign-in's tokens (DPoP) is shown, and asking for it is a change to trust.
+#[test]
+fn binding_the_tokens_is_shown_and_trusted() {
+    let (_store, trust) = trust();
+    let mut config = ServerConfig::remote("https://wiki.example/mcp", Default::default());
+    config.oauth = Some(crate::config::OAuthClient::default());
+    trust.grant("wiki", &config).unwrap();
+    if let Some(o) = config.oauth.as_mut() {
+        o.dpop = true;
+    }
+    assert!(!trust.admit("wiki", &config));
+    let text = LaunchReview::of("wiki", &config, &trust).text();
+    assert!(
+        text.contains("tokens bound to a key in the keychain (DPoP)"),
+        "{text}"
+    );
+}
+
 /// A machine grant signs in by itself once trusted: the dialog names the grant and every
 /// credential reference it will use, and a change to any of them asks again.
 #[test]
