@@ -44,7 +44,10 @@ use crate::secrets::SecretStore;
 use crate::transport::CloseReason;
 use crate::transport::task_fields::TaskFields;
 pub use connect::{connect, connect_transport};
-pub use skills::{DirectoryEntry, EXTENSION as SKILLS_EXTENSION, LoadedSkill, Skill, SkillFile};
+pub use skills::{
+    DirectoryEntry, EXTENSION as SKILLS_EXTENSION, LoadedSkill, Skill, SkillFile, in_folder,
+    skill_folder,
+};
 pub use task_call::LOST as TASK_LOST;
 
 /// The shortest time a server gets to start and answer the handshake.

@@ -65,7 +65,7 @@ export function fakeSkills(): FakeSkill[] {
         frontmatter: { name: "changelog", description: "Keep CHANGELOG.md up to date." },
         files: null,
       },
-      texts: { [changelog]: CHANGELOG },
+      texts: { [changelog]: CHANGELOG, "skill://changelog/templates/entry.md": "- {change} ({author})\n" },
     },
   ];
 }
@@ -77,11 +77,17 @@ function unverified(server: string, skill: Skill, uri: string, why: string) {
   };
 }
 
-/** File `uri` of `held`, as the core reads it: only a listed file, and only if it checks out. */
+/** File `uri` of `held`, as the core reads it: only a listed file, and only if it checks out; for
+ *  a skill whose files are dynamic, its SKILL.md or a file of its folder. */
 export function readFakeSkillFile(server: string, held: FakeSkill, uri: string): string {
   const { skill } = held;
-  const listed = skill.files ? skill.files.some((f) => f.uri === uri) : uri === skill.uri;
-  if (!listed) throw unverified(server, skill, uri, "the skill's listing does not name it");
+  if (skill.files) {
+    if (!skill.files.some((f) => f.uri === uri)) throw unverified(server, skill, uri, "the skill's listing does not name it");
+  } else {
+    const root = skill.uri.replace(/\/SKILL\.md$/, "");
+    const inFolder = uri.startsWith(`${root}/`) && !uri.slice(root.length + 1).split("/").some((s) => s === "" || s === "." || s === "..");
+    if (!inFolder) throw unverified(server, skill, uri, "it is not in the skill's folder");
+  }
   if (held.tampered?.includes(uri)) throw unverified(server, skill, uri, "its digest differs from the listing");
   const text = held.texts[uri];
   if (text === undefined) throw { code: "server_error", message: `server ${JSON.stringify(server)} has no resource ${uri}` };

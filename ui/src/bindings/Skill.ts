@@ -23,6 +23,7 @@ description: string,
 frontmatter: Record<string, unknown>, 
 /**
  * Every file of the skill (`SKILL.md` too), or `None` when the server says the set is
- * dynamic (then only `SKILL.md` is read, checked by its frontmatter alone).
+ * dynamic (then `SKILL.md` is checked by its frontmatter alone, and the other files of its
+ * folder have nothing to be checked by).
  */
 files: Array<SkillFile> | null, };

@@ -142,6 +142,25 @@ describe("Skills screen", () => {
     expect(called(b, "readSkillFile")).toEqual([]);
   });
 
+  it("reads a file of a dynamic skill's folder when asked, as the server's word", async () => {
+    const b = backend();
+    await openSkills(b);
+    const changelog = skillItem("changelog");
+    fireEvent.click(within(changelog).getByTestId("skill-view-toggle"));
+    expect((await within(changelog).findByTestId("skill-dynamic")).textContent).toContain("read only when asked for");
+    const folder = within(changelog).getByTestId("skill-folder");
+    fireEvent.click(within(folder).getByTestId("skill-folder-list"));
+    const templates = await waitFor(() => within(folder).getAllByTestId("skill-folder-entry").find((e) => e.dataset.directory === "true")!);
+    fireEvent.click(within(templates).getByRole("button"));
+    const entry = await waitFor(() => within(templates).getAllByTestId("skill-folder-entry")[0]!);
+    expect(called(b, "readSkillFile")).toEqual([]);
+    fireEvent.click(within(entry).getByTestId("skill-file-read"));
+    await within(entry).findByText(/\{change\} \(\{author\}\)/);
+    expect(called(b, "readSkillFile").map((c) => c.args)).toEqual([
+      ["docs", "skill://changelog/SKILL.md", "skill://changelog/templates/entry.md"],
+    ]);
+  });
+
   it("shows a load that failed its check as the core's sentence, and puts nothing in the chat", async () => {
     const b = backend();
     b.skills["docs"]![0]!.tampered = [NOTES];

@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 use super::App;
 use super::requests::{ServerName, SkillFileRef, SkillFolderRef, SkillRef};
-use crate::connection::{DirectoryEntry, LoadedSkill, Skill};
+use crate::connection::{DirectoryEntry, LoadedSkill, Skill, in_folder, skill_folder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::visible::reveal;
 
@@ -78,17 +78,14 @@ impl App {
 /// asked): the root or a folder beneath it, else refused.
 fn folder_of(skill_md: &str, asked: Option<&str>) -> Result<String> {
     let refused = |why: &str| Error::new(ErrorCode::InvalidInput, why.to_owned());
-    let root = skill_md
-        .strip_suffix("/SKILL.md")
-        .ok_or_else(|| refused("the skill's SKILL.md is not in a folder"))?;
+    let root =
+        skill_folder(skill_md).ok_or_else(|| refused("the skill's SKILL.md is not in a folder"))?;
     let Some(asked) = asked else {
         return Ok(root.to_owned());
     };
-    let beneath = asked
-        .strip_prefix(root)
-        .is_some_and(|rest| rest.is_empty() || (rest.starts_with('/') && !rest.contains("/..")));
-    if beneath {
-        Ok(asked.trim_end_matches('/').to_owned())
+    let folder = asked.trim_end_matches('/');
+    if folder == root || in_folder(skill_md, folder) {
+        Ok(folder.to_owned())
     } else {
         Err(refused(&format!(
             "{} is not a folder of the skill {}",

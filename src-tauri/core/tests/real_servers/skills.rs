@@ -45,3 +45,42 @@ async fn a_servers_skills_are_listed_loaded_and_read_checked_against_their_entri
     assert!(e.message.contains("does not name it"), "{}", e.message);
     live.shutdown().await;
 }
+
+/// A skill whose files are dynamic (the SDK's `SkillSource`, `resources: "dynamic"`): its
+/// SKILL.md loads (checked by its frontmatter), a file of its folder that no listing names is
+/// read when asked for, and a resource outside the folder is never asked for, though the server
+/// would serve it.
+#[tokio::test]
+async fn a_dynamic_skill_reads_the_files_of_its_folder_and_nothing_outside() {
+    let server = repo_root().join("tests/fixtures/dynamic_skills_server.mjs");
+    let h = Harness::new();
+    let live = h
+        .connect("reports", stdio(&node_bin(), &[&server.to_string_lossy()]))
+        .await;
+    let c = &live.connection;
+    let skills = c.list_skills().await.unwrap();
+    let skill = &skills[0];
+    assert_eq!(skill.files, None, "{skill:?}");
+    let loaded = c.load_skill(skill).await.unwrap();
+    assert!(loaded.text.contains("# Daily report"), "{}", loaded.text);
+
+    let data = c
+        .read_skill_file(skill, "skill://daily-report/data/today.csv")
+        .await
+        .unwrap();
+    assert_eq!(data, b"day,figure\nFriday,42\n");
+    for outside in [
+        "skill://secrets/key",
+        "skill://daily-report/../secrets/key",
+        "skill://daily-report/data/%2e%2e/../../secrets/key",
+    ] {
+        let e = c.read_skill_file(skill, outside).await.unwrap_err();
+        assert!(
+            e.message.contains("not in the skill's folder"),
+            "{outside}: {}",
+            e.message
+        );
+        assert!(!e.message.contains("canary"), "{}", e.message);
+    }
+    live.shutdown().await;
+}

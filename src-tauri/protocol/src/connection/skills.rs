@@ -49,7 +49,8 @@ pub struct Skill {
     #[ts(type = "Record<string, unknown>")]
     pub frontmatter: Map<String, Value>,
     /// Every file of the skill (`SKILL.md` too), or `None` when the server says the set is
-    /// dynamic (then only `SKILL.md` is read, checked by its frontmatter alone).
+    /// dynamic (then `SKILL.md` is checked by its frontmatter alone, and the other files of its
+    /// folder have nothing to be checked by).
     pub files: Option<Vec<SkillFile>>,
 }
 
@@ -202,18 +203,25 @@ impl Connection {
     }
 
     /// Reads file `uri` of `skill` and checks it against the entry. Only a file the entry lists
-    /// is read (for a dynamic skill, only its `SKILL.md`).
+    /// is read; for a dynamic skill (no list to check by), its `SKILL.md` or a file in its
+    /// folder, bounded by a skill's size.
     pub async fn read_skill_file(&self, skill: &Skill, uri: &str) -> Result<Vec<u8>> {
         let listed = match &skill.files {
-            Some(files) => files.iter().find(|f| f.uri == uri).cloned(),
-            None if uri == skill.uri => None,
+            Some(files) => match files.iter().find(|f| f.uri == uri) {
+                Some(file) => Some(file.clone()),
+                None => {
+                    return Err(self.unverified(
+                        skill,
+                        uri,
+                        "the skill's listing does not name it",
+                    ));
+                }
+            },
+            None if uri == skill.uri || in_folder(&skill.uri, uri) => None,
             None => {
-                return Err(self.unverified(skill, uri, "the skill lists no files to check it by"));
+                return Err(self.unverified(skill, uri, "it is not in the skill's folder"));
             }
         };
-        if skill.files.is_some() && listed.is_none() {
-            return Err(self.unverified(skill, uri, "the skill's listing does not name it"));
-        }
         let read = self.read_resource(uri).await?;
         let bytes =
             contents_bytes(&read.contents, uri).map_err(|why| self.unverified(skill, uri, &why))?;
@@ -373,6 +381,30 @@ impl Skill {
 
 /// A listed resource, if it is a direct child of `dir`: its URI is `dir`, a `/` and one
 /// segment (a server's listing names its own directory's children, nothing else).
+/// The folder of the skill whose `SKILL.md` is `skill_md`; `None` when it is not in one.
+pub fn skill_folder(skill_md: &str) -> Option<&str> {
+    skill_md
+        .strip_suffix("/SKILL.md")
+        .filter(|root| !root.is_empty())
+}
+
+/// Whether `uri` is beneath the folder of the skill whose `SKILL.md` is `skill_md`: its URI
+/// goes on from the folder's with a path of plain names (no `.` or `..`, escaped or not, and no
+/// query or fragment), so it cannot name a resource outside the skill.
+pub fn in_folder(skill_md: &str, uri: &str) -> bool {
+    let Some(rest) = skill_folder(skill_md).and_then(|root| uri.strip_prefix(root)) else {
+        return false;
+    };
+    let Some(path) = rest.strip_prefix('/') else {
+        return false;
+    };
+    let plain = |segment: &str| {
+        let unescaped = segment.to_ascii_lowercase().replace("%2e", ".");
+        !segment.is_empty() && unescaped != "." && unescaped != ".."
+    };
+    !path.contains(['?', '#', '\\']) && path.split('/').all(plain)
+}
+
 fn child_of(dir: &str, r: &Value) -> Option<DirectoryEntry> {
     let uri = r.get("uri").and_then(Value::as_str)?;
     let rest = uri.strip_prefix(dir)?.strip_prefix('/')?;
@@ -500,6 +532,36 @@ fn differing_field(a: &Map<String, Value>, b: &Map<String, Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dynamic_skill_s_file_is_one_beneath_its_folder() {
+        let md = "skill://acme/report/SKILL.md";
+        for inside in [
+            "skill://acme/report/data/today.csv",
+            "skill://acme/report/a.md",
+        ] {
+            assert!(in_folder(md, inside), "{inside}");
+        }
+        for outside in [
+            "skill://acme/report",
+            "skill://acme/report/",
+            "skill://acme/reports/x",
+            "skill://acme/other/x",
+            "skill://acme/report/../other/SKILL.md",
+            "skill://acme/report/data/%2E%2e/../x",
+            "skill://acme/report/./x",
+            "skill://acme/report//x",
+            "skill://acme/report/x?y=1",
+            "skill://acme/report/a\\..\\b",
+            "file:///etc/passwd",
+        ] {
+            assert!(!in_folder(md, outside), "{outside}");
+        }
+        assert!(
+            !in_folder("SKILL.md", "/x"),
+            "a SKILL.md in no folder has none"
+        );
+    }
 
     const MD: &str = "---\nname: pdf\ndescription: Fill PDFs\n---\n\nBody.\n";
 

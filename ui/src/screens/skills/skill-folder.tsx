@@ -1,6 +1,7 @@
 // A skill's folder as its server lists it (`resources/directory/read`, where the server declares
 // `directoryRead`): names only, subfolders opened one level at a time when asked, nothing read.
-// A file its listing names can be read above, checked; one it does not name is only a name here.
+// A file its listing names can be read above, checked; one it does not name is only a name here,
+// unless the skill's files are dynamic (nothing is listed): then it is read when asked for.
 // All of it is the server's text: hidden characters revealed.
 import { useState } from "react";
 import type { Backend } from "../../backend";
@@ -9,6 +10,7 @@ import type { DirectoryEntry } from "../../bindings/DirectoryEntry";
 import type { Skill } from "../../bindings/Skill";
 import { ErrorBanner } from "../../components/error-banner";
 import { Revealed } from "../../components/revealed";
+import { FileText, useSkillFileText } from "./skill-file-text";
 
 interface Listed {
   entries: DirectoryEntry[] | null;
@@ -57,12 +59,12 @@ function Entries(props: { backend: Backend; server: string; skill: Skill; entrie
   if (!props.entries.length) return <p className="muted small">It is empty.</p>;
   return (
     <ul className="skill-folder-entries">
-      {props.entries.map((e) => (e.directory ? <Subfolder key={e.uri} {...props} entry={e} /> : <FileEntry key={e.uri} skill={props.skill} entry={e} />))}
+      {props.entries.map((e) => (e.directory ? <Subfolder key={e.uri} {...props} entry={e} /> : <FileEntry key={e.uri} {...props} entry={e} />))}
     </ul>
   );
 }
 
-function FileEntry(props: { skill: Skill; entry: DirectoryEntry }) {
+function FileEntry(props: { backend: Backend; server: string; skill: Skill; entry: DirectoryEntry }) {
   const { skill, entry } = props;
   const listed = skill.files?.some((f) => f.uri === entry.uri) ?? false;
   return (
@@ -70,9 +72,19 @@ function FileEntry(props: { skill: Skill; entry: DirectoryEntry }) {
       <code title={entry.uri}>
         <Revealed text={entry.name} />
       </code>{" "}
-      {listed ? null : <span className="muted small">not in its listing: not read</span>}
+      {skill.files === null ? (
+        <DynamicFile {...props} />
+      ) : listed ? null : (
+        <span className="muted small">not in its listing: not read</span>
+      )}
     </li>
   );
+}
+
+/** A file of a skill whose files are dynamic: read when asked for, with nothing to check it by. */
+function DynamicFile(props: { backend: Backend; server: string; skill: Skill; entry: DirectoryEntry }) {
+  const read = useSkillFileText(props.backend, props.server, props.skill, props.entry.uri);
+  return <FileText file={read} uri={props.entry.uri} />;
 }
 
 function Subfolder(props: { backend: Backend; server: string; skill: Skill; entry: DirectoryEntry }) {

@@ -1,15 +1,13 @@
 // A skill the person asked to see: its SKILL.md as the core read and checked it (the frontmatter
 // as text, the rest as sanitized markdown), and each of its other files, read only when asked for
 // and checked the same way. All of it is the server's text: hidden characters revealed.
-import { useState } from "react";
 import type { Backend } from "../../backend";
-import { errorMessage } from "../../backend";
 import type { Skill } from "../../bindings/Skill";
 import type { SkillFile } from "../../bindings/SkillFile";
 import type { SkillForChat } from "../../bindings/SkillForChat";
 import { formatBytes, TextBlock } from "../../components/content";
-import { ErrorBanner } from "../../components/error-banner";
 import { Revealed } from "../../components/revealed";
+import { FileText, useSkillFileText } from "./skill-file-text";
 import { SkillFolder } from "./skill-folder";
 
 /** A SKILL.md's YAML frontmatter (between its first two `---` lines), and the rest. */
@@ -51,7 +49,8 @@ export function SkillView(props: { backend: Backend; loaded: SkillForChat }) {
       ) : null}
       {skill.files === null ? (
         <p className="muted small" data-testid="skill-dynamic">
-          Its server says its files change, so none is listed to check against: only its SKILL.md is read.
+          Its server says its files change, so none is listed to check against: its SKILL.md is checked by its
+          frontmatter, and a file of its folder is read only when asked for, as the server's word.
         </p>
       ) : null}
       {props.loaded.folderListed ? <SkillFolder backend={props.backend} server={server} skill={skill} /> : null}
@@ -61,17 +60,7 @@ export function SkillView(props: { backend: Backend; loaded: SkillForChat }) {
 
 function SkillFileRow(props: { backend: Backend; server: string; skill: Skill; file: SkillFile }) {
   const { backend, server, skill, file } = props;
-  const [text, setText] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const read = () => {
-    setBusy(true);
-    setError(null);
-    backend
-      .readSkillFile(server, skill.uri, file.uri)
-      .then(setText, (e: unknown) => setError(errorMessage(e)))
-      .finally(() => setBusy(false));
-  };
+  const read = useSkillFileText(backend, server, skill, file.uri);
   return (
     <li data-testid="skill-file" data-uri={file.uri}>
       <div className="actions">
@@ -79,18 +68,8 @@ function SkillFileRow(props: { backend: Backend; server: string; skill: Skill; f
           <Revealed text={nameInSkill(skill, file)} />
         </code>
         <span className="muted small">{formatBytes(file.size)}</span>
-        {text === null ? (
-          <button className="small" data-testid="skill-file-read" disabled={busy} onClick={read}>
-            {busy ? "Reading…" : "Read"}
-          </button>
-        ) : (
-          <button className="small" onClick={() => setText(null)}>
-            Hide
-          </button>
-        )}
       </div>
-      <ErrorBanner error={error} testId="skill-file-error" role="alert" />
-      {text !== null ? <TextBlock text={text} markdown={file.uri.toLowerCase().endsWith(".md")} /> : null}
+      <FileText file={read} uri={file.uri} />
     </li>
   );
 }
