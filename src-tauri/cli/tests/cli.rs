@@ -641,9 +641,14 @@ const EXTENSION_SCENARIOS: [&str; 11] = [
 
 /// Runs every client scenario `revision` requires (the suite runs them in parallel, beside the
 /// unscored extension scenarios) and returns whether the scored ones all passed, with the
-/// suite's summary.
+/// suite's summary. The CLIs run as in a CI job, with no session bus (sign-ins kept for the
+/// run): some thirty of them signing in at once into one gnome-keyring took the daemon down in a
+/// full CI run (a glib assertion, `trap int3` in dmesg), and the CLIs after it waited on an unlock
+/// prompt it could not show. The scenarios run one at a time below use the keychain.
 fn conformance_requirements(revision: &str) -> (bool, String) {
-    let (passed, out) = conformance_suite(&["--requirements", revision], |_| {});
+    let (passed, out) = conformance_suite(&["--requirements", revision], |run| {
+        run.env_remove("DBUS_SESSION_BUS_ADDRESS");
+    });
     let summary = out
         .split("=== SUITE SUMMARY ===")
         .nth(1)

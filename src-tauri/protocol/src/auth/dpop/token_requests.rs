@@ -18,6 +18,8 @@ use crate::error::{Error, ErrorCode, Result};
 
 /// The largest answer read from an authorization server.
 const MAX_ANSWER: usize = 1024 * 1024;
+/// How long a request may take when rmcp names no bound (rmcp's own default).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How many redirects a request rmcp lets follow them may follow.
 const MAX_REDIRECTS: usize = 10;
 
@@ -76,10 +78,8 @@ impl TokenRequests {
             let mut sent = client
                 .request(parts.method.clone(), url.clone())
                 .headers(parts.headers.clone())
-                .body(body.clone());
-            if let Some(t) = timeout.or(Some(Duration::from_secs(30))) {
-                sent = sent.timeout(t);
-            }
+                .body(body.clone())
+                .timeout(timeout.unwrap_or(DEFAULT_TIMEOUT));
             if is_token_request {
                 let proof = self.dpop.proof(
                     parts.method.as_str(),
