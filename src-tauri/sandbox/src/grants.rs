@@ -209,6 +209,31 @@ const ETC: &[&str] = &[
     "/etc/terminfo",
 ];
 
+/// The folders among [`ETC`]; every other entry there, and every one of [`DEVICES`], is a file.
+const ETC_FOLDERS: &[&str] = &[
+    "/etc/alternatives",
+    "/etc/ld.so.conf.d",
+    "/etc/ssl/certs",
+    "/etc/ca-certificates",
+    "/etc/pki/tls/certs",
+    "/etc/pki/ca-trust",
+    "/etc/crypto-policies",
+    "/etc/fonts",
+    "/etc/xdg",
+    "/etc/terminfo",
+];
+
+/// Whether `path` is one of the system's files every server may use (a device, a file of
+/// `/etc`): its rule is made with the rights of files at once, rather than after the kernel has
+/// refused the rights of folders on it, which cost every boxed start one system call a file.
+/// Were one a folder on some system, it would get only the rights of files: less, never more.
+pub fn is_system_file(path: &Path) -> bool {
+    let Some(path) = path.to_str() else {
+        return false;
+    };
+    DEVICES.contains(&path) || (ETC.contains(&path) && !ETC_FOLDERS.contains(&path))
+}
+
 /// How the server's program is started.
 #[derive(Debug, Clone, Copy)]
 pub struct Launch<'a> {

@@ -203,7 +203,8 @@ struct PathBeneathAttr {
 const RULE_PATH_BENEATH: u32 = 1;
 
 /// Allows `access` beneath each of `paths` that exists (a file: only the file rights in
-/// `file_access`). One `open` and one `landlock_add_rule` (two for a file) a path, the opened
+/// `file_access`). One `open` and one `landlock_add_rule` (two for a file not known to be one
+/// by [`crate::grants::is_system_file`]) a path, the opened
 /// paths kept in `opened` to be closed later: the crate's rules also `stat` each path twice,
 /// which made up most of what a box cost a start.
 fn add_paths(
@@ -225,7 +226,8 @@ fn add_paths(
         }
         // SAFETY: `raw` was just opened and is owned by nothing else.
         let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw) };
-        if add_path(ruleset, &fd, access).is_err() {
+        let known_file = crate::grants::is_system_file(path);
+        if known_file || add_path(ruleset, &fd, access).is_err() {
             // A file takes only the rights of files (the kernel refuses directory rights on it).
             add_path(ruleset, &fd, access & file_access)
                 .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -207,3 +207,18 @@ fn an_installed_bundle_gets_its_own_folder_and_no_other() {
         assert!(!granted(&g.read, &above), "{above:?}: {:?}", g.read);
     }
 }
+
+/// The files of `/etc` and the devices get the rights of files at once: on this system each one
+/// that exists is a file (or a device), and each folder named among them is a folder.
+#[test]
+fn the_system_files_said_to_be_files_are_files() {
+    assert!(ETC_FOLDERS.iter().all(|f| ETC.contains(f)));
+    for path in ETC.iter().chain(DEVICES).map(Path::new) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            continue;
+        };
+        assert_eq!(is_system_file(path), !meta.is_dir(), "{}", path.display());
+    }
+    assert!(!is_system_file(Path::new("/usr")));
+    assert!(!is_system_file(Path::new("/etc/shadow")));
+}
