@@ -46,7 +46,7 @@ impl Bearer for SessionChecked<reqwest::Client> {
     }
 }
 
-impl Bearer for SessionChecked<AuthClient<crate::auth::ResourceRequests>> {
+impl<C: Send + Sync> Bearer for SessionChecked<AuthClient<C>> {
     async fn bearer(&self) -> Option<String> {
         self.0.get_access_token().await.ok()
     }
