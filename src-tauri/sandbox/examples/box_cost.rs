@@ -1,4 +1,5 @@
-//! What building a box costs, step by step (not a test: it prints microseconds).
+//! What building a box costs, step by step, and what a start costs started each way (not a
+//! test: it prints microseconds). `BALLAST_MB` sizes the parent, as a host is sized.
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -54,9 +55,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         path: Some("/usr/bin:/bin"),
     });
     let prepared = std::sync::Arc::new(Prepared::build("bench", &grants, Support::detect())?);
-    let mut times = [Vec::new(), Vec::new()];
-    for i in 0..2 * n {
-        let boxed = i % 2 == 1;
+    // A parent the size of a host (BALLAST_MB of touched memory, 20 by default): fork copies
+    // its page tables, posix_spawn (what an unboxed start uses: no pre_exec) does not.
+    let ballast_mb: usize = std::env::var("BALLAST_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let ballast: Vec<u8> = vec![1; ballast_mb << 20];
+    let ways = [
+        "posix_spawn (no pre_exec)",
+        "fork, empty pre_exec",
+        "fork, the box",
+    ];
+    let mut times = [Vec::new(), Vec::new(), Vec::new()];
+    for i in 0..3 * n as usize {
+        let way = i % 3;
         let t = Instant::now();
         let mut cmd = std::process::Command::new(&program);
         cmd.stdin(std::process::Stdio::null())
@@ -65,22 +78,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // SAFETY: enter() makes only system calls; the other closure does nothing.
         unsafe {
             use std::os::unix::process::CommandExt;
-            if boxed {
-                cmd.pre_exec(move || p.enter());
-            } else {
-                cmd.pre_exec(|| Ok(()));
+            match way {
+                1 => {
+                    cmd.pre_exec(|| Ok(()));
+                }
+                2 => {
+                    cmd.pre_exec(move || p.enter());
+                }
+                _ => {}
             }
         }
         cmd.status()?;
-        times[usize::from(boxed)].push(t.elapsed().as_micros());
+        times[way].push(t.elapsed().as_micros());
     }
-    for (boxed, mut t) in times.into_iter().enumerate() {
+    for (way, mut t) in ways.iter().zip(times) {
         t.sort_unstable();
-        println!(
-            "spawn+exit boxed={}: median {} µs",
-            boxed == 1,
-            t[t.len() / 2]
-        );
+        println!("spawn+exit, {way}: median {} µs", t[t.len() / 2]);
     }
+    println!("(parent with {} MiB touched)", ballast.len() >> 20);
     Ok(())
 }
