@@ -90,6 +90,29 @@ impl ResourceRequests {
         Ok(dpop.learn_nonce(Side::Resource, answer.headers()))
     }
 
+    /// Runs `attempt`; refused for want of a nonce, sends `again` (the refused request, built
+    /// anew) to read the nonce, then runs `attempt` once more.
+    async fn with_nonce<T, Fut>(
+        &self,
+        dpop: &Dpop,
+        attempt: impl Fn() -> Fut,
+        again: impl FnOnce() -> Result<reqwest::RequestBuilder, Failed>,
+    ) -> Result<T, Failed>
+    where
+        Fut: Future<Output = Result<T, Failed>>,
+    {
+        match attempt().await {
+            Err(e) if wants_nonce(&e) => {
+                if self.nonce_from_refusal(dpop, again()?).await? {
+                    attempt().await
+                } else {
+                    Err(e)
+                }
+            }
+            other => other,
+        }
+    }
+
     fn raw(
         &self,
         method: reqwest::Method,
@@ -165,21 +188,14 @@ impl StreamableHttpClient for ResourceRequests {
                 )
                 .await
         };
-        match send().await {
-            Err(e) if wants_nonce(&e) => {
-                let headers = signed(dpop, "POST", &uri, &token, &custom_headers)?;
-                let again = self
-                    .raw(reqwest::Method::POST, &uri, session_id.as_deref(), headers)
-                    .header(ACCEPT, "text/event-stream, application/json")
-                    .json(&message);
-                if self.nonce_from_refusal(dpop, again).await? {
-                    send().await
-                } else {
-                    Err(e)
-                }
-            }
-            other => other,
-        }
+        let again = || {
+            let headers = signed(dpop, "POST", &uri, &token, &custom_headers)?;
+            Ok(self
+                .raw(reqwest::Method::POST, &uri, session_id.as_deref(), headers)
+                .header(ACCEPT, "text/event-stream, application/json")
+                .json(&message))
+        };
+        self.with_nonce(dpop, send, again).await
     }
 
     async fn delete_session(
@@ -255,21 +271,14 @@ impl StreamableHttpClient for ResourceRequests {
                 )
                 .await
         };
-        match open().await {
-            Err(e) if wants_nonce(&e) => {
-                // Opening the stream again has no effect a first opening would not have had.
-                let headers = signed(dpop, "GET", &uri, &token, &custom_headers)?;
-                let again = self
-                    .raw(reqwest::Method::GET, &uri, session_id.as_deref(), headers)
-                    .header(ACCEPT, "text/event-stream");
-                if self.nonce_from_refusal(dpop, again).await? {
-                    open().await
-                } else {
-                    Err(e)
-                }
-            }
-            other => other,
-        }
+        // Opening the stream again has no effect a first opening would not have had.
+        let again = || {
+            let headers = signed(dpop, "GET", &uri, &token, &custom_headers)?;
+            Ok(self
+                .raw(reqwest::Method::GET, &uri, session_id.as_deref(), headers)
+                .header(ACCEPT, "text/event-stream"))
+        };
+        self.with_nonce(dpop, open, again).await
     }
 }
 
