@@ -232,11 +232,16 @@ pub async fn compare_models_on_one_request(desktop: &Desktop) {
         replay_provider::Provider::replay_every(sse, pause),
     );
     add_priced_provider(s, "left", &left.base).await;
-    s.wait_for("[data-testid=provider-row][data-id=left]", SHORT)
-        .await;
     add_provider(s, "right", &right.base, "sk-right").await;
-    s.wait_for("[data-testid=provider-row][data-id=right]", SHORT)
+    // Each saved with its model, which the comparison's picker offers.
+    for id in ["left", "right"] {
+        s.wait_text(
+            &format!("[data-testid=provider-row][data-id={id}]"),
+            SHORT,
+            |t| t.contains("gpt-4o-mini"),
+        )
         .await;
+    }
     open_tool(s, "everything", "trigger-sampling-request").await;
     s.type_into("[data-testid=arg-prompt]", "What is the capital of France?")
         .await;

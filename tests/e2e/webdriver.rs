@@ -112,6 +112,14 @@ impl Session {
                 let body = self
                     .script("return document.body.innerText.slice(0, 2000)", json!([]))
                     .await;
+                // An open dialog is where a scenario usually stands, and the screen behind it
+                // fills the first 2,000 characters of the page.
+                let dialogs = self
+                    .script(
+                        "return [...document.querySelectorAll('[role=dialog], [data-testid=compare]')].map(d => d.innerText.slice(0, 2000))",
+                        json!([]),
+                    )
+                    .await;
                 // A select's chosen value is not in the page's text; it is often the clue.
                 let selects = self
                     .script(
@@ -120,7 +128,8 @@ impl Session {
                     )
                     .await;
                 panic!(
-                    "no element {css} after {timeout:?}; the selects hold {selects}; the page says:\n{body}"
+                    "no element {css} after {timeout:?}; the selects hold {selects}; the dialogs \
+                     say {dialogs}; the page says:\n{body}"
                 );
             }
             tokio::time::sleep(Duration::from_millis(150)).await;
