@@ -123,7 +123,7 @@ fn has_grant_type(body: &[u8]) -> bool {
 async fn read(
     sent: std::result::Result<reqwest::Response, reqwest::Error>,
 ) -> Result<oauth2::HttpResponse> {
-    let mut response = sent.map_err(|e| refused(&with_sources(&e)))?;
+    let mut response = sent.map_err(|e| refused(&crate::error::explain::causes(&e)))?;
     let mut answer = oauth2::http::Response::builder()
         .status(response.status())
         .version(response.version());
@@ -144,17 +144,6 @@ async fn read(
         body.extend_from_slice(&chunk);
     }
     answer.body(body).map_err(|e| refused(&e.to_string()))
-}
-
-/// `e`, with what caused it (reqwest's own sentence says only which request failed).
-fn with_sources(e: &dyn std::error::Error) -> String {
-    let mut said = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        said = format!("{said}: {c}");
-        cause = c.source();
-    }
-    said
 }
 
 fn refused(why: &str) -> Error {
