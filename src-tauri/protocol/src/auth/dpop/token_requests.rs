@@ -152,3 +152,41 @@ fn refused(why: &str) -> Error {
         format!("signing in failed: a request to the authorization server failed: {why}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secrets::{MemoryStore, SecretStore};
+
+    /// A sign-in for a public server never reaches this computer, even through a name that
+    /// resolves here: its clients dial only what [`AddressPolicy`] allows.
+    #[tokio::test]
+    async fn a_public_servers_sign_in_requests_never_reach_loopback() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let store: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+        let public = url::Url::parse("https://mcp.example.com/mcp").unwrap();
+        let dpop = Dpop::stored_or_new(store, public.as_str()).await.unwrap();
+        let requests = TokenRequests::new(&public, dpop.clone()).unwrap();
+        for client in [&requests.follow, &requests.stop] {
+            let sent = client.get(format!("http://localhost:{port}/token"));
+            let sent = sent.timeout(Duration::from_secs(2)).send().await;
+            assert!(sent.is_err(), "a request was answered from loopback");
+        }
+        let reached = tokio::time::timeout(Duration::from_millis(200), listener.accept()).await;
+        assert!(reached.is_err(), "a request reached loopback");
+        // The same request on behalf of a server on loopback goes through.
+        let local = url::Url::parse(&format!("http://localhost:{port}/mcp")).unwrap();
+        let requests = TokenRequests::new(&local, dpop).unwrap();
+        let sent = requests.stop.get(format!("http://localhost:{port}/token"));
+        let answered = tokio::spawn(async move { sent.send().await.is_ok() });
+        let (mut stream, _) = listener.accept().await.unwrap();
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let _ = stream.read(&mut [0u8; 4096]).await;
+        stream
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            .await
+            .unwrap();
+        assert!(answered.await.unwrap());
+    }
+}
