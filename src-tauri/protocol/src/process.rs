@@ -10,11 +10,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout};
 
 use crate::error::{Error, ErrorCode, Result};
 
+pub mod launch;
 pub mod records;
+
+use launch::{Launch, ServerChild};
 
 use records::ProcessRecords;
 
@@ -363,7 +366,7 @@ pub struct ServerProcess {
 /// Owns a child and its process group. Dropping it SIGKILLs the group.
 #[derive(Debug)]
 pub struct ProcessGroup {
-    child: Option<Child>,
+    child: Option<ServerChild>,
     pid: Option<u32>,
     /// The group's record and token, removed once the group is gone.
     record: Option<(ProcessRecords, String)>,
@@ -385,50 +388,32 @@ pub fn spawn(
     // Resolve the program against the child's PATH, not the host's.
     let child_path = spec.env.get("PATH").or_else(|| base.get("PATH"));
     let program = resolve_program(spec.command, child_path.map(String::as_str));
-    let mut cmd = Command::new(&program);
-    cmd.args(spec.args)
-        .env_clear()
-        .envs(base)
-        .envs(spec.env)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    if let Some(dir) = spec.cwd {
-        cmd.current_dir(dir);
-    }
+    let mut env = base.clone();
+    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let token = spec.records.map(|_| records::new_token());
     if let Some(token) = &token {
-        cmd.env(records::TOKEN_VAR, token);
+        env.insert(records::TOKEN_VAR.to_owned(), token.clone());
     }
-    #[cfg(unix)]
-    cmd.process_group(0);
-    #[cfg(target_os = "linux")]
-    die_with_host(&mut cmd);
-    #[cfg(target_os = "linux")]
-    inherit_nothing(&mut cmd);
+    let mut launch = Launch {
+        args: spec.args.to_vec(),
+        cwd: spec.cwd.map(Path::to_path_buf),
+        sandbox: None,
+        env,
+        program,
+    };
     if let Some(boxed) = spec.sandbox {
-        enter_box(
-            &mut cmd,
-            spec,
-            boxed,
-            &program,
-            child_path.map(String::as_str),
-        )?;
+        let path = child_path.cloned();
+        enter_box(&mut launch, spec, boxed, path.as_deref())?;
     }
-    let mut child = cmd.spawn().map_err(|e| not_started(spec, &e))?;
-    let missing = || Error::new(ErrorCode::Internal, "child pipes missing");
-    let stdin = child.stdin.take().ok_or_else(missing)?;
-    let stdout = child.stdout.take().ok_or_else(missing)?;
-    let stderr = child.stderr.take().ok_or_else(missing)?;
+    let started = launch.start().map_err(|e| not_started(spec, &e))?;
     let stderr_read = tokio_util::sync::CancellationToken::new();
     let done = stderr_read.clone().drop_guard();
     let (server, ring) = (spec.server.to_owned(), ring.clone());
     tokio::spawn(async move {
-        pump_stderr(server, stderr, ring).await;
+        pump_stderr(server, started.stderr, ring).await;
         drop(done);
     });
-    let pid = child.id();
+    let pid = started.child.id();
     let record = match (spec.records, token, pid) {
         (Some(records), Some(token), Some(pid)) => {
             records.record(&token, spec.server, pid);
@@ -437,10 +422,10 @@ pub fn spawn(
         _ => None,
     };
     Ok(ServerProcess {
-        stdin,
-        stdout,
+        stdin: started.stdin,
+        stdout: started.stdout,
         group: ProcessGroup {
-            child: Some(child),
+            child: Some(started.child),
             pid,
             record,
             stderr_read,
@@ -451,17 +436,16 @@ pub fn spawn(
 }
 
 /// Puts the child in its OS box: the grants for its resolved program, its private `TMPDIR`, its
-/// state directory as working directory when none is configured, and the box entered between
-/// fork and exec. Where the box cannot be built the server does not start.
+/// state directory as working directory when none is configured, and the box to enter before
+/// exec. Where the box cannot be built the server does not start.
 fn enter_box(
-    cmd: &mut Command,
+    launch: &mut Launch,
     spec: &SpawnSpec<'_>,
     boxed: &switchboard_sandbox::BoxSpec,
-    program: &Path,
     path: Option<&str>,
 ) -> Result<()> {
     let grants = boxed.grants(switchboard_sandbox::grants::Launch {
-        program,
+        program: &launch.program,
         args: spec.args,
         cwd: spec.cwd,
         path,
@@ -469,81 +453,12 @@ fn enter_box(
     tracing::debug!(server = spec.server, ?grants, "sandbox");
     let support = switchboard_sandbox::Support::detect();
     let prepared = switchboard_sandbox::Prepared::build(spec.server, &grants, support)?;
-    cmd.env("TMPDIR", &boxed.temp_dir);
+    (launch.env).insert("TMPDIR".to_owned(), boxed.temp_dir.display().to_string());
     if let (None, Some(dir)) = (spec.cwd, &grants.cwd) {
-        cmd.current_dir(dir);
+        launch.cwd = Some(dir.clone());
     }
-    // SAFETY: `enter` makes only async-signal-safe system calls (prctl, capset,
-    // landlock_restrict_self, seccomp) on memory the closure owns.
-    #[cfg(unix)]
-    unsafe {
-        cmd.pre_exec(move || prepared.enter());
-    }
-    // Elsewhere `Prepared::build` has already refused: there is no box to enter yet.
-    #[cfg(not(unix))]
-    drop(prepared);
+    launch.sandbox = Some(prepared);
     Ok(())
-}
-
-/// The child is killed when the thread that spawned it ends (the host's runtime threads live as
-/// long as the host): a host killed with SIGKILL takes its servers with it.
-#[cfg(target_os = "linux")]
-fn die_with_host(cmd: &mut Command) {
-    let host = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
-    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid).
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The host died between fork and prctl: nobody would send the signal.
-            if libc::getppid() != host {
-                return Err(std::io::Error::other("the host exited"));
-            }
-            Ok(())
-        });
-    }
-}
-
-/// The child inherits no descriptor of ours beyond its stdio, even one a library opened without
-/// close-on-exec (a database file, a socket): every descriptor from 3 up is marked to close at
-/// exec (marked, not closed, so the box's ruleset stays usable until then). Where the kernel
-/// lacks `close_range`'s flag (before 5.11) or a seccomp profile refuses it, each descriptor is
-/// marked one by one.
-#[cfg(target_os = "linux")]
-fn inherit_nothing(cmd: &mut Command) {
-    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    // SAFETY: only system calls (close_range, getrlimit, fcntl), async-signal-safe, on no memory
-    // but a local struct.
-    unsafe {
-        cmd.pre_exec(|| {
-            let marked = libc::syscall(
-                libc::SYS_close_range,
-                3 as libc::c_uint,
-                libc::c_uint::MAX,
-                CLOSE_RANGE_CLOEXEC,
-            );
-            if marked == 0 {
-                return Ok(());
-            }
-            let mut limit = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            let open_max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-                limit.rlim_cur.min(1 << 16) as libc::c_int
-            } else {
-                1024
-            };
-            for fd in 3..open_max {
-                let flags = libc::fcntl(fd, libc::F_GETFD);
-                if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
-                    libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
-                }
-            }
-            Ok(())
-        });
-    }
 }
 
 /// Finds `program` in `path` when it is a bare name; otherwise returns it unchanged.
@@ -789,9 +704,7 @@ impl ProcessGroup {
 
     #[cfg(not(unix))]
     fn signal_group(&self, _signal: Signal) {
-        if let Some(child) = self.child.as_ref()
-            && let Some(pid) = child.id()
-        {
+        if let Some(pid) = self.child.as_ref().and_then(ServerChild::id) {
             let _ = std::process::Command::new("taskkill")
                 .args(["/T", "/F", "/PID", &pid.to_string()])
                 .status();

@@ -1,0 +1,172 @@
+//! How a server's process is started: its resolved program, arguments, environment, working
+//! directory and OS box, and the steps its child takes before exec (a process group of its own,
+//! death with the host, no descriptor of the host's, the box). On Linux that is done the
+//! `vfork` way ([`vfork`]); where the kernel cannot, and on other systems, by tokio's `Command`
+//! with the same steps as `pre_exec` hooks (a fork).
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
+
+#[cfg(target_os = "linux")]
+mod child_steps;
+#[cfg(target_os = "linux")]
+pub mod vfork;
+
+#[cfg(target_os = "linux")]
+use child_steps::{HostTie, die_with_host, mark_close_on_exec};
+
+/// What to start, complete: the caller has resolved the program and merged the environment.
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    pub sandbox: Option<switchboard_sandbox::Prepared>,
+}
+
+/// A started child and the host's ends of its stdio.
+pub struct Launched {
+    pub child: ServerChild,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub stderr: ChildStderr,
+}
+
+/// The child, however it was started. Dropped before it exited, it is killed.
+#[derive(Debug)]
+pub enum ServerChild {
+    #[cfg(target_os = "linux")]
+    Pidfd(vfork::PidfdChild),
+    Forked(tokio::process::Child),
+}
+
+impl ServerChild {
+    /// Its pid.
+    pub fn id(&self) -> Option<u32> {
+        match self {
+            #[cfg(target_os = "linux")]
+            ServerChild::Pidfd(child) => Some(child.id()),
+            ServerChild::Forked(child) => child.id(),
+        }
+    }
+
+    /// Waits for it to exit; its status, as often as asked.
+    pub async fn wait(&mut self) -> io::Result<ExitStatus> {
+        match self {
+            #[cfg(target_os = "linux")]
+            ServerChild::Pidfd(child) => child.wait().await,
+            ServerChild::Forked(child) => child.wait().await,
+        }
+    }
+}
+
+impl Launch {
+    /// Starts it: the vfork way where the kernel can, else by a fork.
+    pub fn start(self) -> io::Result<Launched> {
+        #[cfg(target_os = "linux")]
+        match self.start_vfork() {
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => {
+                tracing::debug!("this kernel cannot start a child the vfork way ({e}): forking");
+            }
+            started => return started,
+        }
+        self.start_forked()
+    }
+
+    #[cfg(target_os = "linux")]
+    fn start_vfork(&self) -> io::Result<Launched> {
+        use std::os::unix::ffi::OsStrExt;
+        let c_string = |bytes: &[u8]| {
+            std::ffi::CString::new(bytes)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+        };
+        let program = c_string(self.program.as_os_str().as_bytes())?;
+        let mut argv = vec![program.clone()];
+        for arg in &self.args {
+            argv.push(c_string(arg.as_bytes())?);
+        }
+        let envp = (self.env.iter())
+            .map(|(k, v)| c_string(format!("{k}={v}").as_bytes()))
+            .collect::<io::Result<_>>()?;
+        let cwd = (self.cwd.as_ref())
+            .map(|dir| c_string(dir.as_os_str().as_bytes()))
+            .transpose()?;
+        let plan = vfork::Plan {
+            program,
+            argv,
+            envp,
+            cwd,
+            // SAFETY: getpid has no preconditions.
+            host: unsafe { libc::getpid() },
+            boxed: self.sandbox.as_ref(),
+        };
+        let started = vfork::start(&plan)?;
+        Ok(Launched {
+            child: ServerChild::Pidfd(started.child),
+            stdin: ChildStdin::from_std(started.stdin.into())?,
+            stdout: ChildStdout::from_std(started.stdout.into())?,
+            stderr: ChildStderr::from_std(started.stderr.into())?,
+        })
+    }
+
+    /// Starts it with tokio's `Command`: a fork, the child's steps as `pre_exec` hooks.
+    fn start_forked(self) -> io::Result<Launched> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .env_clear()
+            .envs(&self.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        #[cfg(unix)]
+        cmd.process_group(0);
+        #[cfg(target_os = "linux")]
+        tie_and_seal(&mut cmd);
+        // SAFETY: `enter` makes only async-signal-safe system calls (prctl, capset,
+        // landlock_restrict_self, seccomp) on memory the closure owns.
+        #[cfg(unix)]
+        if let Some(prepared) = self.sandbox {
+            unsafe {
+                cmd.pre_exec(move || prepared.enter());
+            }
+        }
+        let mut child = cmd.spawn()?;
+        let missing = || io::Error::other("the child's pipes are missing");
+        Ok(Launched {
+            stdin: child.stdin.take().ok_or_else(missing)?,
+            stdout: child.stdout.take().ok_or_else(missing)?,
+            stderr: child.stderr.take().ok_or_else(missing)?,
+            child: ServerChild::Forked(child),
+        })
+    }
+}
+
+/// The forked child's first steps: it dies with the host, and inherits none of its descriptors.
+#[cfg(target_os = "linux")]
+fn tie_and_seal(cmd: &mut Command) {
+    // SAFETY: getpid has no preconditions.
+    let host = unsafe { libc::getpid() };
+    // SAFETY: only system calls between fork and exec, and no allocation: the errors are
+    // errno values.
+    unsafe {
+        cmd.pre_exec(move || {
+            die_with_host(host).map_err(|tie| match tie {
+                HostTie::NotSet(errno) => io::Error::from_raw_os_error(errno),
+                HostTie::HostGone => io::Error::from_raw_os_error(libc::ESRCH),
+            })?;
+            mark_close_on_exec();
+            Ok(())
+        });
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests;
