@@ -66,7 +66,7 @@ async fn switchboard_start(program: &Path, boxed: bool) -> std::io::Result<()> {
     let launch = Launch {
         program: program.to_owned(),
         args: vec![],
-        env: BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())]),
+        env: BTreeMap::from([("PATH".into(), "/usr/bin:/bin".into())]),
         cwd: None,
         sandbox,
     };

@@ -4,6 +4,7 @@
 //! SIGKILL. A guard kills the group if it is dropped, so no grandchild outlives the host.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -388,11 +389,11 @@ pub fn spawn(
     // Resolve the program against the child's PATH, not the host's.
     let child_path = spec.env.get("PATH").or_else(|| base.get("PATH"));
     let program = resolve_program(spec.command, child_path.map(String::as_str));
-    let mut env = base.clone();
-    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let os = |(k, v): (&String, &String)| (k.into(), v.into());
+    let mut env: BTreeMap<OsString, OsString> = base.iter().chain(spec.env).map(os).collect();
     let token = spec.records.map(|_| records::new_token());
     if let Some(token) = &token {
-        env.insert(records::TOKEN_VAR.to_owned(), token.clone());
+        env.insert(records::TOKEN_VAR.into(), token.into());
     }
     let mut launch = Launch {
         args: spec.args.to_vec(),
@@ -453,7 +454,7 @@ fn enter_box(
     tracing::debug!(server = spec.server, ?grants, "sandbox");
     let support = switchboard_sandbox::Support::detect();
     let prepared = switchboard_sandbox::Prepared::build(spec.server, &grants, support)?;
-    (launch.env).insert("TMPDIR".to_owned(), boxed.temp_dir.display().to_string());
+    (launch.env).insert("TMPDIR".into(), boxed.temp_dir.clone().into_os_string());
     if let (None, Some(dir)) = (spec.cwd, &grants.cwd) {
         launch.cwd = Some(dir.clone());
     }

@@ -5,6 +5,7 @@
 //! with the same steps as `pre_exec` hooks (a fork).
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -23,7 +24,7 @@ use child_steps::{HostTie, die_with_host, mark_close_on_exec};
 pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<String>,
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<OsString, OsString>,
     pub cwd: Option<PathBuf>,
     pub sandbox: Option<switchboard_sandbox::Prepared>,
 }
@@ -84,13 +85,18 @@ impl Launch {
             std::ffi::CString::new(bytes)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
         };
+        // `execve` would run a bare name from the working directory, which `execvp` never does:
+        // a name the child's PATH did not resolve is not found.
+        if !self.program.as_os_str().as_bytes().contains(&b'/') {
+            return Err(io::Error::from(io::ErrorKind::NotFound));
+        }
         let program = c_string(self.program.as_os_str().as_bytes())?;
         let mut argv = vec![program.clone()];
         for arg in &self.args {
             argv.push(c_string(arg.as_bytes())?);
         }
         let envp = (self.env.iter())
-            .map(|(k, v)| c_string(format!("{k}={v}").as_bytes()))
+            .map(|(k, v)| c_string(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
             .collect::<io::Result<_>>()?;
         let cwd = (self.cwd.as_ref())
             .map(|dir| c_string(dir.as_os_str().as_bytes()))

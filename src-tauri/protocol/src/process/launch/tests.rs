@@ -5,7 +5,7 @@ fn shell(script: &str, cwd: Option<PathBuf>) -> Launch {
     Launch {
         program: "/bin/sh".into(),
         args: vec!["-c".to_owned(), script.to_owned()],
-        env: BTreeMap::from([("PATH".to_owned(), "/usr/bin:/bin".to_owned())]),
+        env: BTreeMap::from([("PATH".into(), "/usr/bin:/bin".into())]),
         cwd,
         sandbox: None,
     }
@@ -102,4 +102,35 @@ async fn a_child_dropped_early_is_killed_and_reaped() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
+}
+
+/// A name the child's PATH did not resolve is not found, even if a file of that name is in the
+/// working directory (`execve` would run it from there; `execvp` never does).
+#[tokio::test]
+async fn a_bare_name_never_runs_from_the_working_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let planted = dir.path().join("some-server");
+    std::fs::write(&planted, "#!/bin/sh\necho planted\n").unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut launch = shell("true", Some(dir.path().to_owned()));
+    launch.program = "some-server".into();
+    let Err(e) = launch.start() else {
+        panic!("a bare name ran from the working directory")
+    };
+    assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
+}
+
+/// A script without a `#!` line runs with `/bin/sh`, as `execvp` runs it, with its arguments.
+#[tokio::test]
+async fn a_script_without_a_shebang_runs_with_sh() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("server.sh");
+    std::fs::write(&script, "echo \"ran $0 with $1\"\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut launch = shell("", None);
+    (launch.program, launch.args) = (script.clone(), vec!["one".to_owned()]);
+    let out = output(launch.start().unwrap()).await;
+    assert_eq!(out, format!("ran {} with one\n", script.display()));
 }

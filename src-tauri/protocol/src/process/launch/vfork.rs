@@ -75,6 +75,9 @@ impl Step {
 struct Shared<'a> {
     plan: &'a Plan<'a>,
     argv: Vec<*const c_char>,
+    /// `/bin/sh` with the program and its arguments: what `execvp` runs a file that has no
+    /// `#!` line with.
+    sh_argv: Vec<*const c_char>,
     envp: Vec<*const c_char>,
     /// The child's ends of its stdin, stdout and stderr pipes.
     stdio: [RawFd; 3],
@@ -84,12 +87,21 @@ struct Shared<'a> {
 /// Starts `plan`'s program. `Unsupported` when this kernel cannot (no `CLONE_PIDFD` before 5.2,
 /// or a seccomp profile that refuses it): the caller then starts it the forking way.
 pub fn start(plan: &Plan<'_>) -> io::Result<Started> {
+    if !pidfds_work() {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this kernel has no pollable pidfds (Linux 5.3)",
+        ));
+    }
     let (stdin_child, stdin) = pipe()?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
     let mut shared = Shared {
         plan,
         argv: null_terminated(&plan.argv),
+        sh_argv: std::iter::once(SH.as_ptr())
+            .chain(null_terminated(&plan.argv))
+            .collect(),
         envp: null_terminated(&plan.envp),
         stdio: [
             stdin_child.as_raw_fd(),
@@ -120,6 +132,27 @@ fn failure(step: Step, errno: c_int) -> io::Error {
         return os;
     }
     io::Error::other(format!("{}: {os}", step.what()))
+}
+
+/// The shell `execvp` falls back to.
+const SH: &std::ffi::CStr = c"/bin/sh";
+
+/// Whether this kernel makes pidfds that can be polled (Linux 5.3; `CLONE_PIDFD` came in 5.2,
+/// and before that the kernel ignores the flag): asked once, with `pidfd_open` on ourselves.
+fn pidfds_work() -> bool {
+    static WORK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORK.get_or_init(|| {
+        // SAFETY: pidfd_open on our own pid; the descriptor is owned below.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, libc::getpid(), 0) };
+        match c_int::try_from(fd) {
+            // SAFETY: just opened, owned by nothing else.
+            Ok(fd) if fd >= 0 => {
+                drop(unsafe { OwnedFd::from_raw_fd(fd) });
+                true
+            }
+            _ => false,
+        }
+    })
 }
 
 fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
@@ -181,6 +214,15 @@ fn clone_child(shared: &mut Shared<'_>) -> io::Result<(libc::pid_t, OwnedFd)> {
                 }
                 _ => cloned,
             });
+        }
+        if pidfd < 0 {
+            // A kernel that ignored the flag: the child runs, but cannot be waited on this way.
+            libc::kill(pid, libc::SIGKILL);
+            reap_now(pid);
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the kernel gave no pidfd",
+            ));
         }
         Ok((pid, OwnedFd::from_raw_fd(pidfd)))
     }
@@ -258,7 +300,9 @@ impl Drop for Stack {
 /// The child: its steps, then exec; on failure the step and errno are left for the host.
 extern "C" fn child_main(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` is the `Shared` the host passed to clone, alive and not touched by the host
-    // until this child has exec'd or exited.
+    // until this child has exec'd or exited. (The child also shares the host thread's errno,
+    // which its failed calls overwrite; the host reads errno after the clone only if the clone
+    // itself failed.)
     let shared = unsafe { &mut *arg.cast::<Shared<'_>>() };
     // SAFETY: this is the vfork child; the steps make only system calls.
     if let Err(failed) = unsafe { child_steps(shared) } {
@@ -304,34 +348,51 @@ unsafe fn child_steps(shared: &Shared<'_>) -> Result<(), (Step, c_int)> {
             shared.argv.as_ptr(),
             shared.envp.as_ptr(),
         );
+        if errno() == libc::ENOEXEC {
+            libc::execve(SH.as_ptr(), shared.sh_argv.as_ptr(), shared.envp.as_ptr());
+            return Err((Step::Exec, libc::ENOEXEC));
+        }
     }
     Err((Step::Exec, errno()))
 }
 
 /// Every signal the host handles goes back to the default, and SIGPIPE too (Rust ignores it in
-/// the host; a server expects it). Other ignored signals stay ignored, as across a fork.
+/// the host; a server expects it). Other ignored signals stay ignored, as across a fork. The
+/// system call itself, not the C library's `sigaction`: that refuses the library's own two
+/// signals and, in some C libraries, takes a lock in the host's memory.
 ///
 /// # Safety
 /// Only in the vfork child, with every signal blocked.
 unsafe fn default_signal_handlers() {
-    // SAFETY: sigaction on local structs; the child's handler table is its own (no CLONE_SIGHAND).
-    unsafe {
-        let mut default: libc::sigaction = std::mem::zeroed();
-        default.sa_sigaction = libc::SIG_DFL;
-        // 64: the highest signal number on Linux (`SIGRTMAX`), a constant here so the child
-        // calls nothing of the C library's but system calls' wrappers.
-        for signal in 1..=64 {
-            if signal == libc::SIGKILL || signal == libc::SIGSTOP {
-                continue;
-            }
-            let mut now: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(signal, std::ptr::null(), &mut now) != 0 {
-                continue;
-            }
-            let keep = now.sa_sigaction == libc::SIG_DFL
-                || (now.sa_sigaction == libc::SIG_IGN && signal != libc::SIGPIPE);
-            if !keep {
-                libc::sigaction(signal, &default, std::ptr::null_mut());
+    // The kernel's `struct sigaction` starts with the handler; 4 words hold it on every
+    // architecture. All zeros is SIG_DFL, no flags, an empty mask.
+    let default = [0u64; 4];
+    for signal in 1..=64 {
+        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
+            continue;
+        }
+        let mut now = [0u64; 4];
+        // SAFETY: rt_sigaction into and from local buffers larger than the kernel's struct; the
+        // child's handler table is its own (no CLONE_SIGHAND).
+        unsafe {
+            let read = libc::syscall(
+                libc::SYS_rt_sigaction,
+                signal,
+                std::ptr::null::<u64>(),
+                now.as_mut_ptr(),
+                std::mem::size_of::<u64>(),
+            );
+            let handler = now[0] as libc::sighandler_t;
+            let keep =
+                handler == libc::SIG_DFL || (handler == libc::SIG_IGN && signal != libc::SIGPIPE);
+            if read == 0 && !keep {
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    signal,
+                    default.as_ptr(),
+                    std::ptr::null_mut::<u64>(),
+                    std::mem::size_of::<u64>(),
+                );
             }
         }
     }
@@ -436,23 +497,12 @@ impl Drop for PidfdChild {
         if !matches!(exited(self.pid), Ok(None)) {
             return;
         }
+        // A thread, not a task: a task spawned while the runtime shuts down never runs, and the
+        // child would stay a zombie. SIGKILL ends it soon, so the wait is short.
         let pid = self.pid;
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => drop(runtime.spawn(reap(pid, pidfd))),
-            Err(_) => drop(std::thread::spawn(move || reap_now(pid))),
-        }
-    }
-}
-
-/// Waits until a killed child is gone and reaps it, so it stays no zombie.
-async fn reap(pid: libc::pid_t, pidfd: AsyncFd<OwnedFd>) {
-    loop {
-        if !matches!(exited(pid), Ok(None)) {
-            return;
-        }
-        match pidfd.readable().await {
-            Ok(mut ready) => ready.clear_ready(),
-            Err(_) => return,
+        let reaper = std::thread::Builder::new().name("switchboard-reap".into());
+        if let Err(e) = reaper.spawn(move || reap_now(pid)) {
+            tracing::warn!(pid, "a killed server cannot be reaped: {e}");
         }
     }
 }
