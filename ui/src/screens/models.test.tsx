@@ -55,4 +55,28 @@ describe("Models screen", () => {
     fireEvent.click(screen.getByTestId("remove-provider"));
     await waitFor(() => expect(screen.getAllByTestId("provider-row")).toHaveLength(1));
   });
+
+  it("keeps a form opened while another provider's save is still going", async () => {
+    const b = new FakeBackend();
+    let finish: () => void = () => {};
+    const saving = new Promise<void>((resolve) => (finish = resolve));
+    const save = b.saveProvider.bind(b);
+    b.saveProvider = async (settings, key) => {
+      await saving;
+      return save(settings, key);
+    };
+    render(<ModelsScreen backend={b} />);
+    await screen.findByText("none: you write the answer");
+    fireEvent.click(screen.getByTestId("add-provider"));
+    fireEvent.change(screen.getByTestId("provider-id"), { target: { value: "left" } });
+    fireEvent.click(screen.getByTestId("save-provider"));
+    // The person opens the next form before the first save has finished: a fresh one.
+    fireEvent.click(screen.getByTestId("add-provider"));
+    expect((screen.getByTestId("provider-id") as HTMLInputElement).value).toBe("openai");
+    fireEvent.change(screen.getByTestId("provider-id"), { target: { value: "right" } });
+    finish();
+    await waitFor(() => expect(b.providers.map((p) => p.id)).toEqual(["left"]));
+    await screen.findByText("left");
+    expect((screen.getByTestId("provider-id") as HTMLInputElement).value).toBe("right");
+  });
 });

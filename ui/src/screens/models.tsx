@@ -3,7 +3,7 @@
 // goes to the OS keychain and is never shown again. Fetch the provider's model list, choose models,
 // and rate each (cost, speed, intelligence) so a server's model preferences map onto them. The
 // manual provider (you write the answer) is always there.
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Backend } from "../backend";
 import { errorMessage } from "../backend";
 import type { ModelRating } from "../bindings/ModelRating";
@@ -29,7 +29,14 @@ function rating(provider: string, model: string): ModelRating {
 export function ModelsScreen(props: { backend: Backend }) {
   const { backend } = props;
   const [providers, setProviders] = useState<ProviderSettings[]>([]);
-  const [editing, setEditing] = useState<{ draft: ProviderSettings; isNew: boolean } | null>(null);
+  // Each opened form is its own (`form` counts them): a save still in flight when the person
+  // opens another must neither hand its state to the new form nor close it when it finishes.
+  const [editing, setEditing] = useState<{ draft: ProviderSettings; isNew: boolean; form: number } | null>(null);
+  const forms = useRef(0);
+  const open = (draft: ProviderSettings, isNew: boolean) => {
+    forms.current += 1;
+    setEditing({ draft, isNew, form: forms.current });
+  };
   const [error, setError] = useState<string | null>(null);
 
   const load = useCallback(() => {
@@ -43,7 +50,7 @@ export function ModelsScreen(props: { backend: Backend }) {
       <section aria-label="Providers">
         <header className="pane-header">
           <h2>Models</h2>
-          <button className="primary" data-testid="add-provider" onClick={() => setEditing({ draft: blank(), isNew: true })}>
+          <button className="primary" data-testid="add-provider" onClick={() => open(blank(), true)}>
             Add a provider
           </button>
         </header>
@@ -80,7 +87,7 @@ export function ModelsScreen(props: { backend: Backend }) {
                 <td data-testid="provider-key">{p.hasKey ? "in the keychain" : <span className="muted">none</span>}</td>
                 <td>{p.models.map((m) => m.model).join(", ") || <span className="warn-text">no models chosen</span>}</td>
                 <td className="actions">
-                  <button className="small" data-testid="edit-provider" onClick={() => setEditing({ draft: structuredClone(p), isNew: false })}>
+                  <button className="small" data-testid="edit-provider" onClick={() => open(structuredClone(p), false)}>
                     Edit
                   </button>
                   <button
@@ -98,14 +105,15 @@ export function ModelsScreen(props: { backend: Backend }) {
       </section>
       {editing ? (
         <ProviderForm
-          key={editing.draft.id + String(editing.isNew)}
+          key={editing.form}
           backend={backend}
           initial={editing.draft}
           isNew={editing.isNew}
-          onDone={() => {
-            setEditing(null);
+          onDone={(form) => {
+            setEditing((shown) => (shown?.form === form ? null : shown));
             load();
           }}
+          form={editing.form}
           onCancel={() => setEditing(null)}
         />
       ) : null}
@@ -117,7 +125,9 @@ function ProviderForm(props: {
   backend: Backend;
   initial: ProviderSettings;
   isNew: boolean;
-  onDone: () => void;
+  // Which opened form this is, handed back to `onDone`.
+  form: number;
+  onDone: (form: number) => void;
   onCancel: () => void;
 }) {
   const { backend } = props;
@@ -147,7 +157,7 @@ function ProviderForm(props: {
     try {
       await backend.saveProvider(draft, key === "" ? null : key);
       setKey("");
-      props.onDone();
+      props.onDone(props.form);
     } catch (e) {
       setError(errorMessage(e));
     } finally {
