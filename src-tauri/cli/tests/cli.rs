@@ -2186,3 +2186,71 @@ fn a_trace_holds_every_message_and_no_secret() {
     let seqs: Vec<u64> = lines.iter().map(|l| l["seq"].as_u64().unwrap()).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in order: {seqs:?}");
 }
+
+/// The keyring as someone meets it over SSH or in a minimal session: a session bus and a
+/// gnome-keyring whose login keyring is locked, and no display to ask for its password on. Saving
+/// a secret must end in a clear error, at once, never in a wait for a prompt nobody can see. The
+/// run has a bus and a keyring of its own (`dbus-run-session`, its own `XDG_DATA_HOME`): the
+/// login keyring is made unlocked, holds one secret, and a second daemon replaces the first, so
+/// the keyring is locked as after a login without its password.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_locked_keyring_without_a_display_is_an_error_not_a_wait() {
+    let home = tempfile::tempdir().unwrap();
+    let claude = home.path().join("claude_desktop_config.json");
+    std::fs::write(
+        &claude,
+        r#"{"mcpServers":{"gh":{"command":"npx","env":{"GITHUB_TOKEN":"ghp_locked_canary_123"}}}}"#,
+    )
+    .unwrap();
+    let script = r#"
+        set -u
+        echo -n switchboard-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+        "$CLI" --config "$HOME_DIR/first.json" --data-dir "$HOME_DIR/first" import "$CLAUDE" \
+          || { echo "the unlocked keyring refused the secret"; exit 90; }
+        gnome-keyring-daemon --replace --daemonize --components=secrets >/dev/null 2>&1
+        locked=""
+        for _ in $(seq 100); do
+          locked=$(gdbus call --session --dest org.freedesktop.secrets \
+            --object-path /org/freedesktop/secrets/collection/login \
+            --method org.freedesktop.DBus.Properties.Get \
+            org.freedesktop.Secret.Collection Locked 2>/dev/null) && break
+        done
+        [ "$locked" = "(<true>,)" ] || { echo "the login keyring is not locked: $locked"; exit 91; }
+        "$CLI" --config "$HOME_DIR/second.json" --data-dir "$HOME_DIR/second" import "$CLAUDE"
+    "#;
+    let mut child = Command::new("dbus-run-session")
+        .args(["--", "bash", "-c", script])
+        .env("XDG_DATA_HOME", home.path().join("keyrings"))
+        .env("HOME_DIR", home.path())
+        .env("CLAUDE", &claude)
+        .env("CLI", env!("CARGO_BIN_EXE_switchboard-cli"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dbus-run-session (scripts/setup-system.sh installs it)");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("saving a secret into a locked keyring with no display still waits after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(status.code(), Some(3), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(
+        stderr.contains("error: keychain: The OS keychain could not be opened"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("ghp_locked_canary_123"), "{stderr}");
+    let second = std::fs::read_to_string(home.path().join("second.json")).unwrap_or_default();
+    assert!(!second.contains("ghp_locked_canary_123"), "{second}");
+}
