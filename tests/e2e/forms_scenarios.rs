@@ -79,8 +79,14 @@ pub async fn tools_screen_remembers(d: &crate::desktop::Desktop) {
         t.contains("Echo: still here")
     })
     .await;
-    // Left as found: no search narrowing the list for the scenarios after.
+    // Left as found: no search narrowing the list for the scenarios after, which pick tools
+    // from the whole list.
     s.type_into("[data-testid=tool-search]", "").await;
+    s.wait_for(
+        "[data-testid=tool-item][data-name=trigger-sampling-request]",
+        SHORT,
+    )
+    .await;
 }
 
 /// The window reloads while a server's sampling request waits for the person: the request is

@@ -215,21 +215,36 @@ impl Session {
         }
     }
 
-    /// Replaces the value of an input or textarea as a person typing would.
+    /// Replaces the value of an input or textarea as a person typing would. The field is found
+    /// again and the typing done again when WebDriver refuses it: a field the page re-drew
+    /// between finding and typing is a stale element, and the typing would be lost unseen.
     pub async fn type_into(&self, css: &str, text: &str) {
-        let e = self.wait_for(css, Duration::from_secs(20)).await;
-        // WebDriver's clear fires no `input` event, so a React-controlled field can put its old
-        // value back before the keys arrive; empty it the way a person's edit would.
-        self.script_on(
-            "const el = arguments[0]; \
-             const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
-             Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, ''); \
-             el.dispatchEvent(new Event('input', { bubbles: true }));",
-            &e,
-        )
-        .await;
-        self.post(&format!("/element/{}/value", e.0), json!({ "text": text }))
-            .await;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let e = self.wait_for(css, Duration::from_secs(20)).await;
+            // WebDriver's clear fires no `input` event, so a React-controlled field can put its
+            // old value back before the keys arrive; empty it the way a person's edit would.
+            let cleared = self
+                .script_on(
+                    "const el = arguments[0]; \
+                     const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
+                     Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, ''); \
+                     el.dispatchEvent(new Event('input', { bubbles: true }));",
+                    &e,
+                )
+                .await;
+            let typed = self
+                .post(&format!("/element/{}/value", e.0), json!({ "text": text }))
+                .await;
+            let refused = [&cleared, &typed].into_iter().find_map(|v| v.get("error"));
+            let Some(refused) = refused else {
+                return;
+            };
+            assert!(
+                Instant::now() < deadline,
+                "typing into {css} was refused for 20 s: {refused}"
+            );
+        }
     }
 
     /// Chooses an option of a <select> by value as a person does, with a click on the option
