@@ -233,9 +233,14 @@ impl Session {
                     &e,
                 )
                 .await;
-            let typed = self
-                .post(&format!("/element/{}/value", e.0), json!({ "text": text }))
-                .await;
+            // WebKitWebDriver refuses keys of no text ("invalid argument"): emptied is done.
+            let typed = match text {
+                "" => Value::Null,
+                _ => {
+                    self.post(&format!("/element/{}/value", e.0), json!({ "text": text }))
+                        .await
+                }
+            };
             let refused = [&cleared, &typed].into_iter().find_map(|v| v.get("error"));
             let Some(refused) = refused else {
                 return;
