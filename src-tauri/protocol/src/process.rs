@@ -403,8 +403,7 @@ pub fn spawn(
         program,
     };
     if let Some(boxed) = spec.sandbox {
-        let path = child_path.cloned();
-        enter_box(&mut launch, spec, boxed, path.as_deref())?;
+        enter_box(&mut launch, spec, boxed, child_path.map(String::as_str))?;
     }
     let started = launch.start().map_err(|e| not_started(spec, &e))?;
     let stderr_read = tokio_util::sync::CancellationToken::new();

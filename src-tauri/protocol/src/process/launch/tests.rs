@@ -11,6 +11,15 @@ fn shell(script: &str, cwd: Option<PathBuf>) -> Launch {
     }
 }
 
+/// A file `name` in `dir` holding `text`, that its owner may run.
+fn executable(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
 async fn output(mut launched: Launched) -> String {
     let mut out = String::new();
     launched.stdout.read_to_string(&mut out).await.unwrap();
@@ -108,11 +117,8 @@ async fn a_child_dropped_early_is_killed_and_reaped() {
 /// working directory (`execve` would run it from there; `execvp` never does).
 #[tokio::test]
 async fn a_bare_name_never_runs_from_the_working_directory() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let planted = dir.path().join("some-server");
-    std::fs::write(&planted, "#!/bin/sh\necho planted\n").unwrap();
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    executable(dir.path(), "some-server", "#!/bin/sh\necho planted\n");
     let mut launch = shell("true", Some(dir.path().to_owned()));
     launch.program = "some-server".into();
     let Err(e) = launch.start() else {
@@ -124,11 +130,8 @@ async fn a_bare_name_never_runs_from_the_working_directory() {
 /// A script without a `#!` line runs with `/bin/sh`, as `execvp` runs it, with its arguments.
 #[tokio::test]
 async fn a_script_without_a_shebang_runs_with_sh() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("server.sh");
-    std::fs::write(&script, "echo \"ran $0 with $1\"\n").unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = executable(dir.path(), "server.sh", "echo \"ran $0 with $1\"\n");
     let mut launch = shell("", None);
     (launch.program, launch.args) = (script.clone(), vec!["one".to_owned()]);
     let out = output(launch.start().unwrap()).await;

@@ -84,8 +84,8 @@ struct Shared<'a> {
     failed: Option<(Step, c_int)>,
 }
 
-/// Starts `plan`'s program. `Unsupported` when this kernel cannot (no `CLONE_PIDFD` before 5.2,
-/// or a seccomp profile that refuses it): the caller then starts it the forking way.
+/// Starts `plan`'s program. `Unsupported` when this kernel cannot (no pollable pidfd before 5.3,
+/// or a seccomp profile that refuses the clone): the caller then starts it the forking way.
 pub fn start(plan: &Plan<'_>) -> io::Result<Started> {
     if !pidfds_work() {
         return Err(io::Error::new(
@@ -96,12 +96,13 @@ pub fn start(plan: &Plan<'_>) -> io::Result<Started> {
     let (stdin_child, stdin) = pipe()?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
+    let argv = null_terminated(&plan.argv);
     let mut shared = Shared {
         plan,
-        argv: null_terminated(&plan.argv),
         sh_argv: std::iter::once(SH.as_ptr())
-            .chain(null_terminated(&plan.argv))
+            .chain(argv.iter().copied())
             .collect(),
+        argv,
         envp: null_terminated(&plan.envp),
         stdio: [
             stdin_child.as_raw_fd(),
