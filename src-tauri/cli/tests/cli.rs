@@ -761,19 +761,27 @@ fn protected_server() -> (Protected, String) {
 /// A PATH whose `xdg-open` is a browser that only follows redirects (the fixture's authorization
 /// page approves at once and sends it back to the CLI's listener).
 fn test_browser(home: &Path) -> String {
-    use std::os::unix::fs::PermissionsExt;
     let bin = home.join("browser-bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let script = bin.join("xdg-open");
-    std::fs::write(
-        &script,
-        format!(
-            "#!{}\nimport sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=30).read()\n",
-            fixture(".venv/bin/python")
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Written by another process: a descriptor this one held open for writing could be
+    // inherited by a child another test is starting, and running the file would then fail with
+    // "text file busy" until that child's exec.
+    let mut sh = Command::new("/bin/sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(bin.join("xdg-open"))
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = format!(
+        "#!{}\nimport sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=30).read()\n",
+        fixture(".venv/bin/python")
+    );
+    sh.stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    assert!(sh.wait().unwrap().success());
     format!(
         "{}:{}",
         bin.display(),

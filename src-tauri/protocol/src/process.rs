@@ -793,6 +793,26 @@ fn not_started(spec: &SpawnSpec<'_>, e: &std::io::Error) -> Error {
 
 #[cfg(test)]
 mod tests {
+    /// A file `name` in `dir` holding `text`, that its owner may run, written by another
+    /// process. Written from this one, its descriptor open for writing would be inherited by any
+    /// child another test starts at that moment and held until that child's exec; running the
+    /// file then fails with "text file busy" (ETXTBSY). That made one run in about 500 of
+    /// `path_comes_from_the_login_shell` fail.
+    #[cfg(unix)]
+    pub(crate) fn executable(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+        use std::io::Write;
+        let path = dir.join(name);
+        let mut sh = std::process::Command::new("/bin/sh")
+            .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        sh.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        assert!(sh.wait().unwrap().success());
+        path
+    }
+
     #[test]
     fn credentials_on_stderr_never_reach_the_log_verbatim() {
         for (line, secret) in [
@@ -882,16 +902,13 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn path_comes_from_the_login_shell() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let shell = dir.path().join("fake-login-shell");
         // Like a login shell whose profile adds nvm's bin dir and chats on stdout.
-        std::fs::write(
-            &shell,
+        let shell = executable(
+            dir.path(),
+            "fake-login-shell",
             "#!/bin/sh\necho 'Welcome!'\nPATH=/home/u/.nvm/bin:/usr/bin; export PATH\nshift\neval \"$2\"\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&shell, std::fs::Permissions::from_mode(0o755)).unwrap();
+        );
         assert_eq!(
             path_from_shell(shell.to_str().unwrap()).as_deref(),
             Some("/home/u/.nvm/bin:/usr/bin")

@@ -11,14 +11,7 @@ fn shell(script: &str, cwd: Option<PathBuf>) -> Launch {
     }
 }
 
-/// A file `name` in `dir` holding `text`, that its owner may run.
-fn executable(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
+use crate::process::tests::executable;
 
 async fn output(mut launched: Launched) -> String {
     let mut out = String::new();
