@@ -5,11 +5,12 @@
 //! the store's own worker thread: SQLite may wait up to the busy timeout for another process, and
 //! that wait must never hold up the window or a runtime worker. The queue is first in, first
 //! out, so writes land in the order they were asked for. [`Store::with`] is for code that is
-//! already off the runtime. The connection lock is only held for one short statement batch,
+//! already off the runtime. [`Store::open_when_used`] opens the file at its first use instead of
+//! at once (the CLI: most commands need no database). The connection lock is only held for one short statement batch,
 //! never across an `.await`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::Connection;
@@ -37,75 +38,69 @@ const MIGRATIONS: &[&str] = &[
 pub const DATABASE_FILE: &str = "switchboard.sqlite3";
 
 /// Work queued for the store's worker thread.
-type Job = Box<dyn FnOnce(&Mutex<Connection>) + Send>;
+type Job = Box<dyn FnOnce(&Database) + Send>;
 
-/// The open database.
+/// The open database, or the database to open at its first use.
 pub struct Store {
-    conn: Arc<Mutex<Connection>>,
-    path: PathBuf,
+    db: Arc<Database>,
     worker: std::sync::mpsc::Sender<Job>,
+}
+
+/// Where the connection comes from, and the connection once made (or why it could not be).
+struct Database {
+    path: PathBuf,
+    /// The data directory to open the file in; `None`: in memory.
+    folder: Option<PathBuf>,
+    conn: OnceLock<Result<Mutex<Connection>>>,
 }
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
+        f.debug_struct("Store")
+            .field("path", &self.db.path)
+            .finish()
     }
 }
 
 impl Store {
     /// Opens (creating if needed) the database in `data_dir` and runs pending migrations.
     pub fn open(data_dir: &Path) -> Result<Self> {
-        crate::private::dir(data_dir).map_err(|e| {
-            Error::new(
-                ErrorCode::Io,
-                format!("cannot create data directory {}: {e}", data_dir.display()),
-            )
-        })?;
-        let path = data_dir.join(DATABASE_FILE);
-        let conn = Connection::open(&path).map_err(|e| db_error(&path, e))?;
-        // SQLite gives its journal files the database's mode.
-        crate::private::file(&path).map_err(|e| {
-            Error::new(
-                ErrorCode::Io,
-                format!("cannot make {} private: {e}", path.display()),
-            )
-        })?;
-        Self::init(conn, path.clone()).map_err(|e| match e.code {
-            // Kept for the person (or a backup tool) to look at; the next start begins anew,
-            // because they were told, never silently.
-            ErrorCode::Storage if is_damaged(&path) => set_aside(&path, e),
-            _ => e,
+        let store = Self::open_when_used(data_dir)?;
+        store.db.conn()?;
+        Ok(store)
+    }
+
+    /// The database in `data_dir`, opened (and created and migrated) only when something first
+    /// reads or writes it: a CLI command that needs no database never makes or touches one. An
+    /// error opening it is the error of that first use, and of every use after it.
+    pub fn open_when_used(data_dir: &Path) -> Result<Self> {
+        Self::start(Database {
+            path: data_dir.join(DATABASE_FILE),
+            folder: Some(data_dir.to_owned()),
+            conn: OnceLock::new(),
         })
     }
 
     /// A private in-memory database (tests and throwaway CLI runs).
     pub fn in_memory() -> Result<Self> {
-        let path = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|e| db_error(&path, e))?;
-        Self::init(conn, path)
+        let store = Self::start(Database {
+            path: PathBuf::from(":memory:"),
+            folder: None,
+            conn: OnceLock::new(),
+        })?;
+        store.db.conn()?;
+        Ok(store)
     }
 
-    fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
-        // The busy timeout comes first: switching to WAL and migrating take write locks, and the
-        // CLI and the app (or two CLIs) may open the same fresh file at the same moment.
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| db_error(&path, e))?;
-        // SQLite answers "busy" at once, without waiting, in a few cases the busy timeout does
-        // not cover (switching a file another connection is opening to WAL, WAL recovery): those
-        // are retried for as long as the timeout would have waited.
-        let started = std::time::Instant::now();
-        loop {
-            match prepare(&mut conn) {
-                Ok(()) => break,
-                Err(e) if is_busy(&e) && started.elapsed() < BUSY_TIMEOUT => {
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                Err(e) => return Err(db_error(&path, e)),
-            }
-        }
-        let conn = Arc::new(Mutex::new(conn));
+    /// Whether the database has been opened (or an attempt made).
+    pub fn is_opened(&self) -> bool {
+        self.db.conn.get().is_some()
+    }
+
+    fn start(db: Database) -> Result<Self> {
+        let db = Arc::new(db);
         let (worker, jobs) = std::sync::mpsc::channel::<Job>();
-        let shared = conn.clone();
+        let shared = db.clone();
         std::thread::Builder::new()
             .name("switchboard-store".into())
             .spawn(move || {
@@ -120,12 +115,12 @@ impl Store {
                 }
             })
             .map_err(|e| Error::new(ErrorCode::Io, format!("cannot start the store: {e}")))?;
-        Ok(Self { conn, path, worker })
+        Ok(Self { db, worker })
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.db.path
     }
 
     /// Runs `f` with the connection on the store's worker thread and waits for it without
@@ -135,9 +130,8 @@ impl Store {
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> Result<T> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let path = self.path.clone();
-        self.enqueue(Box::new(move |conn| {
-            let _ = tx.send(locked(conn, &path, f));
+        self.enqueue(Box::new(move |db| {
+            let _ = tx.send(locked(db, f));
         }))?;
         rx.await
             .map_err(|_| Error::new(ErrorCode::Internal, "the store's worker stopped"))?
@@ -146,9 +140,8 @@ impl Store {
     /// Queues `f` for the worker and returns at once (for a `Drop`, which cannot wait). It runs
     /// after everything queued before it and before everything queued after it.
     pub fn detach(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<()> + Send + 'static) {
-        let path = self.path.clone();
-        let queued = self.enqueue(Box::new(move |conn| {
-            if let Err(e) = locked(conn, &path, f) {
+        let queued = self.enqueue(Box::new(move |db| {
+            if let Err(e) = locked(db, f) {
                 tracing::error!(error = %e, "a background database write failed");
             }
         }));
@@ -166,7 +159,66 @@ impl Store {
     /// Runs `f` with the connection on the calling thread: only for code that is not on the async
     /// runtime (a blocking task, a test, the CLI before its runtime starts).
     pub fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T> {
-        locked(&self.conn, &self.path, f)
+        locked(&self.db, f)
+    }
+}
+
+impl Database {
+    /// The connection, opened on the first call.
+    fn conn(&self) -> Result<&Mutex<Connection>> {
+        self.conn
+            .get_or_init(|| self.connect().map(Mutex::new))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn connect(&self) -> Result<Connection> {
+        let Some(folder) = &self.folder else {
+            let conn = Connection::open_in_memory().map_err(|e| db_error(&self.path, e))?;
+            return prepared(conn, &self.path);
+        };
+        let path = &self.path;
+        crate::private::dir(folder).map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("cannot create data directory {}: {e}", folder.display()),
+            )
+        })?;
+        let conn = Connection::open(path).map_err(|e| db_error(path, e))?;
+        // SQLite gives its journal files the database's mode.
+        crate::private::file(path).map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("cannot make {} private: {e}", path.display()),
+            )
+        })?;
+        prepared(conn, path).map_err(|e| match e.code {
+            // Kept for the person (or a backup tool) to look at; the next start begins anew,
+            // because they were told, never silently.
+            ErrorCode::Storage if is_damaged(path) => set_aside(path, e),
+            _ => e,
+        })
+    }
+}
+
+/// `conn` in WAL mode and migrated.
+fn prepared(mut conn: Connection, path: &Path) -> Result<Connection> {
+    // The busy timeout comes first: switching to WAL and migrating take write locks, and the
+    // CLI and the app (or two CLIs) may open the same fresh file at the same moment.
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| db_error(path, e))?;
+    // SQLite answers "busy" at once, without waiting, in a few cases the busy timeout does not
+    // cover (switching a file another connection is opening to WAL, WAL recovery): those are
+    // retried for as long as the timeout would have waited.
+    let started = std::time::Instant::now();
+    loop {
+        match prepare(&mut conn) {
+            Ok(()) => return Ok(conn),
+            Err(e) if is_busy(&e) && started.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(db_error(path, e)),
+        }
     }
 }
 
@@ -180,15 +232,12 @@ pub async fn off_thread<T: Send + 'static>(
         .map_err(|e| Error::new(ErrorCode::Internal, format!("background work failed: {e}")))?
 }
 
-fn locked<T>(
-    conn: &Mutex<Connection>,
-    path: &Path,
-    f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
-) -> Result<T> {
+fn locked<T>(db: &Database, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T> {
+    let conn = db.conn()?;
     // A panic while holding the connection leaves no half-done work: an open transaction is
     // rolled back when it is dropped. So a poisoned lock is taken over, not given up on.
     let mut conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    f(&mut conn).map_err(|e| db_error(path, e))
+    f(&mut conn).map_err(|e| db_error(&db.path, e))
 }
 
 /// How long opening the database waits for other processes holding it.
@@ -380,6 +429,38 @@ mod tests {
         assert!(path.exists());
         drop(holder);
         Store::open(dir.path()).unwrap();
+    }
+
+    /// Opened when used: nothing is made on disk until a first read or write, which then opens
+    /// (and migrates) it on the store's own thread.
+    #[tokio::test]
+    async fn a_store_opened_when_used_touches_nothing_until_then() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let store = Store::open_when_used(&data).unwrap();
+        assert!(!store.is_opened());
+        assert!(!data.exists(), "the data folder was made before any use");
+        let version: usize = store
+            .run(|c| c.pragma_query_value(None, "user_version", |r| r.get(0)))
+            .await
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len());
+        assert!(store.is_opened());
+        assert!(data.join(DATABASE_FILE).exists());
+    }
+
+    /// A database that cannot be opened is the error of the first use (and of each after it),
+    /// with the same sentences as opening it at once.
+    #[tokio::test]
+    async fn a_store_opened_when_used_says_why_it_cannot_open_at_each_use() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(DATABASE_FILE), vec![0x5a_u8; 8192]).unwrap();
+        let store = Store::open_when_used(dir.path()).unwrap();
+        let first = store.run(|_| Ok(())).await.unwrap_err();
+        assert_eq!(first.code, ErrorCode::Storage);
+        assert!(first.message.contains("moved aside"), "{}", first.message);
+        let again = store.with(|_| Ok(())).unwrap_err();
+        assert_eq!(again, first);
     }
 
     #[test]

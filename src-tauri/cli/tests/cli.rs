@@ -488,6 +488,134 @@ fn without_provider_flags_sampling_uses_the_apps_providers() {
     assert_eq!(provider.requests().len(), 1);
 }
 
+/// A command that reads and writes no database makes none: the CLI opens the store when it is
+/// used, not at start (issue 32).
+#[test]
+fn a_command_that_needs_no_database_makes_none() {
+    let data = tempfile::tempdir().unwrap();
+    let e = everything();
+    let o = command(data.path(), &["--approve", "deny", "tools", "--stdio", &e])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"echo\""));
+    let database = data.path().join(switchboard_base::store::DATABASE_FILE);
+    assert!(
+        !database.exists(),
+        "listing tools made {}",
+        database.display()
+    );
+}
+
+/// A session bus that only counts who connects to it: each connection is closed after its
+/// first byte (a D-Bus client sends a NUL first), so a keychain lookup fails at once.
+struct CountingBus {
+    path: PathBuf,
+    connections: std::thread::JoinHandle<usize>,
+}
+
+impl CountingBus {
+    fn start(path: PathBuf) -> Self {
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let connections = std::thread::spawn(move || {
+            let mut count = 0;
+            for stream in listener.incoming() {
+                let mut first = [0u8; 1];
+                let _ = std::io::Read::read(&mut stream.unwrap(), &mut first);
+                if first == *b"S" {
+                    return count;
+                }
+                count += 1;
+            }
+            count
+        });
+        Self { path, connections }
+    }
+
+    fn address(&self) -> String {
+        format!("unix:path={}", self.path.display())
+    }
+
+    /// How many connected, once whoever could connect has exited: the sentinel is accepted
+    /// after every connection made before it.
+    fn connections(self) -> usize {
+        let mut sentinel = std::os::unix::net::UnixStream::connect(&self.path).unwrap();
+        sentinel.write_all(b"S").unwrap();
+        let count = self.connections.join().unwrap();
+        let _ = std::fs::remove_file(&self.path);
+        count
+    }
+}
+
+/// The keychain is opened when a secret is needed, not for every command: with a provider
+/// whose key is in the keychain, listing a server's tools reaches no session bus; a sampling
+/// request that goes to that provider does (the same run with the lookup is the control).
+#[test]
+fn the_keychain_is_opened_only_when_sampling_needs_a_providers_key() {
+    let provider = Provider::replay(OPENAI_TEXT);
+    let data = tempfile::tempdir().unwrap();
+    {
+        let store = Arc::new(Store::open(data.path()).unwrap());
+        let secrets = Arc::new(switchboard_base::secrets::MemoryStore::default());
+        let providers = switchboard_policy::providers::settings::ProviderSettingsStore::new(
+            store.clone(),
+            secrets,
+        );
+        let settings: switchboard_policy::providers::settings::ProviderSettings =
+            serde_json::from_value(json!({
+                "id": "local",
+                "kind": "openai",
+                "baseUrl": format!("{}/v1", provider.base),
+                "models": [{"provider": "local", "model": "gpt-4o-mini", "cost": 0.5, "speed": 0.5, "intelligence": 0.5}],
+                "hasKey": true
+            }))
+            .unwrap();
+        providers.save(&settings, None).unwrap();
+        // As the app records a key it wrote to the keychain.
+        store
+            .with(|c| {
+                c.execute(
+                    "INSERT OR REPLACE INTO keychain_entries (name, stored) VALUES ('provider:local', 1)",
+                    [],
+                )
+            })
+            .unwrap();
+    }
+    let e = everything();
+    let buses = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let bus = CountingBus::start(buses.path().join(args[2]));
+        let o = command(data.path(), args)
+            .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            bus.connections(),
+        )
+    };
+    let (out, connections) = run(&["--approve", "allow", "tools", "--stdio", &e]);
+    assert!(out.contains("\"echo\""), "{out}");
+    assert_eq!(connections, 0, "listing tools opened the keychain");
+
+    let (out, connections) = run(&[
+        "--approve",
+        "allow",
+        "call",
+        "--stdio",
+        &e,
+        "trigger-sampling-request",
+        "--args",
+        r#"{"prompt":"What is the capital of France?"}"#,
+    ]);
+    assert!(out.contains("The capital of France is Paris."), "{out}");
+    assert!(
+        connections > 0,
+        "sampling never looked for the provider's key"
+    );
+}
+
 #[test]
 fn bench_prints_one_json_line() {
     let fixture = PathBuf::from(env!("CARGO_BIN_EXE_switchboard-cli"))

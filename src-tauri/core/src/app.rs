@@ -231,7 +231,12 @@ impl AppBuilder {
     pub async fn build(self) -> Result<App> {
         let (paths, supervise) = (self.paths.clone(), self.supervise);
         let data_dir = paths.data_dir.clone();
-        let store = Arc::new(off_thread(move || Store::open(&data_dir)).await?);
+        // The desktop opens its database at start, so a broken one is said before anything else;
+        // a CLI command opens it only if it reads or writes it (most need none).
+        let store = Arc::new(match supervise {
+            true => off_thread(move || Store::open(&data_dir)).await?,
+            false => Store::open_when_used(&data_dir)?,
+        });
         // The desktop reads (and then watches) the file once its servers are supervised.
         let file = paths.config_file.clone();
         let (config, config_error) = match supervise {
@@ -243,13 +248,17 @@ impl AppBuilder {
         };
         let (keychain, secrets) = secrets(self.secrets.clone(), &store);
         let providers = ProviderSettingsStore::new(store.clone(), secrets.clone());
-        let models = match self.models.clone() {
-            Some(m) => m,
-            None => user_models(&providers).await?,
+        let models = match (self.models.clone(), supervise) {
+            (Some(m), _) => Given::Now(m),
+            (None, true) => Given::Now(user_models(&providers).await?),
+            (None, false) => Given::WhenUsed(models_loader(providers.clone())),
         };
-        let trust = {
-            let store = store.clone();
-            off_thread(move || Trust::load(store)).await?
+        let trust = match supervise {
+            true => {
+                let store = store.clone();
+                off_thread(move || Trust::load(store)).await?
+            }
+            false => Trust::load_when_used(store.clone()),
         };
         // What a host killed before it could stop its servers left behind goes first.
         let records = ProcessRecords::new(&paths.data_dir);
@@ -326,7 +335,7 @@ impl AppBuilder {
         &self,
         reviewer: Arc<dyn Reviewer>,
         store: &Arc<Store>,
-        models: Models,
+        models: Given<Models>,
         host: Arc<OnceLock<Host>>,
     ) -> Door {
         let config_of = {
@@ -349,12 +358,18 @@ impl AppBuilder {
                 (!supervised).then(Vec::new)
             }
         });
+        let sampling = match models {
+            Given::Now(models) => Sampling::new(models, limits, store.clone()),
+            Given::WhenUsed(load) => {
+                Sampling::new(manual_only(), limits, store.clone()).with_models_when_used(load)
+            }
+        };
         let mut door = Door::new(
             reviewer,
             Policies::new(store.clone()),
             Pins::new(store.clone()),
             Audit::new(store.clone()),
-            Sampling::new(models, limits, store.clone()).with_allowed(allowed),
+            sampling.with_allowed(allowed),
         );
         if let Some(timeout) = self.review_timeout {
             door = door.with_timeout(timeout);
@@ -381,17 +396,33 @@ fn announce_keychain_problems(
     });
 }
 
+/// Something the app has at once, or reads when it is first needed.
+enum Given<T> {
+    Now(T),
+    WhenUsed(crate::sampling::ModelsLoader),
+}
+
 /// The providers on the Models screen; the manual one alone if they cannot be read.
 async fn user_models(providers: &ProviderSettingsStore) -> Result<Models> {
     let settings = providers.clone();
-    match off_thread(move || settings.models()).await {
-        Ok(models) => Ok(models),
-        Err(e) => {
-            tracing::error!(error = %e, "could not read the providers; sampling is manual");
-            Provider::new("manual", ProviderKind::Manual, None, None)
-                .map(|p| Models::single(p, "manual"))
-        }
-    }
+    Ok(or_manual(off_thread(move || settings.models()).await))
+}
+
+/// Reads the providers on the Models screen (and their keys) when sampling first needs them.
+fn models_loader(providers: ProviderSettingsStore) -> crate::sampling::ModelsLoader {
+    Arc::new(move || or_manual(providers.models()))
+}
+
+fn or_manual(read: Result<Models>) -> Models {
+    read.unwrap_or_else(|e| {
+        tracing::error!(error = %e, "could not read the providers; sampling is manual");
+        manual_only()
+    })
+}
+
+/// The manual provider alone: the person writes each completion.
+fn manual_only() -> Models {
+    Models::single(Provider::manual(), "manual")
 }
 
 /// Prunes audit rows older than `retention` now and every few hours, in the background.
@@ -464,6 +495,10 @@ impl App {
     ) -> Result<Live> {
         // One reading of its env file is checked and spawned with.
         let server = switchboard_protocol::env_file::read_once(&self.configured_server(name)?);
+        // The CLI reads the trust book only now (its database, off the runtime's thread), and a
+        // database it cannot read is said as such, not as "not trusted".
+        let trust = self.0.host.context().trust.clone();
+        off_thread(move || trust.ready()).await?;
         self.admit(name, &server)?;
         let mut roots = self.0.host.config()?.roots_for(name);
         roots.extend(extra.iter().cloned());

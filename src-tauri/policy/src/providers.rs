@@ -176,6 +176,19 @@ impl Provider {
         })
     }
 
+    /// The manual provider: the person writes each completion.
+    pub fn manual() -> Self {
+        let kind = ProviderKind::Manual;
+        Self {
+            id: "manual".into(),
+            kind,
+            base_url: kind.default_base_url().trim_end_matches('/').to_owned(),
+            key: None,
+            http: Arc::default(),
+            deadline: TOTAL_TIMEOUT,
+        }
+    }
+
     /// The same provider with another limit on a whole request's time.
     pub fn with_deadline(mut self, deadline: Duration) -> Self {
         self.deadline = deadline;

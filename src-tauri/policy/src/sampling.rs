@@ -8,7 +8,7 @@
 // 2026-07-28 and later; Switchboard speaks every revision, and these are central to it.
 #![allow(deprecated)]
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use rmcp::model::{CreateMessageRequestParams, ErrorCode as McpErrorCode, ErrorData as McpError};
 use rusqlite::params;
@@ -28,10 +28,16 @@ pub type LimitsFor = Arc<dyn Fn(&str) -> SamplingLimits + Send + Sync>;
 /// all (a configured server whose setting can no longer be read: renamed or removed meanwhile).
 pub type AllowedFor = Arc<dyn Fn(&str) -> Option<Vec<String>> + Send + Sync>;
 
+/// Reads the person's providers and models (from the store, with their keys).
+pub type ModelsLoader = Arc<dyn Fn() -> Models + Send + Sync>;
+
 /// Where sampling goes, and rate and budget accounting for it.
 pub struct Sampling {
     /// Providers and models; replaced when the user changes them.
     models: RwLock<Models>,
+    /// Reads the models at the first question about them, if they were not given at once.
+    loader: Option<ModelsLoader>,
+    loaded: OnceLock<()>,
     limits: LimitsFor,
     allowed: Option<AllowedFor>,
     store: Arc<Store>,
@@ -42,6 +48,7 @@ impl std::fmt::Debug for Sampling {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sampling")
             .field("models", &self.models.read().map(|m| m.clone()).ok())
+            .field("loaded", &self.loaded.get().is_some())
             .finish()
     }
 }
@@ -67,11 +74,36 @@ impl Sampling {
     pub fn new(models: Models, limits: LimitsFor, store: Arc<Store>) -> Self {
         Self {
             models: RwLock::new(models),
+            loader: None,
+            loaded: OnceLock::new(),
             limits,
             allowed: None,
             store,
             recent: PerMinute::default(),
         }
+    }
+
+    /// Models read by `loader` when first needed (a sampling request), instead of the ones given
+    /// to [`Sampling::new`]: a CLI run that samples nothing reads no provider and no key.
+    pub fn with_models_when_used(mut self, loader: ModelsLoader) -> Self {
+        self.loader = Some(loader);
+        self
+    }
+
+    /// The models, read by the loader first if there is one and this is the first question.
+    fn models(&self) -> Option<std::sync::RwLockReadGuard<'_, Models>> {
+        self.load_once();
+        self.models.read().ok()
+    }
+
+    fn load_once(&self) {
+        self.loaded.get_or_init(|| {
+            if let Some(load) = &self.loader
+                && let Ok(mut m) = self.models.write()
+            {
+                *m = load();
+            }
+        });
     }
 
     /// Holds each server to the models `allowed` names for it.
@@ -102,7 +134,7 @@ impl Sampling {
         prefs: Option<&Value>,
         allowed: &[String],
     ) -> Option<(String, String)> {
-        self.models.read().ok()?.choose_among(prefs, allowed)
+        self.models()?.choose_among(prefs, allowed)
     }
 
     /// The limits of `server`.
@@ -166,6 +198,8 @@ impl Sampling {
 
     /// Replaces the providers and models (the user changed them).
     pub fn set_models(&self, models: Models) {
+        // Given now, they are not read later over these.
+        self.loaded.get_or_init(|| ());
         if let Ok(mut m) = self.models.write() {
             *m = models;
         }
@@ -173,14 +207,12 @@ impl Sampling {
 
     /// The model for a request's preferences, as `(provider id, model)`.
     pub fn choose(&self, prefs: Option<&Value>) -> Option<(String, String)> {
-        self.models.read().ok()?.choose(prefs)
+        self.models()?.choose(prefs)
     }
 
     /// The provider to send to, by id.
     pub fn provider(&self, id: &str) -> Result<Provider> {
-        self.models
-            .read()
-            .ok()
+        self.models()
             .and_then(|m| m.provider(id).cloned())
             .ok_or_else(|| {
                 Error::new(
@@ -192,7 +224,7 @@ impl Sampling {
 
     /// The person's rating (and prices) of `provider`'s `model`, when it is one of theirs.
     pub fn rating(&self, provider: &str, model: &str) -> Option<crate::providers::ModelRating> {
-        let models = self.models.read().ok()?;
+        let models = self.models()?;
         models
             .ratings
             .iter()
@@ -202,9 +234,7 @@ impl Sampling {
 
     /// Whether the chosen provider is the manual one (the user writes the completion).
     pub fn is_manual(&self, id: &str) -> bool {
-        self.models
-            .read()
-            .ok()
+        self.models()
             .and_then(|m| m.provider(id).map(|p| p.kind == ProviderKind::Manual))
             .unwrap_or(false)
     }
@@ -225,6 +255,35 @@ mod tests {
             Arc::new(move |_| limits),
             Arc::new(Store::in_memory().unwrap()),
         )
+    }
+
+    /// Models read when used: not before the first question, once, and never over models the
+    /// person set meanwhile.
+    #[test]
+    fn models_read_when_used_are_read_once_and_only_if_not_set_before() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let reads = Arc::new(AtomicUsize::new(0));
+        let loader = |reads: Arc<AtomicUsize>| -> ModelsLoader {
+            Arc::new(move || {
+                reads.fetch_add(1, Ordering::SeqCst);
+                let local = Provider::new("local", ProviderKind::Openai, None, None).unwrap();
+                Models::single(local, "small")
+            })
+        };
+        let lazy = sampling(SamplingLimits::default()).with_models_when_used(loader(reads.clone()));
+        assert_eq!(reads.load(Ordering::SeqCst), 0);
+        assert_eq!(lazy.choose(None), Some(("local".into(), "small".into())));
+        assert!(lazy.provider("local").is_ok());
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+
+        let set_first =
+            sampling(SamplingLimits::default()).with_models_when_used(loader(reads.clone()));
+        set_first.set_models(Models::single(Provider::manual(), "manual"));
+        assert_eq!(
+            set_first.choose(None),
+            Some(("manual".into(), "manual".into()))
+        );
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
     }
 
     #[test]

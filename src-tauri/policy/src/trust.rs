@@ -13,7 +13,7 @@
 //! definition (two names swapped by hand) needs trust again, and trusting it resets them.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use rusqlite::params;
 use serde::Serialize;
@@ -737,6 +737,33 @@ fn change_text(change: &FieldChange) -> String {
     )
 }
 
+/// Every definition trusted, every name's last run and every launch trusted before sandboxing.
+fn read_book(c: &mut rusqlite::Connection) -> rusqlite::Result<Book> {
+    let mut book = Book::default();
+    let mut q = c.prepare("SELECT digest FROM trusted_launches")?;
+    for d in q.query_map([], |r| r.get::<_, String>(0))? {
+        book.trusted.insert(d?);
+    }
+    let mut q = c.prepare("SELECT server, digest FROM server_launches")?;
+    for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (server, digest) = row?;
+        book.bound.insert(server, digest);
+    }
+    let mut q = c.prepare("SELECT server, digest FROM unsandboxed_launches")?;
+    for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (server, digest) = row?;
+        book.unsandboxed.insert(server, digest);
+    }
+    let mut q = c.prepare("SELECT digest, definition FROM launch_definitions")?;
+    for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (digest, text) = row?;
+        if let Ok(definition) = serde_json::from_str(&text) {
+            book.definitions.insert(digest, definition);
+        }
+    }
+    Ok(book)
+}
+
 /// The trusted definitions and what each name last ran; cheap to clone. Reads are answered from
 /// memory (the supervisor asks before every connect); grants are written through to SQLite.
 #[derive(Clone)]
@@ -746,7 +773,8 @@ struct State {
     store: Option<Arc<Store>>,
     /// Every definition runs (tests and embedders whose definitions come from code).
     everything: bool,
-    book: RwLock<Book>,
+    /// Read from the store at the first question (or at once, with [`Trust::load`]).
+    book: OnceLock<Result<RwLock<Book>>>,
 }
 
 #[derive(Default)]
@@ -762,36 +790,40 @@ struct Book {
 impl Trust {
     /// The trust kept in `store` (blocking: call off the runtime).
     pub fn load(store: Arc<Store>) -> Result<Self> {
-        let book = store.with(|c| {
-            let mut book = Book::default();
-            let mut q = c.prepare("SELECT digest FROM trusted_launches")?;
-            for d in q.query_map([], |r| r.get::<_, String>(0))? {
-                book.trusted.insert(d?);
-            }
-            let mut q = c.prepare("SELECT server, digest FROM server_launches")?;
-            for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
-                let (server, digest) = row?;
-                book.bound.insert(server, digest);
-            }
-            let mut q = c.prepare("SELECT server, digest FROM unsandboxed_launches")?;
-            for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
-                let (server, digest) = row?;
-                book.unsandboxed.insert(server, digest);
-            }
-            let mut q = c.prepare("SELECT digest, definition FROM launch_definitions")?;
-            for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
-                let (digest, text) = row?;
-                if let Ok(definition) = serde_json::from_str(&text) {
-                    book.definitions.insert(digest, definition);
-                }
-            }
-            Ok(book)
-        })?;
-        Ok(Self(Arc::new(State {
+        let trust = Self::load_when_used(store);
+        trust.ready()?;
+        Ok(trust)
+    }
+
+    /// The trust kept in `store`, read at the first question asked of it (which then waits for
+    /// the store: the CLI, whose commands mostly ask none). [`Trust::ready`] reads it and says
+    /// why it could not.
+    pub fn load_when_used(store: Arc<Store>) -> Self {
+        Self(Arc::new(State {
             store: Some(store),
             everything: false,
-            book: RwLock::new(book),
-        })))
+            book: OnceLock::new(),
+        }))
+    }
+
+    /// Reads the book if it was not read yet (blocking), or the error that kept it unread.
+    pub fn ready(&self) -> Result<()> {
+        self.shelf().map(|_| ())
+    }
+
+    fn shelf(&self) -> Result<&RwLock<Book>> {
+        self.0
+            .book
+            .get_or_init(|| match &self.0.store {
+                Some(store) => store.with(read_book).map(RwLock::new),
+                None => Ok(RwLock::default()),
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn read(&self) -> Option<std::sync::RwLockReadGuard<'_, Book>> {
+        self.shelf().ok()?.read().ok()
     }
 
     /// Trust that lets every definition run: only for hosts whose definitions come from code
@@ -800,7 +832,7 @@ impl Trust {
         Self(Arc::new(State {
             store: None,
             everything: true,
-            book: RwLock::default(),
+            book: OnceLock::new(),
         }))
     }
 
@@ -810,7 +842,7 @@ impl Trust {
             return TrustVerdict::Trusted;
         }
         let digest = launch_digest(config);
-        let Ok(book) = self.0.book.read() else {
+        let Some(book) = self.read() else {
             return TrustVerdict::New;
         };
         match book.bound.get(server) {
@@ -839,10 +871,7 @@ impl Trust {
             Some(_) => SandboxState::Sandboxed,
             None => {
                 let legacy = self
-                    .0
-                    .book
                     .read()
-                    .ok()
                     .is_some_and(|b| b.unsandboxed.get(server) == Some(&launch_digest(config)));
                 if legacy {
                     SandboxState::TrustedBefore
@@ -876,7 +905,7 @@ impl Trust {
 
     /// The definition `server` last ran, if it was kept.
     pub fn last_ran(&self, server: &str) -> Option<Value> {
-        let book = self.0.book.read().ok()?;
+        let book = self.read()?;
         book.definitions.get(book.bound.get(server)?).cloned()
     }
 
@@ -1019,8 +1048,7 @@ impl Trust {
     }
 
     fn book(&self) -> Result<std::sync::RwLockWriteGuard<'_, Book>> {
-        self.0
-            .book
+        self.shelf()?
             .write()
             .map_err(|_| Error::new(ErrorCode::Internal, "trust lock poisoned"))
     }

@@ -248,10 +248,7 @@ impl ProviderSettingsStore {
     /// What sampling chooses from: every configured model, or the manual provider while there
     /// is none (it stays available to pick by hand either way).
     pub fn models(&self) -> Result<Models> {
-        let mut models = Models::single(
-            Provider::new(MANUAL, ProviderKind::Manual, None, None)?,
-            MANUAL,
-        );
+        let mut models = Models::single(Provider::manual(), MANUAL);
         let configured = self.list()?;
         let mut ratings = Vec::new();
         for s in configured {

@@ -556,3 +556,36 @@ fn no_value_can_fake_a_line_of_the_dialog() {
     let starts = text.lines().filter(|l| l.starts_with("Working directory:"));
     assert_eq!(starts.count(), 1, "{text}");
 }
+
+/// Read when used: a grant kept by an earlier run is seen at the first question, and nothing is
+/// read (nor the database made) before it.
+#[test]
+fn trust_read_when_used_sees_what_was_kept_at_its_first_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    Trust::load(Arc::new(Store::open(&data).unwrap()))
+        .unwrap()
+        .grant("s", &server())
+        .unwrap();
+    let store = Arc::new(Store::open_when_used(&data).unwrap());
+    let trust = Trust::load_when_used(store.clone());
+    assert!(!store.is_opened());
+    assert_eq!(trust.verdict("s", &server()), TrustVerdict::Trusted);
+    assert!(store.is_opened());
+}
+
+/// A database that cannot be read is said by `ready`, not taken for "nothing trusted" in
+/// silence; meanwhile nothing is trusted.
+#[test]
+fn trust_that_cannot_be_read_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(switchboard_base::store::DATABASE_FILE),
+        vec![0x5a_u8; 8192],
+    )
+    .unwrap();
+    let trust = Trust::load_when_used(Arc::new(Store::open_when_used(dir.path()).unwrap()));
+    let e = trust.ready().unwrap_err();
+    assert_eq!(e.code, ErrorCode::Storage);
+    assert_eq!(trust.verdict("s", &server()), TrustVerdict::New);
+}
