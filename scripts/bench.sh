@@ -36,19 +36,22 @@ trap 'rm -f "$out"' EXIT
 
 run() { # client mode count
   local client=$1 mode=$2 count=$3
+  # Warm-up calls before the timed ones: 200 echoes, or 2 of the large results and listings.
+  local warm=200
+  case "$mode" in blob | list) warm=2 ;; esac
   case "$client" in
     switchboard | switchboard-traffic-off)
       local traffic=on
       [ "$client" = switchboard-traffic-off ] && traffic=off
       "${pin_client[@]}" "$bin/switchboard-cli" bench --mode "$mode" --n "$count" \
-        --concurrency "$conc" --warmup 200 --blob-bytes 4000000 --traffic "$traffic" \
+        --concurrency "$conc" --warmup "$warm" --blob-bytes 4000000 --traffic "$traffic" \
         -- "${pin_server[@]}" | tail -n1 | sed "s/\"client\":\"switchboard\"/\"client\":\"$client\"/" ;;
     rmcp-current | rmcp-multi)
-      "${pin_client[@]}" "$bin/examples/plain_rmcp_bench" "$mode" "$count" "$conc" 200 4000000 \
+      "${pin_client[@]}" "$bin/examples/plain_rmcp_bench" "$mode" "$count" "$conc" "$warm" 4000000 \
         "${client#rmcp-}" -- "${pin_server[@]}" | tail -n1 ;;
     rmcp-current-defaults)
       RMCP_BASELINE=defaults "${pin_client[@]}" "$bin/examples/plain_rmcp_bench" "$mode" "$count" \
-        "$conc" 200 4000000 current -- "${pin_server[@]}" | tail -n1 ;;
+        "$conc" "$warm" 4000000 current -- "${pin_server[@]}" | tail -n1 ;;
   esac
 }
 

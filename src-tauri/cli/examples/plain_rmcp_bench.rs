@@ -49,6 +49,24 @@ struct Tally {
     pages: u64,
 }
 
+/// Pages through every resource once.
+async fn list_all(peer: &Peer<RoleClient>, t: &mut Tally) -> Result<(), BoxError> {
+    let mut cursor: Option<String> = None;
+    loop {
+        let params: Option<PaginatedRequestParams> = match &cursor {
+            Some(c) => Some(serde_json::from_value(json!({"cursor": c}))?),
+            None => None,
+        };
+        let page = peer.list_resources(params).await?;
+        t.items += page.resources.len() as u64;
+        t.pages += 1;
+        match page.next_cursor {
+            Some(c) if !c.is_empty() => cursor = Some(c),
+            _ => return Ok(()),
+        }
+    }
+}
+
 async fn run(
     peer: &Peer<RoleClient>,
     mode: &str,
@@ -86,41 +104,31 @@ async fn run(
                 t.bytes += b;
             }
         }
-        "blob" if n > 0 => {
-            let s = Instant::now();
-            let r = peer
-                .call_tool(call("blob", json!({"bytes": blob}))?)
-                .await?;
-            let v = serde_json::to_value(&r.content)?;
-            let len = v
-                .pointer("/0/text")
-                .and_then(Value::as_str)
-                .map_or(0, str::len) as u64;
-            if len != blob {
-                return Err(format!("blob returned {len} bytes").into());
-            }
-            t.lat.push(s.elapsed().as_micros() as u64);
-            t.bytes += len;
-        }
-        "list" if n > 0 => {
-            let s = Instant::now();
-            let mut cursor: Option<String> = None;
-            loop {
-                let params: Option<PaginatedRequestParams> = match &cursor {
-                    Some(c) => Some(serde_json::from_value(json!({"cursor": c}))?),
-                    None => None,
-                };
-                let page = peer.list_resources(params).await?;
-                t.items += page.resources.len() as u64;
-                t.pages += 1;
-                match page.next_cursor {
-                    Some(c) if !c.is_empty() => cursor = Some(c),
-                    _ => break,
+        "blob" => {
+            for _ in 0..n {
+                let s = Instant::now();
+                let r = peer
+                    .call_tool(call("blob", json!({"bytes": blob}))?)
+                    .await?;
+                let v = serde_json::to_value(&r.content)?;
+                let len = v
+                    .pointer("/0/text")
+                    .and_then(Value::as_str)
+                    .map_or(0, str::len) as u64;
+                if len != blob {
+                    return Err(format!("blob returned {len} bytes").into());
                 }
+                t.lat.push(s.elapsed().as_micros() as u64);
+                t.bytes += len;
             }
-            t.lat.push(s.elapsed().as_micros() as u64);
         }
-        "blob" | "list" => {}
+        "list" => {
+            for _ in 0..n {
+                let s = Instant::now();
+                list_all(peer, t).await?;
+                t.lat.push(s.elapsed().as_micros() as u64);
+            }
+        }
         other => return Err(format!("unknown mode {other}").into()),
     }
     Ok(())

@@ -204,29 +204,15 @@ async fn measure(c: &Connection, args: &BenchArgs, n: usize, tally: &mut Tally) 
             }
         }
         Mode::Blob => {
-            if n == 0 {
-                return Ok(());
+            for _ in 0..n {
+                let t = Instant::now();
+                tally.bytes += blob(c, args.blob_bytes).await?;
+                tally.latencies_us.push(t.elapsed().as_micros() as u64);
             }
-            let t = Instant::now();
-            let r = c
-                .call_tool("blob", Some(json!({"bytes": args.blob_bytes})))
-                .await?;
-            let len = serde_json::to_value(&r.content)
-                .ok()
-                .and_then(|v| v.pointer("/0/text").and_then(|t| t.as_str()).map(str::len))
-                .unwrap_or(0) as u64;
-            if len != args.blob_bytes {
-                return Err(Error::new(
-                    ErrorCode::ServerError,
-                    format!("blob returned {len} bytes, expected {}", args.blob_bytes),
-                ));
-            }
-            tally.latencies_us.push(t.elapsed().as_micros() as u64);
-            tally.bytes += len;
         }
         Mode::List => {
-            // One full listing per run: a list benchmark measures paging through everything once.
-            if n > 0 {
+            // `n` full listings: each pages through every resource once.
+            for _ in 0..n {
                 let t = Instant::now();
                 let (items, pages) = c.list_resources().await?;
                 tally.latencies_us.push(t.elapsed().as_micros() as u64);
@@ -236,6 +222,22 @@ async fn measure(c: &Connection, args: &BenchArgs, n: usize, tally: &mut Tally) 
         }
     }
     Ok(())
+}
+
+/// One call of the fixture's `blob` tool, checked to bring back all of its `bytes`.
+async fn blob(c: &Connection, bytes: u64) -> Result<u64> {
+    let r = c.call_tool("blob", Some(json!({ "bytes": bytes }))).await?;
+    let len = serde_json::to_value(&r.content)
+        .ok()
+        .and_then(|v| v.pointer("/0/text").and_then(|t| t.as_str()).map(str::len))
+        .unwrap_or(0) as u64;
+    if len != bytes {
+        return Err(Error::new(
+            ErrorCode::ServerError,
+            format!("blob returned {len} bytes, expected {bytes}"),
+        ));
+    }
+    Ok(len)
 }
 
 /// Peak resident set size of this process, from /proc (0 where unavailable).

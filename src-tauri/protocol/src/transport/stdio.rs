@@ -88,7 +88,7 @@ where
                 if available.is_empty() {
                     return Ok(false);
                 }
-                let newline = available.iter().position(|b| *b == b'\n');
+                let newline = memchr::memchr(b'\n', available);
                 let take = newline.map_or(available.len(), |i| i + 1);
                 if self.line.len() + take > self.max_message_bytes + 1 {
                     return Err(Error::new(
