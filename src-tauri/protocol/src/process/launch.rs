@@ -73,9 +73,9 @@ impl Launch {
             Err(e) if e.kind() == io::ErrorKind::Unsupported => {
                 tracing::debug!("this kernel cannot start a child the vfork way ({e}): forking");
             }
-            started => return started,
+            started => return started.inspect(widen_stdout),
         }
-        self.start_forked()
+        self.start_forked().inspect(widen_stdout)
     }
 
     #[cfg(target_os = "linux")]
@@ -153,6 +153,31 @@ impl Launch {
             child: ServerChild::Forked(child),
         })
     }
+}
+
+/// What a server's stdout pipe holds before the server must wait for the host to read: 64 KiB by
+/// default, so a 4 MB tool result crossed in 62 turns of the server writing and the host reading,
+/// each a wake-up on both sides. At 256 KiB a large result arrives about a third faster
+/// (BENCHMARKS.md); more did not help. The kernel charges a pipe's size to its user (by default
+/// 64 MiB of pipes before new ones are held to one page), so not more than that either.
+#[cfg(target_os = "linux")]
+pub const STDOUT_PIPE_BYTES: libc::c_int = 256 * 1024;
+
+/// Gives the server's stdout pipe [`STDOUT_PIPE_BYTES`]; where the kernel refuses (the user's
+/// pipes are at their limit), it keeps its size, which only costs speed.
+fn widen_stdout(launched: &Launched) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = launched.stdout.as_raw_fd();
+        // SAFETY: F_SETPIPE_SZ on a descriptor the host owns; no memory is passed.
+        if unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, STDOUT_PIPE_BYTES) } < 0 {
+            let e = io::Error::last_os_error();
+            tracing::debug!("the server's stdout pipe keeps its size: {e}");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = launched;
 }
 
 /// The forked child's first steps: it dies with the host, and inherits none of its descriptors.

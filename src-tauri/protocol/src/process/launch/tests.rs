@@ -25,6 +25,18 @@ async fn output(mut launched: Launched) -> String {
 const START_SEEN: &str = "grep -E '^Sig(Blk|Ign)' /proc/self/status; ls /proc/$$/fd; \
      set -- $(cut -d')' -f2 /proc/$$/stat); [ \"$3\" = $$ ] && echo own-group; pwd; env | sort";
 
+/// A server's stdout pipe holds 256 KiB, not the kernel's 64 KiB: a large result crosses in
+/// fewer turns.
+#[tokio::test]
+async fn a_servers_stdout_pipe_holds_256_kib() {
+    use std::os::fd::AsRawFd;
+    let launched = shell("true", None).start().unwrap();
+    // SAFETY: F_GETPIPE_SZ on a descriptor the test owns.
+    let size = unsafe { libc::fcntl(launched.stdout.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    assert_eq!(size, STDOUT_PIPE_BYTES);
+    output(launched).await;
+}
+
 #[tokio::test]
 async fn servers_start_the_vfork_way_on_this_kernel() {
     let launched = shell("true", None).start().unwrap();
