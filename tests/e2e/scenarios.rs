@@ -597,7 +597,7 @@ pub async fn prompts_with_completion(desktop: &Desktop) {
         .await;
     let option = s.wait_for("[data-testid=completion-option]", SHORT).await;
     assert_eq!(s.text(&option).await.trim(), "Engineering");
-    s.click(&option).await;
+    s.click_css("[data-testid=completion-option]").await;
     s.type_into("[data-testid=prompt-arg-name]", "Alice").await;
     s.click_css("[data-testid=get-prompt]").await;
     s.wait_text("[data-testid=prompt-preview]", SHORT, |t| {

@@ -178,9 +178,19 @@ impl Session {
         }
     }
 
-    pub async fn click(&self, e: &Element) {
+    /// WebDriver's errors for a click that did not happen, which may be done again.
+    const NOT_CLICKED: [&str; 4] = [
+        "stale element reference",
+        "element click intercepted",
+        "element not interactable",
+        "no such element",
+    ];
+
+    /// Clicks `e`; WebDriver's answer is an object with `error` when it refused (an element
+    /// the page re-drew since it was found, one covered by another).
+    pub async fn click(&self, e: &Element) -> Value {
         self.post(&format!("/element/{}/click", e.0), json!({}))
-            .await;
+            .await
     }
 
     /// Runs later commands inside the frame `e` until [`Session::leave_frame`].
@@ -199,6 +209,8 @@ impl Session {
 
     /// Clicks the first element matching `css`, waiting for it and, as a person would, for it to
     /// be enabled (a click on a disabled button does nothing, and would fail the step later).
+    /// A click WebDriver refuses is done again on the element found anew: one the page re-drew
+    /// between finding and clicking is stale, and the click would be lost unseen.
     pub async fn click_css(&self, css: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
@@ -206,11 +218,21 @@ impl Session {
             let disabled = self
                 .script_on("return arguments[0].disabled === true", &e)
                 .await;
-            if disabled != json!(true) {
-                self.click(&e).await;
-                return;
-            }
-            assert!(Instant::now() < deadline, "{css} stayed disabled");
+            let refused = match disabled == json!(true) {
+                true => json!("it stayed disabled"),
+                false => match self.click(&e).await.get("error") {
+                    None => return,
+                    Some(error) if Self::NOT_CLICKED.contains(&error.as_str().unwrap_or("")) => {
+                        error.clone()
+                    }
+                    // The click may have happened: doing it again could do its work twice.
+                    Some(error) => panic!("clicking {css} was answered with {error}"),
+                },
+            };
+            assert!(
+                Instant::now() < deadline,
+                "clicking {css} failed for 20 s: {refused}"
+            );
             tokio::time::sleep(Duration::from_millis(150)).await;
         }
     }
@@ -271,7 +293,11 @@ impl Session {
         };
         // What the page sees from here on, said with a choice it did not keep.
         self.script(EVENT_TRAIL, json!([])).await;
-        self.click(&Element(option.to_owned())).await;
+        let clicked = self.click(&Element(option.to_owned())).await;
+        assert!(
+            clicked.get("error").is_none(),
+            "choosing {value:?} in {css} was refused: {clicked}"
+        );
         // Once the page has drawn what the choice changed: a page that puts the select back
         // does it by then.
         let check = "const [el, v] = arguments; \
