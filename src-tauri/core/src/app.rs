@@ -249,9 +249,9 @@ impl AppBuilder {
         let (keychain, secrets) = secrets(self.secrets.clone(), &store);
         let providers = ProviderSettingsStore::new(store.clone(), secrets.clone());
         let models = match (self.models.clone(), supervise) {
-            (Some(m), _) => Given::Now(m),
-            (None, true) => Given::Now(user_models(&providers).await?),
-            (None, false) => Given::WhenUsed(models_loader(providers.clone())),
+            (Some(m), _) => ModelsGiven::Now(m),
+            (None, true) => ModelsGiven::Now(user_models(&providers).await?),
+            (None, false) => ModelsGiven::WhenUsed(models_loader(providers.clone())),
         };
         let trust = match supervise {
             true => {
@@ -335,7 +335,7 @@ impl AppBuilder {
         &self,
         reviewer: Arc<dyn Reviewer>,
         store: &Arc<Store>,
-        models: Given<Models>,
+        models: ModelsGiven,
         host: Arc<OnceLock<Host>>,
     ) -> Door {
         let config_of = {
@@ -359,8 +359,8 @@ impl AppBuilder {
             }
         });
         let sampling = match models {
-            Given::Now(models) => Sampling::new(models, limits, store.clone()),
-            Given::WhenUsed(load) => {
+            ModelsGiven::Now(models) => Sampling::new(models, limits, store.clone()),
+            ModelsGiven::WhenUsed(load) => {
                 Sampling::new(manual_only(), limits, store.clone()).with_models_when_used(load)
             }
         };
@@ -396,9 +396,9 @@ fn announce_keychain_problems(
     });
 }
 
-/// Something the app has at once, or reads when it is first needed.
-enum Given<T> {
-    Now(T),
+/// The models sampling goes to: had at once, or read when a sampling request first needs them.
+enum ModelsGiven {
+    Now(Models),
     WhenUsed(crate::sampling::ModelsLoader),
 }
 

@@ -98,12 +98,29 @@ impl Sampling {
 
     fn load_once(&self) {
         self.loaded.get_or_init(|| {
-            if let Some(load) = &self.loader
-                && let Ok(mut m) = self.models.write()
-            {
-                *m = load();
+            if let Some(load) = &self.loader {
+                self.put(load());
             }
         });
+    }
+
+    /// Reads the models now if they are read when used and were not yet, on the blocking pool:
+    /// the store and the keychain (which may wait for the person to unlock it) never hold up the
+    /// runtime's thread. Sampling's entry points call this before their first question.
+    pub async fn read_models(&self) {
+        let Some(load) = self.loader.clone().filter(|_| self.loaded.get().is_none()) else {
+            return;
+        };
+        if let Ok(models) = tokio::task::spawn_blocking(move || load()).await {
+            // Models the person set meanwhile stay.
+            self.loaded.get_or_init(|| self.put(models));
+        }
+    }
+
+    fn put(&self, models: Models) {
+        if let Ok(mut m) = self.models.write() {
+            *m = models;
+        }
     }
 
     /// Holds each server to the models `allowed` names for it.
@@ -200,9 +217,7 @@ impl Sampling {
     pub fn set_models(&self, models: Models) {
         // Given now, they are not read later over these.
         self.loaded.get_or_init(|| ());
-        if let Ok(mut m) = self.models.write() {
-            *m = models;
-        }
+        self.put(models);
     }
 
     /// The model for a request's preferences, as `(provider id, model)`.
@@ -276,6 +291,16 @@ mod tests {
         assert!(lazy.provider("local").is_ok());
         assert_eq!(reads.load(Ordering::SeqCst), 1);
 
+        let read_ahead =
+            sampling(SamplingLimits::default()).with_models_when_used(loader(reads.clone()));
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(read_ahead.read_models());
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        assert!(read_ahead.provider("local").is_ok());
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+
         let set_first =
             sampling(SamplingLimits::default()).with_models_when_used(loader(reads.clone()));
         set_first.set_models(Models::single(Provider::manual(), "manual"));
@@ -283,7 +308,7 @@ mod tests {
             set_first.choose(None),
             Some(("manual".into(), "manual".into()))
         );
-        assert_eq!(reads.load(Ordering::SeqCst), 1);
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
     }
 
     #[test]

@@ -50,6 +50,7 @@ impl Door {
         shown: &Value,
         models: &[ModelChoice],
     ) -> Result<Vec<ComparedAnswer>> {
+        self.0.sampling.read_models().await;
         let requests = self.comparable(flow, shown, models)?;
         let calls = requests
             .into_iter()
@@ -67,6 +68,7 @@ impl Door {
         request: Value,
         models: &[ModelChoice],
     ) -> Result<Vec<ComparedAnswer>> {
+        self.0.sampling.read_models().await;
         let flow = Flow::new(FlowKind::Sampling, server, None);
         let detail = json!({"replayOf": past, "request": request});
         self.note(&flow, Step::Requested, "user", None, detail)

@@ -31,6 +31,7 @@ impl Door {
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, McpError> {
         let server = origin.server.as_str();
+        self.0.sampling.read_models().await;
         if let Err(e) = self.within_sampling_limits(server, &params).await {
             self.refusal(FlowKind::Sampling, server, &e).await;
             return Err(e);
