@@ -441,27 +441,42 @@ fn off_a_terminal_a_denial_says_why_and_stderr_stays_quiet() {
     assert!(!err.contains('\u{1b}'), "{err}");
 }
 
+/// Provider `local` at `base` (a replay provider) with one model, saved in `data` as the Models
+/// screen saves it; `with_key`: its key is recorded as written to the keychain, as the app
+/// records a key it wrote.
+fn save_local_provider(data: &Path, base: &str, with_key: bool) {
+    let store = Arc::new(Store::open(data).unwrap());
+    let secrets = Arc::new(switchboard_base::secrets::MemoryStore::default());
+    let providers =
+        switchboard_policy::providers::settings::ProviderSettingsStore::new(store.clone(), secrets);
+    let settings: switchboard_policy::providers::settings::ProviderSettings =
+        serde_json::from_value(json!({
+            "id": "local",
+            "kind": "openai",
+            "baseUrl": format!("{base}/v1"),
+            "models": [{"provider": "local", "model": "gpt-4o-mini", "cost": 0.5, "speed": 0.5, "intelligence": 0.5}],
+            "hasKey": with_key
+        }))
+        .unwrap();
+    providers.save(&settings, None).unwrap();
+    if with_key {
+        store
+            .with(|c| {
+                c.execute(
+                    "INSERT OR REPLACE INTO keychain_entries (name, stored) VALUES ('provider:local', 1)",
+                    [],
+                )
+            })
+            .unwrap();
+    }
+}
+
 #[test]
 fn without_provider_flags_sampling_uses_the_apps_providers() {
     let provider = Provider::replay(OPENAI_TEXT);
     let data = tempfile::tempdir().unwrap();
-    {
-        // Saved as the Models screen saves it (this provider needs no key).
-        let store = Arc::new(Store::open(data.path()).unwrap());
-        let secrets = Arc::new(switchboard_base::secrets::MemoryStore::default());
-        let providers =
-            switchboard_policy::providers::settings::ProviderSettingsStore::new(store, secrets);
-        let settings: switchboard_policy::providers::settings::ProviderSettings =
-            serde_json::from_value(json!({
-                "id": "local",
-                "kind": "openai",
-                "baseUrl": format!("{}/v1", provider.base),
-                "models": [{"provider": "local", "model": "gpt-4o-mini", "cost": 0.5, "speed": 0.5, "intelligence": 0.5}],
-                "hasKey": false
-            }))
-            .unwrap();
-        providers.save(&settings, None).unwrap();
-    }
+    // This provider needs no key.
+    save_local_provider(data.path(), &provider.base, false);
     let e = everything();
     let o = command(
         data.path(),
@@ -554,33 +569,7 @@ impl CountingBus {
 fn the_keychain_is_opened_only_when_sampling_needs_a_providers_key() {
     let provider = Provider::replay(OPENAI_TEXT);
     let data = tempfile::tempdir().unwrap();
-    {
-        let store = Arc::new(Store::open(data.path()).unwrap());
-        let secrets = Arc::new(switchboard_base::secrets::MemoryStore::default());
-        let providers = switchboard_policy::providers::settings::ProviderSettingsStore::new(
-            store.clone(),
-            secrets,
-        );
-        let settings: switchboard_policy::providers::settings::ProviderSettings =
-            serde_json::from_value(json!({
-                "id": "local",
-                "kind": "openai",
-                "baseUrl": format!("{}/v1", provider.base),
-                "models": [{"provider": "local", "model": "gpt-4o-mini", "cost": 0.5, "speed": 0.5, "intelligence": 0.5}],
-                "hasKey": true
-            }))
-            .unwrap();
-        providers.save(&settings, None).unwrap();
-        // As the app records a key it wrote to the keychain.
-        store
-            .with(|c| {
-                c.execute(
-                    "INSERT OR REPLACE INTO keychain_entries (name, stored) VALUES ('provider:local', 1)",
-                    [],
-                )
-            })
-            .unwrap();
-    }
+    save_local_provider(data.path(), &provider.base, true);
     let e = everything();
     let buses = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
