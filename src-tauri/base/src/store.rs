@@ -6,8 +6,8 @@
 //! that wait must never hold up the window or a runtime worker. The queue is first in, first
 //! out, so writes land in the order they were asked for. [`Store::with`] is for code that is
 //! already off the runtime. [`Store::open_when_used`] opens the file at its first use instead of
-//! at once (the CLI: most commands need no database). The connection lock is only held for one short statement batch,
-//! never across an `.await`.
+//! at once (the CLI: most commands need no database). The connection lock is only held for one
+//! short statement batch, never across an `.await`.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};

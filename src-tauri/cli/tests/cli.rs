@@ -480,16 +480,7 @@ fn without_provider_flags_sampling_uses_the_apps_providers() {
     let e = everything();
     let o = command(
         data.path(),
-        &[
-            "--approve",
-            "allow",
-            "call",
-            "--stdio",
-            &e,
-            "trigger-sampling-request",
-            "--args",
-            r#"{"prompt":"What is the capital of France?"}"#,
-        ],
+        &[&["--approve", "allow"][..], &sampling_call(&e)].concat(),
     )
     .output()
     .unwrap();
@@ -588,16 +579,7 @@ fn the_keychain_is_opened_only_when_sampling_needs_a_providers_key() {
     assert!(out.contains("\"echo\""), "{out}");
     assert_eq!(connections, 0, "listing tools opened the keychain");
 
-    let (out, connections) = run(&[
-        "--approve",
-        "allow",
-        "call",
-        "--stdio",
-        &e,
-        "trigger-sampling-request",
-        "--args",
-        r#"{"prompt":"What is the capital of France?"}"#,
-    ]);
+    let (out, connections) = run(&[&["--approve", "allow"][..], &sampling_call(&e)].concat());
     assert!(out.contains("The capital of France is Paris."), "{out}");
     assert!(
         connections > 0,
@@ -1046,7 +1028,7 @@ fn strip_ansi(s: &str) -> String {
 const OPENAI_TEXT: &str = include_str!("../../core/tests/providers/openai_text.sse");
 
 fn sampling_args<'a>(provider: &'a str, e: &'a str, approve: &'a str) -> Vec<&'a str> {
-    vec![
+    let flags = [
         "--approve",
         approve,
         "--provider",
@@ -1055,6 +1037,13 @@ fn sampling_args<'a>(provider: &'a str, e: &'a str, approve: &'a str) -> Vec<&'a
         provider,
         "--model",
         "gpt-4o-mini",
+    ];
+    [&flags[..], &sampling_call(e)].concat()
+}
+
+/// Calls server-everything `e`'s tool that asks the host to sample (the France question).
+fn sampling_call(e: &str) -> [&str; 6] {
+    [
         "call",
         "--stdio",
         e,
