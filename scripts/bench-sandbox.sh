@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${BENCH_REPS:-40}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
-cargo build --release --quiet -p switchboard-cli --bin switchboard-cli
+bash scripts/build-cli.sh > /dev/null
 cargo build --release --quiet -p switchboard-core --example fixture_server
 bin="$CARGO_TARGET_DIR/release"
 everything="$PWD/tests/fixtures/node_modules/.bin/mcp-server-everything"

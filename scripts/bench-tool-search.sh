@@ -24,8 +24,7 @@ if ! cmp -s tests/fixtures/tool-search/requirements.txt "$servers/.installed-req
   "$servers/venv/bin/pip" install -q -r tests/fixtures/tool-search/requirements.txt
   cp tests/fixtures/tool-search/requirements.txt "$servers/.installed-requirements.txt"
 fi
-cargo build --release --quiet -p switchboard-cli --bin switchboard-cli
-cli="$CARGO_TARGET_DIR/release/switchboard-cli"
+cli=$(bash scripts/build-cli.sh)
 
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT

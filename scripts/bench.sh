@@ -21,7 +21,8 @@ reps="${BENCH_REPS:-5}"
 conc="${BENCH_CONCURRENCY:-64}"
 eras="${BENCH_ERAS:-2025-11-25 2026-07-28}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
-cargo build --release --quiet -p switchboard-cli --bin switchboard-cli --example plain_rmcp_bench
+# The CLI as the package ships it: its code laid out by use (scripts/build-cli.sh).
+bash scripts/build-cli.sh --example plain_rmcp_bench > /dev/null
 cargo build --release --quiet -p switchboard-core --example fixture_server
 bin="$CARGO_TARGET_DIR/release"
 server="$bin/examples/fixture_server"

@@ -33,8 +33,12 @@ export PATH="$tools/bin:$PATH"
 
 bash scripts/setup-system.sh
 bash scripts/setup-ui.sh
-cargo build "${release[@]}" --locked --quiet -p switchboard-cli
-cli="$CARGO_TARGET_DIR/$profile/switchboard-cli"
+if [ "$profile" = release ]; then
+  cli=$(bash scripts/build-cli.sh) # its code laid out by use
+else
+  cargo build --locked --quiet -p switchboard-cli
+  cli="$CARGO_TARGET_DIR/debug/switchboard-cli"
+fi
 # The CLI goes into the same package, beside the app; its path lives outside the clone, so it is
 # given here rather than in tauri.conf.json.
 files=$(printf '{"/usr/bin/switchboard-cli": "%s"}' "$cli")

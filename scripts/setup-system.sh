@@ -3,11 +3,13 @@
 # WebKitGTK for Tauri, Xvfb + WebKitWebDriver for end-to-end tests, gnome-keyring + dbus for the
 # real Secret Service, ImageMagick for screenshots, xdotool to answer native dialogs in end-to-end
 # tests, python3-gi with GTK 3 for the file manager's part in a test's drag and drop, and Podman
-# (with runc) as the container engine that runs an OCI package's image in tests.
+# (with runc) as the container engine that runs an OCI package's image in tests, and Valgrind,
+# whose callgrind profiles the release CLI's code layout (scripts/build-cli.sh).
 # Idempotent: does nothing when all are present.
 set -euo pipefail
 pkgs=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libsecret-1-dev
-      webkit2gtk-driver xvfb xdotool python3-gi gir1.2-gtk-3.0 podman runc gnome-keyring dbus-x11 imagemagick pkg-config build-essential)
+      webkit2gtk-driver xvfb xdotool python3-gi gir1.2-gtk-3.0 podman runc gnome-keyring dbus-x11 imagemagick pkg-config build-essential
+      valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
