@@ -5,8 +5,8 @@
 The functions are those the callgrind profiles ran in BINARY, and those of the paths callgrind
 cannot follow (a server's start: the vfork child, the pidfd, the sandbox, which valgrind cannot
 run). Names still in the binary from the ORDER_FILE already there are kept. Sorted, so the file
-is a set. ORDER_FILE is rewritten only when the run used more than 1% of its functions that the
-file lacks: threads take turns differently from run to run, and a few functions on rare paths
+is a set. ORDER_FILE is rewritten only when names in it are gone from the binary, or when the
+run used more than 1% of its functions that the file lacks: threads take turns differently from run to run, and a few functions on rare paths
 cost a block or two of memory where a new link costs minutes. Prints what it holds on stderr.
 """
 
