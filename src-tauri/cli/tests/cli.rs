@@ -1461,6 +1461,36 @@ fn a_configured_server_runs_only_once_trusted_and_asks_again_when_edited() {
     assert!(!marker.exists(), "the edited definition did not run");
 }
 
+/// A configured server's trust cannot be known from a damaged database: the connect says the
+/// database is damaged (and where it was moved), not that the server is untrusted, and nothing
+/// runs.
+#[test]
+fn a_damaged_database_is_said_before_a_configured_server_runs() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = home.path().join("ran");
+    let config = home.path().join("config.json");
+    let script = format!("touch '{}'; exec {}", marker.display(), everything());
+    let file = serde_json::json!({"mcpServers": {"ev": {
+        "command": "sh", "args": ["-c", script], "sandbox": false,
+    }}});
+    std::fs::write(&config, file.to_string()).unwrap();
+    let database = home.path().join(switchboard_base::store::DATABASE_FILE);
+    std::fs::write(&database, vec![0x5a; 8192]).unwrap();
+
+    let o = command(home.path(), &["tools", "ev"])
+        .env("SWITCHBOARD_CONFIG", &config)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("damaged") && err.contains("moved aside"),
+        "{err}"
+    );
+    assert!(!err.contains("not_trusted"), "{err}");
+    assert!(!marker.exists(), "the server ran");
+}
+
 /// Whether process `pid` runs (a zombie, dead but not yet reaped by its parent, does not).
 #[cfg(target_os = "linux")]
 fn running(pid: &str) -> bool {

@@ -242,8 +242,8 @@ impl ClientHandler for InboundHandler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        // rmcp restarts the idle timer of the request that owns the token; this only reports it.
-        let Some(call_id) = self.progress.route(&params.progress_token) else {
+        // Heard, it restarts the idle timeout of the request that owns the token.
+        let Some(call_id) = self.progress.hear(&params.progress_token) else {
             tracing::trace!(server = %self.server, "dropped progress for no request in flight");
             return;
         };

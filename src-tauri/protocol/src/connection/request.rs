@@ -5,6 +5,8 @@
 //! `prompts/get` and `resources/read`, whose input requests go to the host's handler (and so
 //! through the approval door) like any other server→client request.
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -15,10 +17,12 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
 use rmcp::{ClientHandler, RoleClient, ServiceError};
+use tokio::time::{Instant, Sleep, sleep_until};
 
 use super::task_call::Era;
 use super::{Connection, params};
 use crate::error::{Error, ErrorCode, Result};
+use crate::handler::ProgressRoute;
 use crate::tasks::wire;
 
 impl Connection {
@@ -29,38 +33,51 @@ impl Connection {
         request: ClientRequest,
         call: Option<&str>,
     ) -> Result<ServerResult> {
-        let inner = &self.inner;
-        let options = PeerRequestOptions::with_timeout(inner.timeout)
-            .reset_timeout_on_progress()
-            .with_max_total_timeout(inner.max_total);
-        self.request_with(request, call, options).await
+        let limits = Limits {
+            idle: Some(self.inner.timeout),
+            total: Some(self.inner.max_total),
+        };
+        self.request_with(request, call, limits).await
     }
 
-    /// Sends `request` under `options` and waits for its result.
+    /// Sends `request` and waits for its result within `limits`.
     pub(super) async fn request_with(
         &self,
         request: ClientRequest,
         call: Option<&str>,
-        options: PeerRequestOptions,
+        limits: Limits,
     ) -> Result<ServerResult> {
         let inner = &self.inner;
         let peer = inner.service.peer();
+        // rmcp is asked for no timeout: `Limits` keeps one timer a request, where rmcp's
+        // progress-restarted timeout takes a channel, a lock shared by every request (twice) and
+        // a second timer for each (BENCHMARKS.md, 64 in flight).
         let handle = peer
-            .send_request_with_option(request, options)
+            .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.map_error(e))?;
         // rmcp picks the token while sending, so the route opens just after: progress arriving
-        // in that instant is not shown, though rmcp's timer still counts it.
-        let _route = inner
+        // in that instant is not shown, and the idle timeout starts after it.
+        let route = inner
             .service
             .service()
             .progress_routes()
             .open(handle.progress_token.clone(), call);
         let mut abandoned = Abandoned::new(peer, handle.id.clone());
-        // On a timeout rmcp itself tells the server the request is cancelled.
-        let result = handle.await_response().await;
-        abandoned.disarm();
-        result.map_err(|e| self.request_error(e))
+        // The answer's future ends with this block: held across the cancel's await as well, it
+        // could not share its room in this future's state with the send's (BENCHMARKS.md).
+        match limits.wait(handle.await_response(), &route).await {
+            Ok(result) => {
+                abandoned.disarm();
+                result.map_err(|e| self.request_error(e))
+            }
+            Err(exceeded) => {
+                abandoned.reason = exceeded.reason();
+                Err(self.request_error(ServiceError::Timeout {
+                    timeout: exceeded.limit(),
+                }))
+            }
+        }
     }
 
     pub(super) fn request_error(&self, e: ServiceError) -> Error {
@@ -389,11 +406,128 @@ impl Rounds {
     }
 }
 
-/// Tells the server about a request whose caller stopped waiting (a cancelled call, a window
-/// that went away) unless disarmed once the answer came.
+/// How long a request may take: `idle` without progress under its own token (progress restarts
+/// it), and `total` however steady the progress.
+pub(super) struct Limits {
+    pub(super) idle: Option<Duration>,
+    pub(super) total: Option<Duration>,
+}
+
+/// The limit a request ran past.
+enum Exceeded {
+    Idle(Duration),
+    Total(Duration),
+}
+
+impl Exceeded {
+    fn limit(&self) -> Duration {
+        match self {
+            Self::Idle(limit) | Self::Total(limit) => *limit,
+        }
+    }
+
+    /// The reason the server is told with the cancellation.
+    fn reason(&self) -> &'static str {
+        match self {
+            Self::Idle(_) => "request timeout",
+            Self::Total(_) => "maximum total timeout exceeded",
+        }
+    }
+}
+
+impl Limits {
+    /// Waits for `answer` with one timer, set to the nearer of the two ends. When it fires, the
+    /// idle end is worked out again from the last progress `route` heard: moved on if progress
+    /// came since, the limit exceeded if not.
+    fn wait<'a, F: Future>(&'a self, answer: F, route: &'a ProgressRoute<'a>) -> Within<'a, F> {
+        let started = Instant::now();
+        let total_end = self.total.map(|total| started + total);
+        let timer = self.next_end(started, total_end).map(sleep_until);
+        Within {
+            answer,
+            timer,
+            limits: self,
+            route,
+            started,
+            total_end,
+        }
+    }
+
+    /// Where the timer goes after it fired at `now`: to the next end, or nowhere because a
+    /// limit was run past.
+    fn fired(
+        &self,
+        now: Instant,
+        heard: Instant,
+        total_end: Option<Instant>,
+    ) -> std::result::Result<Instant, Exceeded> {
+        if let (Some(total), Some(end)) = (self.total, total_end)
+            && now >= end
+        {
+            return Err(Exceeded::Total(total));
+        }
+        match self.next_end(heard, total_end) {
+            Some(end) if end > now => Ok(end),
+            _ => Err(Exceeded::Idle(self.idle.unwrap_or_default())),
+        }
+    }
+
+    /// The nearer of the idle end (counted from `from`) and the total end.
+    fn next_end(&self, from: Instant, total_end: Option<Instant>) -> Option<Instant> {
+        let idle_end = self.idle.map(|idle| from + idle);
+        match (idle_end, total_end) {
+            (Some(idle), Some(total)) => Some(idle.min(total)),
+            (end, None) | (None, end) => end,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// An answer awaited within its `Limits`. A future of its own rather than an `async fn`: an
+    /// `async fn` would hold the answer's future twice (the argument and the pinned copy), and
+    /// every request's state would carry both.
+    struct Within<'a, F> {
+        #[pin]
+        answer: F,
+        #[pin]
+        timer: Option<Sleep>,
+        limits: &'a Limits,
+        route: &'a ProgressRoute<'a>,
+        started: Instant,
+        total_end: Option<Instant>,
+    }
+}
+
+impl<F: Future> Future for Within<'_, F> {
+    type Output = std::result::Result<F::Output, Exceeded>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(answered) = this.answer.poll(cx) {
+            return Poll::Ready(Ok(answered));
+        }
+        let Some(mut timer) = this.timer.as_pin_mut() else {
+            return Poll::Pending;
+        };
+        while timer.as_mut().poll(cx).is_ready() {
+            let heard = this.route.last_heard().unwrap_or(*this.started);
+            match this.limits.fired(Instant::now(), heard, *this.total_end) {
+                Ok(end) => timer.as_mut().reset(end),
+                Err(exceeded) => return Poll::Ready(Err(exceeded)),
+            }
+        }
+        Poll::Pending
+    }
+}
+
+/// Tells the server about a request that ended without its answer (a timeout, a cancelled call,
+/// a window that went away) unless disarmed once the answer came. The notice goes from a task of
+/// its own: awaited here, its future would add to every request's state.
 struct Abandoned {
     peer: Peer<RoleClient>,
     id: Option<RequestId>,
+    /// What the server is told; a timeout names its limit (rmcp's own reasons).
+    reason: &'static str,
 }
 
 impl Abandoned {
@@ -401,6 +535,7 @@ impl Abandoned {
         Self {
             peer: peer.clone(),
             id: Some(id),
+            reason: "the caller stopped waiting",
         }
     }
 
@@ -415,14 +550,15 @@ impl Drop for Abandoned {
         else {
             return;
         };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            let cancelled =
-                serde_json::json!({ "requestId": id, "reason": "the caller stopped waiting" });
-            if let Ok(p) = serde_json::from_value(cancelled) {
-                let _ = peer.notify_cancelled(p).await;
-            }
-        });
+        let (peer, reason) = (self.peer.clone(), self.reason);
+        runtime.spawn(async move { notify_cancelled(&peer, id, reason).await });
+    }
+}
+
+async fn notify_cancelled(peer: &Peer<RoleClient>, id: RequestId, reason: &str) {
+    let cancelled = serde_json::json!({ "requestId": id, "reason": reason });
+    if let Ok(p) = serde_json::from_value(cancelled) {
+        let _ = peer.notify_cancelled(p).await;
     }
 }
 
@@ -479,5 +615,111 @@ mod future_size {
         // What the box holds: the rare paths stay out of it too.
         let boxed = of(|c: &Connection| c.call_tool_boxed(None, "echo", None));
         assert!(boxed <= 2 * bare, "{boxed} bytes against rmcp's {bare}");
+    }
+}
+
+/// One timer for both limits, on tokio's paused clock: each test controls every instant.
+#[cfg(test)]
+mod limits {
+    use std::future::pending;
+    use std::time::Duration;
+
+    use rmcp::model::{NumberOrString, ProgressToken};
+    use tokio::time::{Instant, sleep};
+
+    use super::{Exceeded, Limits};
+    use crate::handler::{ProgressRoute, ProgressRoutes};
+
+    fn token(n: i64) -> ProgressToken {
+        ProgressToken(NumberOrString::Number(n))
+    }
+
+    fn secs(n: u64) -> Duration {
+        Duration::from_secs(n)
+    }
+
+    /// Waits within `limits` for an answer that never comes, and says how long that took.
+    async fn timed(limits: &Limits, route: &ProgressRoute<'_>) -> (Result<(), Exceeded>, Duration) {
+        let started = Instant::now();
+        let waited = limits.wait(pending::<()>(), route).await;
+        (waited, started.elapsed())
+    }
+
+    /// Progress every `every` seconds under `token`, `times` times.
+    async fn progress(routes: &ProgressRoutes, token: ProgressToken, every: u64, times: usize) {
+        for _ in 0..times {
+            sleep(secs(every)).await;
+            routes.hear(&token);
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn progress_moves_the_idle_end_on_and_silence_ends_the_wait() {
+        let routes = ProgressRoutes::default();
+        let route = routes.open(token(1), None);
+        let limits = Limits {
+            idle: Some(secs(10)),
+            total: None,
+        };
+        let ((waited, took), ()) =
+            tokio::join!(timed(&limits, &route), progress(&routes, token(1), 8, 3));
+        assert!(matches!(waited, Err(Exceeded::Idle(d)) if d == secs(10)));
+        // The last progress came at 24 s: the idle limit ran from there.
+        assert_eq!(took, secs(34));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn progress_under_another_token_moves_nothing() {
+        let routes = ProgressRoutes::default();
+        let route = routes.open(token(1), None);
+        let _other = routes.open(token(2), None);
+        let limits = Limits {
+            idle: Some(secs(10)),
+            total: None,
+        };
+        let ((waited, took), ()) =
+            tokio::join!(timed(&limits, &route), progress(&routes, token(2), 4, 5));
+        assert!(matches!(waited, Err(Exceeded::Idle(_))));
+        assert_eq!(took, secs(10));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_total_holds_however_steady_the_progress() {
+        let routes = ProgressRoutes::default();
+        let route = routes.open(token(1), None);
+        let limits = Limits {
+            idle: Some(secs(10)),
+            total: Some(secs(30)),
+        };
+        let (waited, took) = tokio::select! {
+            timed = timed(&limits, &route) => timed,
+            () = progress(&routes, token(1), 5, 100) => panic!("the progress outlasted the total"),
+        };
+        assert!(matches!(waited, Err(Exceeded::Total(d)) if d == secs(30)));
+        assert_eq!(took, secs(30));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_within_the_limits_is_returned() {
+        let routes = ProgressRoutes::default();
+        let route = routes.open(token(1), None);
+        let limits = Limits {
+            idle: Some(secs(10)),
+            total: Some(secs(30)),
+        };
+        let answer = async {
+            sleep(secs(9)).await;
+            "answer"
+        };
+        assert!(matches!(limits.wait(answer, &route).await, Ok("answer")));
+        let unlimited = Limits {
+            idle: None,
+            total: None,
+        };
+        let late = async {
+            sleep(secs(3600)).await;
+            "late"
+        };
+        assert!(matches!(unlimited.wait(late, &route).await, Ok("late")));
     }
 }

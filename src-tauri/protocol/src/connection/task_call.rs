@@ -19,10 +19,10 @@ use rmcp::model::{
     GetTaskParams, GetTaskRequest, InputRequests, InputResponses, ServerResult, UpdateTaskParams,
     UpdateTaskRequest,
 };
-use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
 use super::Connection;
+use super::request::Limits;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::ServerEvent;
 use crate::tasks::wire::{self, Snapshot};
@@ -204,8 +204,11 @@ impl Connection {
     fn result_2025(&self, id: &str) -> Pending {
         let (connection, request) = (self.clone(), custom("tasks/result", id));
         Box::pin(async move {
-            let options = PeerRequestOptions::with_timeout(connection.inner.max_total);
-            connection.request_with(request, None, options).await
+            let limits = Limits {
+                idle: None,
+                total: Some(connection.inner.max_total),
+            };
+            connection.request_with(request, None, limits).await
         })
     }
 
