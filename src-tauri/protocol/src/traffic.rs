@@ -1,14 +1,16 @@
 //! What crossed the wire to each server: every JSON-RPC message in both directions (and for HTTP
 //! the exchange's status and the headers that matter), kept in a bounded ring per server with its
-//! secrets already replaced. Recording is a copy of bytes the transport holds anyway; what a
-//! message is (kind, method, id) and which request a response answers are worked out only when
-//! someone looks ([`shape`], [`Pairing`]).
+//! secrets already replaced. Recording is a copy of bytes the transport holds anyway, less the
+//! `_meta` run every request repeats ([`body`]); what a message is (kind, method, id) and which
+//! request a response answers are worked out only when someone looks ([`shape`], [`Pairing`]).
 
+mod body;
 pub mod hidden;
 pub mod kept;
 pub mod shape;
 pub mod trace;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
@@ -16,6 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use body::Body;
 use hidden::Hidden;
 
 /// Which way a message went.
@@ -418,10 +421,11 @@ impl TrafficRing {
         let Some(s) = &self.0 else { return };
         let hidden = s.hidden.read().unwrap_or_else(|p| p.into_inner()).clone();
         let keep = s.max_message_bytes.load(Ordering::Relaxed);
-        let body: Arc<[u8]> = Arc::from(&*hidden.cut(bytes, keep));
+        let kept = hidden.cut(bytes, keep);
         let http = http.map(|h| Box::new(hide_headers(h, &hidden)));
         let at_ms = now_ms();
         let mut ring = s.ring.lock().unwrap_or_else(|p| p.into_inner());
+        let body = ring.shared[direction as usize].body(&kept);
         let seq = s.common.seq.fetch_add(1, Ordering::SeqCst) + 1;
         let record = Record {
             seq,
@@ -478,7 +482,7 @@ impl TrafficRing {
         Some(TrafficMessage {
             seq,
             server: s.server.clone(),
-            body: String::from_utf8_lossy(&record.body).into_owned(),
+            body: String::from_utf8_lossy(&record.body.bytes()).into_owned(),
             truncated: record.truncated(),
             size: record.size as u64,
         })
@@ -523,7 +527,7 @@ struct Record {
     seq: u64,
     at_ms: f64,
     direction: Direction,
-    body: Arc<[u8]>,
+    body: Body,
     size: usize,
     /// Boxed, as are the others below: most records have none, and a small record keeps the ring
     /// within a few cache-friendly megabytes.
@@ -546,10 +550,11 @@ impl Record {
     }
 
     fn footprint(&self) -> usize {
-        self.body.len() + std::mem::size_of::<Self>()
+        self.body.own_len() + std::mem::size_of::<Self>()
     }
 
-    fn entry(&self, server: &str) -> (TrafficEntry, &[u8]) {
+    fn entry(&self, server: &str) -> (TrafficEntry, Cow<'_, [u8]>) {
+        let body = self.body.bytes();
         let d = self.described.as_deref().cloned().unwrap_or_default();
         let kind = match (&self.http, d.shape.kind) {
             (Some(_), MessageKind::Other) => MessageKind::Http,
@@ -569,9 +574,9 @@ impl Record {
             paired_seq: d.paired.map(|p| p.0),
             latency_ms: d.paired.map(|p| p.1),
             http: self.http.as_deref().cloned(),
-            preview: preview(&self.body),
+            preview: preview(&body),
         };
-        (entry, &self.body)
+        (entry, body)
     }
 }
 
@@ -586,13 +591,13 @@ fn preview(body: &[u8]) -> String {
 }
 
 /// A failed exchange: a JSON-RPC error, a tool result marked as an error, an HTTP error.
-fn failed(record: &Record, shape: &shape::Shape) -> bool {
+fn failed(record: &Record, body: &[u8], shape: &shape::Shape) -> bool {
     let http_error = record
         .http
         .as_deref()
         .is_some_and(|h| h.error.is_some() || h.status.is_some_and(|s| s >= 400));
     let tool_error = shape.kind == MessageKind::Response
-        && memchr::memmem::find(&record.body, br#""isError":true"#).is_some();
+        && memchr::memmem::find(body, br#""isError":true"#).is_some();
     http_error || tool_error || shape.kind == MessageKind::Error
 }
 
@@ -602,6 +607,8 @@ struct Ring {
     dropped: u64,
     limits: TrafficLimits,
     pairing: Pairing,
+    /// The run each direction's messages repeat, held once.
+    shared: [body::Shared; 2],
 }
 
 impl Ring {
@@ -612,6 +619,7 @@ impl Ring {
             dropped: 0,
             limits,
             pairing: Pairing::default(),
+            shared: Default::default(),
         }
     }
 
@@ -669,10 +677,11 @@ impl Ring {
 /// What `record` is; a response is paired with its request through `pairing` and named by its
 /// request's method.
 fn described(record: &Record, pairing: &mut Pairing) -> Described {
-    let shape = shape::of(&record.body);
+    let body = record.body.bytes();
+    let shape = shape::of(&body);
     let paired = pairing.see(record.direction, record.at_ms, record.seq, &shape);
     Described {
-        failed: failed(record, &shape),
+        failed: failed(record, &body, &shape),
         method: match &paired {
             Some((_, _, method)) => method.clone(),
             None => shape.method.clone(),

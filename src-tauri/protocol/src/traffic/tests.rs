@@ -177,6 +177,56 @@ fn a_flood_stays_inside_the_bounds() {
     assert_eq!(traffic.messages(&[last.seq])[0].body.len(), 16 << 10);
 }
 
+/// On 2026-07-28 most of a small request is its `_meta`, the same every time: the ring holds it
+/// once, and every message still reads back, is described and is found as sent.
+#[test]
+fn a_rings_requests_hold_their_repeated_meta_once() {
+    let traffic = Traffic::new(TrafficLimits::default());
+    let ring = traffic.ring("modern");
+    let sent: Vec<Vec<u8>> = (1..=1_000)
+        .map(|id| body::tests::call_2026(id, &format!("message {id}")))
+        .collect();
+    let mut whole = 0;
+    for (id, bytes) in (1..).zip(&sent) {
+        let answer = response(id, "ok");
+        ring.record(Direction::Out, bytes);
+        ring.record(Direction::In, &answer);
+        whole += bytes.len() + answer.len() + 2 * std::mem::size_of::<Record>();
+    }
+    let Some(shared) = &ring.0 else { panic!("on") };
+    let held = shared.ring.lock().unwrap().bytes;
+    // The client's meta is over 400 bytes: each request holds it no more.
+    assert!(
+        held + 1_000 * 400 < whole,
+        "{held} bytes held, {whole} whole"
+    );
+
+    let entries = traffic.query_all(&TrafficQuery {
+        methods: vec!["tools/call".into()],
+        text: "message 999".into(),
+        limit: 100,
+        ..TrafficQuery::default()
+    });
+    assert_eq!(entries.len(), 1);
+    assert!(entries[0].paired_seq.is_some(), "paired with its response");
+    assert!(entries[0].preview.contains("protocolVersion"));
+    let seqs: Vec<u64> = everything_of(&traffic).iter().map(|e| e.seq).collect();
+    let bodies: Vec<Vec<u8>> = traffic
+        .messages(&seqs)
+        .into_iter()
+        .filter(|m| m.body.contains("tools/call"))
+        .map(|m| m.body.into_bytes())
+        .collect();
+    assert_eq!(bodies, sent);
+}
+
+fn everything_of(traffic: &Traffic) -> Vec<TrafficEntry> {
+    traffic.query_all(&TrafficQuery {
+        limit: 5_000,
+        ..TrafficQuery::default()
+    })
+}
+
 #[test]
 fn queries_filter_and_page_across_servers() {
     let traffic = Traffic::new(TrafficLimits::default());

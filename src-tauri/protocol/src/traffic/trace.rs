@@ -185,7 +185,7 @@ fn write_all(rx: Receiver<Queued>, mut sink: impl Sink) -> std::io::Result<u64> 
             Queued::Record { server, record } => {
                 let pairing = pairings.entry(server.clone()).or_default();
                 let entry = entry_of(&server, record.clone(), pairing);
-                sink.write(&server, &entry, &record.body)?;
+                sink.write(&server, &entry, &record.body.bytes())?;
                 if entry.paired_seq.is_some() {
                     sink.paired(&entry)?;
                 }
