@@ -624,26 +624,56 @@ impl Ring {
     }
 
     fn push(&mut self, record: Record) {
+        // The oldest goes before the newest comes, so a full ring never outgrows its room.
+        while self.records.len() >= self.max_messages() {
+            self.drop_oldest();
+        }
+        if self.records.len() == self.records.capacity() {
+            match self.room().checked_sub(self.records.len()) {
+                Some(more) if more > 0 => self.records.reserve_exact(more),
+                _ => self.records.reserve(1),
+            }
+        }
         self.bytes += record.footprint();
         self.records.push_back(record);
         self.trim();
     }
 
+    /// How many records a full ring holds, as far as it is worth making room for at once. Room
+    /// is made for all of them at the first record: grown by doubling, the ring would hold its
+    /// records twice while moving them, and up to twice the room it needs for good. Pages of
+    /// room no record reached take no memory.
+    fn room(&self) -> usize {
+        let by_bytes = self.limits.max_bytes as usize / std::mem::size_of::<Record>() + 1;
+        self.max_messages().min(by_bytes).min(Self::MAX_ROOM)
+    }
+
+    /// Past this many records, room is made as it is needed.
+    const MAX_ROOM: usize = 1 << 16;
+
+    fn max_messages(&self) -> usize {
+        self.limits.max_messages.max(1) as usize
+    }
+
     fn set_limits(&mut self, limits: TrafficLimits) {
         self.limits = limits;
         self.trim();
+        self.records.shrink_to(self.room());
     }
 
     fn trim(&mut self) {
-        let (count, bytes) = (
-            self.limits.max_messages.max(1) as usize,
-            self.limits.max_bytes as usize,
-        );
-        while self.records.len() > count || (self.bytes > bytes && self.records.len() > 1) {
-            if let Some(old) = self.records.pop_front() {
-                self.bytes -= old.footprint();
-                self.dropped += 1;
-            }
+        let bytes = self.limits.max_bytes as usize;
+        while self.records.len() > self.max_messages()
+            || (self.bytes > bytes && self.records.len() > 1)
+        {
+            self.drop_oldest();
+        }
+    }
+
+    fn drop_oldest(&mut self) {
+        if let Some(old) = self.records.pop_front() {
+            self.bytes -= old.footprint();
+            self.dropped += 1;
         }
     }
 

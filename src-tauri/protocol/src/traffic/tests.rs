@@ -163,6 +163,8 @@ fn a_flood_stays_inside_the_bounds() {
     assert!(kept.records.len() <= 1_000);
     assert!(kept.bytes <= 1 << 20, "{} bytes", kept.bytes);
     assert_eq!(kept.dropped + kept.records.len() as u64, 50_000);
+    // Room for the records a full ring holds, made once: not doubled past it.
+    assert_eq!(kept.records.capacity(), 1_000);
     drop(kept);
     // The truncated message says how big it was.
     ring.record(Direction::In, &big);
@@ -175,6 +177,15 @@ fn a_flood_stays_inside_the_bounds() {
     assert!(last.truncated);
     assert_eq!(last.size, 4 << 20);
     assert_eq!(traffic.messages(&[last.seq])[0].body.len(), 16 << 10);
+
+    // Smaller bounds give the room back.
+    traffic.set_limits(TrafficLimits {
+        max_messages: 100,
+        ..limits
+    });
+    let kept = shared.ring.lock().unwrap();
+    assert_eq!(kept.records.len(), 100);
+    assert_eq!(kept.records.capacity(), 100);
 }
 
 /// On 2026-07-28 most of a small request is its `_meta`, the same every time: the ring holds it
