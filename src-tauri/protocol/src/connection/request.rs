@@ -1,7 +1,7 @@
-//! One request to a server under Switchboard's timeout rules, through rmcp's per-request
-//! options: the idle timeout restarts only on progress that carries this request's own token, a
-//! total cap holds however steady that progress is, and a request its caller stops waiting for
-//! is cancelled on the server. Also the 2026-07-28 multi round-trip loop of `tools/call`,
+//! One request to a server under Switchboard's timeout rules, kept with one timer a request
+//! ([`Limits`]): the idle timeout restarts only on progress that carries this request's own
+//! token, a total cap holds however steady that progress is, and a request that times out or
+//! that its caller stops waiting for is cancelled on the server. Also the 2026-07-28 multi round-trip loop of `tools/call`,
 //! `prompts/get` and `resources/read`, whose input requests go to the host's handler (and so
 //! through the approval door) like any other server→client request.
 
