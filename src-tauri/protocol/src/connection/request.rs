@@ -641,6 +641,14 @@ mod limits {
         Duration::from_secs(n)
     }
 
+    /// Limits of whole seconds.
+    fn within(idle: Option<u64>, total: Option<u64>) -> Limits {
+        Limits {
+            idle: idle.map(secs),
+            total: total.map(secs),
+        }
+    }
+
     /// Waits within `limits` for an answer that never comes, and says how long that took.
     async fn timed(limits: &Limits, route: &ProgressRoute<'_>) -> (Result<(), Exceeded>, Duration) {
         let started = Instant::now();
@@ -660,10 +668,7 @@ mod limits {
     async fn progress_moves_the_idle_end_on_and_silence_ends_the_wait() {
         let routes = ProgressRoutes::default();
         let route = routes.open(token(1), None);
-        let limits = Limits {
-            idle: Some(secs(10)),
-            total: None,
-        };
+        let limits = within(Some(10), None);
         let ((waited, took), ()) =
             tokio::join!(timed(&limits, &route), progress(&routes, token(1), 8, 3));
         assert!(matches!(waited, Err(Exceeded::Idle(d)) if d == secs(10)));
@@ -676,10 +681,7 @@ mod limits {
         let routes = ProgressRoutes::default();
         let route = routes.open(token(1), None);
         let _other = routes.open(token(2), None);
-        let limits = Limits {
-            idle: Some(secs(10)),
-            total: None,
-        };
+        let limits = within(Some(10), None);
         let ((waited, took), ()) =
             tokio::join!(timed(&limits, &route), progress(&routes, token(2), 4, 5));
         assert!(matches!(waited, Err(Exceeded::Idle(_))));
@@ -690,10 +692,7 @@ mod limits {
     async fn the_total_holds_however_steady_the_progress() {
         let routes = ProgressRoutes::default();
         let route = routes.open(token(1), None);
-        let limits = Limits {
-            idle: Some(secs(10)),
-            total: Some(secs(30)),
-        };
+        let limits = within(Some(10), Some(30));
         let (waited, took) = tokio::select! {
             timed = timed(&limits, &route) => timed,
             () = progress(&routes, token(1), 5, 100) => panic!("the progress outlasted the total"),
@@ -706,19 +705,13 @@ mod limits {
     async fn an_answer_within_the_limits_is_returned() {
         let routes = ProgressRoutes::default();
         let route = routes.open(token(1), None);
-        let limits = Limits {
-            idle: Some(secs(10)),
-            total: Some(secs(30)),
-        };
+        let limits = within(Some(10), Some(30));
         let answer = async {
             sleep(secs(9)).await;
             "answer"
         };
         assert!(matches!(limits.wait(answer, &route).await, Ok("answer")));
-        let unlimited = Limits {
-            idle: None,
-            total: None,
-        };
+        let unlimited = within(None, None);
         let late = async {
             sleep(secs(3600)).await;
             "late"
