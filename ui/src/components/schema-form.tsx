@@ -5,6 +5,7 @@
 import { useEffect, useEffectEvent, useMemo, useRef, useState } from "react";
 import type { JsonSchema } from "../mcp";
 import { Revealed, RevealedCopy, revealedText } from "./revealed";
+import { Choice } from "./choice";
 
 type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "multi" | "strings" | "json";
 
@@ -346,7 +347,7 @@ function FieldInput(props: {
       return (
         <label className="field" onBlur={props.onBlur}>
           {label}
-          <select data-testid={id} value={text} onChange={(e) => props.onChange(e.currentTarget.value)}>
+          <Choice data-testid={id} value={text} onChoose={props.onChange}>
             {/* Without an empty choice the browser shows the first option as chosen while none is,
                 and choosing it fires no change. */}
             <option value="" disabled={field.required}>
@@ -357,7 +358,7 @@ function FieldInput(props: {
                 {revealedText(c.title)}
               </option>
             ))}
-          </select>
+          </Choice>
           {help}
         </label>
       );

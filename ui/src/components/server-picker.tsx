@@ -5,6 +5,7 @@ import type { ServerView } from "../bindings/ServerView";
 import type { Offer } from "../host";
 import { offers, running } from "../host";
 import { Revealed } from "./revealed";
+import { Choice } from "./choice";
 
 export function ServerPicker(props: {
   servers: ServerView[];
@@ -17,10 +18,10 @@ export function ServerPicker(props: {
   return (
     <label className="picker">
       <span>Server</span>
-      <select
+      <Choice
         data-testid="server-picker"
         value={props.value ?? ""}
-        onChange={(e) => props.onChange(e.currentTarget.value)}
+        onChoose={props.onChange}
       >
         <option value="" disabled>
           {list.length ? "Choose a server…" : "No running server offers this"}
@@ -36,7 +37,7 @@ export function ServerPicker(props: {
             {s.name}
           </option>
         ))}
-      </select>
+      </Choice>
     </label>
   );
 }

@@ -13,6 +13,7 @@ import { ErrorBanner } from "../components/error-banner";
 import { PinsPanel } from "../components/pins-panel";
 import { reveal } from "../components/visible";
 import type { HostState } from "../host";
+import { Choice } from "../components/choice";
 
 const RULES: { value: Rule; label: string }[] = [
   { value: "ask", label: "ask every time" },
@@ -92,17 +93,17 @@ export function ApprovalsScreen(props: { backend: Backend; host: HostState }) {
                     ) : null}
                   </td>
                   <td>
-                    <select
+                    <Choice
                       data-testid="policy-rule"
                       value={p.rule}
-                      onChange={(e) => change(p, e.currentTarget.value as Rule)}
+                      onChoose={(picked) => change(p, picked as Rule)}
                     >
                       {RULES.map((r) => (
                         <option key={r.value} value={r.value}>
                           {r.label}
                         </option>
                       ))}
-                    </select>
+                    </Choice>
                   </td>
                   <td>
                     <button className="small" data-testid="policy-remove" onClick={() => remove(p)}>
@@ -283,24 +284,24 @@ function NewRule(props: { servers: string[]; onAdd: (p: PolicyEntry) => void }) 
         setTool("");
       }}
     >
-      <select data-testid="policy-new-server" value={chosen} onChange={(e) => setServer(e.currentTarget.value)}>
+      <Choice data-testid="policy-new-server" value={chosen} onChoose={setServer}>
         {props.servers.map((name) => (
           <option key={name} value={name}>
             {name}
           </option>
         ))}
-      </select>
-      <select
+      </Choice>
+      <Choice
         data-testid="policy-new-kind"
         value={kind}
-        onChange={(e) => setKind(e.currentTarget.value as PolicyEntry["kind"])}
+        onChoose={(picked) => setKind(picked as PolicyEntry["kind"])}
       >
         {Object.entries(KINDS).map(([value, label]) => (
           <option key={value} value={value}>
             {label}
           </option>
         ))}
-      </select>
+      </Choice>
       <input
         data-testid="policy-new-tool"
         placeholder="all tools"
@@ -308,13 +309,13 @@ function NewRule(props: { servers: string[]; onAdd: (p: PolicyEntry) => void }) 
         value={kind === "tool_call" ? tool : ""}
         onChange={(e) => setTool(e.currentTarget.value)}
       />
-      <select data-testid="policy-new-rule" value={rule} onChange={(e) => setRule(e.currentTarget.value as Rule)}>
+      <Choice data-testid="policy-new-rule" value={rule} onChoose={(picked) => setRule(picked as Rule)}>
         {RULES.map((r) => (
           <option key={r.value} value={r.value}>
             {r.label}
           </option>
         ))}
-      </select>
+      </Choice>
       <button type="submit" data-testid="policy-add-button" disabled={!chosen}>
         Add rule
       </button>

@@ -21,6 +21,7 @@ import { RegistriesPanel } from "./gallery/registries";
 import type { Notice } from "./gallery/updates";
 import { Updates } from "./gallery/updates";
 import { listingKey, SEARCH_DELAY_MS, useListing, useSettled } from "./gallery/use-listing";
+import { Choice } from "../components/choice";
 
 type Installing =
   | { kind: "registry"; server: RegistryRef; title: string }
@@ -130,22 +131,19 @@ export function GalleryScreen(props: {
       <header className="pane-header">
         <h2>Gallery</h2>
         {registries.length > 1 ? (
-          <select
+          <Choice
             aria-label="Registry"
             data-testid="gallery-registry"
             title={registry ?? registries[0]}
-            value={registry ?? registries[0]}
-            onChange={(e) => {
-              const chosen = e.currentTarget.value;
-              setRegistry(chosen === registries[0] ? null : chosen);
-            }}
+            value={registry ?? registries[0] ?? ""}
+            onChoose={(chosen) => setRegistry(chosen === registries[0] ? null : chosen)}
           >
             {registries.map((r) => (
               <option key={r} value={r}>
                 {registryLabel(r)}
               </option>
             ))}
-          </select>
+          </Choice>
         ) : null}
         <input
           type="search"

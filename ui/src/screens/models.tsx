@@ -10,6 +10,7 @@ import type { ModelRating } from "../bindings/ModelRating";
 import type { ProviderKind } from "../bindings/ProviderKind";
 import type { ProviderSettings } from "../bindings/ProviderSettings";
 import { ErrorBanner } from "../components/error-banner";
+import { Choice } from "../components/choice";
 
 const KINDS: { kind: ProviderKind; label: string; id: string; url: string; env: string }[] = [
   { kind: "openai", label: "OpenAI or compatible", id: "openai", url: "https://api.openai.com/v1", env: "OPENAI_API_KEY" },
@@ -186,18 +187,18 @@ function ProviderForm(props: {
       <div className="row">
         <label className="field">
           <span className="muted">Kind</span>
-          <select
+          <Choice
             data-testid="provider-kind"
             value={draft.kind}
             disabled={!props.isNew}
-            onChange={(e) => setDraft({ ...blank(e.currentTarget.value as ProviderKind), models: [] })}
+            onChoose={(picked) => setDraft({ ...blank(picked as ProviderKind), models: [] })}
           >
             {KINDS.map((k) => (
               <option key={k.kind} value={k.kind}>
                 {k.label}
               </option>
             ))}
-          </select>
+          </Choice>
         </label>
         <label className="field">
           <span className="muted">Name</span>

@@ -4,6 +4,7 @@ import { createContext, useContext } from "react";
 import type { Review } from "../../bindings/Review";
 import type { Rule } from "../../bindings/Rule";
 import type { Verdict } from "../../bindings/Verdict";
+import { Choice } from "../choice";
 
 /** Whether the dialog's Approve may be pressed yet. */
 export const Armed = createContext(true);
@@ -19,11 +20,11 @@ export function RememberPicker(props: { value: Rule | null; onChange: (r: Rule |
   return (
     <label className="inline">
       <span className="muted">From now on:</span>
-      <select
+      <Choice
         data-testid="review-remember"
         value={props.value ?? "ask"}
-        onChange={(e) => {
-          const v = e.currentTarget.value as Rule;
+        onChoose={(picked) => {
+          const v = picked as Rule;
           props.onChange(v === "ask" ? null : v);
         }}
       >
@@ -31,7 +32,7 @@ export function RememberPicker(props: { value: Rule | null; onChange: (r: Rule |
         <option value="allow_session">allow until I quit</option>
         <option value="always_allow">always allow</option>
         <option value="deny">always deny</option>
-      </select>
+      </Choice>
     </label>
   );
 }

@@ -14,17 +14,18 @@ import { blocksOf, obj, str } from "./loose-json";
 import type { EditorProps } from "./review-actions";
 import { Actions, Armed, RememberPicker } from "./review-actions";
 import { JsonEditor, Media, TextBlock } from "./review-fields";
+import { Choice } from "../choice";
 
 /** The provider and model picker: the person's models, only those the server may use when it has a list. */
 function ModelChoice(props: { choices: string[]; allowed: string[]; current: string; onPick: (choice: string) => void }) {
   const offered = props.choices.filter((c) => isAllowed(props.allowed, ...splitChoice(c)));
   if (!offered.some((c) => c !== props.current)) return null;
   return (
-    <select
+    <Choice
       data-testid="sampling-choice"
       aria-label="Provider and model"
       value={props.current}
-      onChange={(e) => props.onPick(e.currentTarget.value)}
+      onChoose={props.onPick}
     >
       {offered.includes(props.current) ? null : <option value={props.current}>{props.current.replace("/", " · ")}</option>}
       {offered.map((c) => (
@@ -32,7 +33,7 @@ function ModelChoice(props: { choices: string[]; allowed: string[]; current: str
           {c.replace("/", " · ")}
         </option>
       ))}
-    </select>
+    </Choice>
   );
 }
 

@@ -8,6 +8,7 @@ import { SchemaForm } from "../schema-form";
 import { reveal } from "../visible";
 import type { Json } from "./loose-json";
 import { blocksOf, obj, str } from "./loose-json";
+import { Choice } from "../choice";
 
 /** The tools a sampling request offers the model (none when its `toolChoice` forbids calling them). */
 export function offeredTools(request: unknown): Json[] {
@@ -124,11 +125,11 @@ export function ToolPicker(props: {
     <div className="card" data-testid="completion-tool-picker">
       <label className="field">
         <span className="muted">Call a tool</span>
-        <select
+        <Choice
           data-testid="completion-tool-pick"
           value={name}
-          onChange={(e) => {
-            setName(e.currentTarget.value);
+          onChoose={(picked) => {
+            setName(picked);
             setArgs(null);
             setFormError(null);
           }}
@@ -139,7 +140,7 @@ export function ToolPicker(props: {
               {reveal(str(t.name))}
             </option>
           ))}
-        </select>
+        </Choice>
       </label>
       {tool ? (
         <>

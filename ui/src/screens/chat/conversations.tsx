@@ -10,6 +10,7 @@ import type { ProviderSettings } from "../../bindings/ProviderSettings";
 import { Revealed } from "../../components/revealed";
 import { SelectableList } from "../../components/selectable-list";
 import type { ChatAction } from "./session";
+import { Choice } from "../../components/choice";
 
 /** The manual provider: no key, the person writes the model's answers in the approval dialog. */
 export const MANUAL = { provider: "manual", model: "manual" };
@@ -127,12 +128,11 @@ export function ConversationHeader(props: {
       <h2>
         <Revealed text={conversation.title} />
       </h2>
-      <select
+      <Choice
         data-testid="chat-model"
         value={`${conversation.provider}/${conversation.model}`}
-        onChange={(e) => {
+        onChoose={(v) => {
           // Provider names never contain "/"; model names may (OpenRouter).
-          const v = e.currentTarget.value;
           const cut = v.indexOf("/");
           props.onModel({ provider: v.slice(0, cut), model: v.slice(cut + 1) });
         }}
@@ -142,7 +142,7 @@ export function ConversationHeader(props: {
             {m.provider === MANUAL.provider ? "manual · you write the answers" : `${m.provider} · ${m.model}`}
           </option>
         ))}
-      </select>
+      </Choice>
       {props.children}
       <button className="small danger" data-testid="delete-chat" onClick={props.onDelete}>
         Delete

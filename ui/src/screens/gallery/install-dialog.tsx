@@ -13,6 +13,7 @@ import { ErrorBanner } from "../../components/error-banner";
 import { GalleryDialog, InstallFooter, useInstall } from "./dialog";
 import type { Values } from "./install-fields";
 import { filled, initialValues, InstallFields } from "./install-fields";
+import { Choice } from "../../components/choice";
 
 export function InstallDialog(props: {
   backend: Backend;
@@ -96,11 +97,11 @@ function VersionField(props: { versions: RegistryListing[]; value: string; onCha
   return (
     <div className="field">
       <label htmlFor="install-version">Version</label>
-      <select
+      <Choice
         id="install-version"
         data-testid="install-version"
         value={props.value}
-        onChange={(e) => props.onChange(e.currentTarget.value)}
+        onChoose={props.onChange}
       >
         {listed ? null : <option value={props.value}>{props.value}</option>}
         {props.versions.map((l) => {
@@ -112,7 +113,7 @@ function VersionField(props: { versions: RegistryListing[]; value: string; onCha
             </option>
           );
         })}
-      </select>
+      </Choice>
     </div>
   );
 }
@@ -147,12 +148,12 @@ function RegistryInstall(props: {
       {form.choices.length > 1 ? (
         <div className="field">
           <label htmlFor="install-choice">How to run it</label>
-          <select
+          <Choice
             id="install-choice"
             data-testid="install-choice"
-            value={at}
-            onChange={(e) => {
-              const next = Number(e.currentTarget.value);
+            value={String(at)}
+            onChoose={(picked) => {
+              const next = Number(picked);
               setAt(next);
               setValues(initialValues(form.choices[next]?.needs ?? []));
             }}
@@ -162,7 +163,7 @@ function RegistryInstall(props: {
                 {c.label}
               </option>
             ))}
-          </select>
+          </Choice>
         </div>
       ) : option ? (
         <p className="muted" data-testid="install-only-choice">

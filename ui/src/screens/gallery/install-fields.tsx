@@ -7,6 +7,7 @@ import type { Backend } from "../../backend";
 import { errorMessage } from "../../backend";
 import type { InstallInput } from "../../bindings/InstallInput";
 import type { InstallInputKind } from "../../bindings/InstallInputKind";
+import { Choice } from "../../components/choice";
 
 export type Values = Record<string, string>;
 
@@ -136,14 +137,14 @@ function InputField(props: {
     <div className="field">
       {label}
       {n.choices.length ? (
-        <select {...common} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <Choice {...common} value={value} onChoose={onChange}>
           {n.required && value ? null : <option value="">—</option>}
           {n.choices.map((c) => (
             <option key={c} value={c}>
               {c}
             </option>
           ))}
-        </select>
+        </Choice>
       ) : n.secret ? (
         <input {...common} type="password" autoComplete="off" value={value} onChange={(e) => onChange(e.currentTarget.value)} />
       ) : n.multiple ? (

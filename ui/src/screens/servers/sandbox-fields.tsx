@@ -5,6 +5,7 @@
 import type { SandboxProfile } from "../../bindings/SandboxProfile";
 import type { SandboxSetting } from "../../bindings/SandboxSetting";
 import { lines } from "./text-lines";
+import { Choice } from "../../components/choice";
 
 type Network = "on" | "off" | "hosts";
 
@@ -70,11 +71,11 @@ export function SandboxFields(props: { value: SandboxFieldsState; onChange: (v: 
         <>
           <label className="field">
             <span>Network</span>
-            <select data-testid="sandbox-network" value={v.network} onChange={(e) => set({ network: e.currentTarget.value as Network })}>
+            <Choice data-testid="sandbox-network" value={v.network} onChoose={(picked) => set({ network: picked as Network })}>
               <option value="on">Any host</option>
               <option value="off">None (not even this computer)</option>
               <option value="hosts">Only these hosts</option>
-            </select>
+            </Choice>
           </label>
           {v.network === "hosts" ? (
             <label className="field">

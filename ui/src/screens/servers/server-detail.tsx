@@ -17,6 +17,7 @@ import { needsSignIn } from "../../host";
 import { ErrorDetails } from "../../components/error-details";
 import { SandboxLine, withHost } from "./sandbox-line";
 import type { LogLevel } from "../../mcp";
+import { Choice } from "../../components/choice";
 
 const OFF = "The server is disabled: tick Enabled to start it.";
 
@@ -242,12 +243,12 @@ function ConfiguredServerDetail(props: { backend: Backend; host: HostState; serv
         <div className="log-tab">
           <label className="picker">
             <span>Level sent to the server</span>
-            <select
+            <Choice
               data-testid="log-level"
               value={level}
               disabled={s.state !== "running" || !("logging" in (s.state === "running" ? s.summary.capabilities : {}))}
-              onChange={(e) => {
-                const l = e.currentTarget.value as LogLevel;
+              onChoose={(picked) => {
+                const l = picked as LogLevel;
                 setLevel(l);
                 act(() => backend.setLogLevel(server.name, l));
               }}
@@ -255,7 +256,7 @@ function ConfiguredServerDetail(props: { backend: Backend; host: HostState; serv
               {LEVELS.map((l) => (
                 <option key={l}>{l}</option>
               ))}
-            </select>
+            </Choice>
           </label>
           <pre className="log-view" ref={(el) => el?.scrollTo(0, el.scrollHeight)}>
             {logs.length

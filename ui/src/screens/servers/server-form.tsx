@@ -10,6 +10,7 @@ import { ErrorBanner } from "../../components/error-banner";
 import { SamplingModelsField, samplingModelsSetting } from "./sampling-models-field";
 import { SandboxFields, sandboxFields, sandboxSetting } from "./sandbox-fields";
 import { lines } from "./text-lines";
+import { Choice } from "../../components/choice";
 
 function pairs(text: string, sep: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -110,10 +111,10 @@ export function ServerForm(props: {
       </label>
       <label className="field">
         <span>Kind</span>
-        <select data-testid="server-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as "stdio" | "remote")}>
+        <Choice data-testid="server-kind" value={kind} onChoose={(picked) => setKind(picked as "stdio" | "remote")}>
           <option value="stdio">Local program (stdio)</option>
           <option value="remote">Remote (HTTP)</option>
-        </select>
+        </Choice>
       </label>
       {kind === "stdio" ? (
         <>
@@ -146,11 +147,11 @@ export function ServerForm(props: {
           </label>
           <label className="field">
             <span>Transport</span>
-            <select value={transport} onChange={(e) => setTransport(e.currentTarget.value as RemoteTransport)}>
+            <Choice value={transport} onChoose={(picked) => setTransport(picked as RemoteTransport)}>
               <option value="auto">Automatic (Streamable HTTP, then legacy SSE)</option>
               <option value="streamable-http">Streamable HTTP</option>
               <option value="sse">Legacy HTTP+SSE</option>
-            </select>
+            </Choice>
           </label>
           <label className="field">
             <span>

@@ -2,6 +2,7 @@
 // offered to the model (off, the person can still call it here), and per server what its new
 // tools start as.
 import type { SyntheticEvent } from "react";
+import { Choice } from "../../components/choice";
 
 /** Inside a list item that is chosen by a click, Enter or Space: the switch keeps them. */
 const keep = (e: SyntheticEvent) => e.stopPropagation();
@@ -35,14 +36,14 @@ export function NewToolsSwitch(props: { server: string; on: boolean; onChange: (
       title={`Whether tools ${props.server} adds from now on are offered to the chat's model; its tools seen already keep their switch.`}
     >
       New tools start
-      <select
+      <Choice
         data-testid="new-tools-switch"
         value={props.on ? "on" : "off"}
-        onChange={(e) => props.onChange(e.currentTarget.value === "on")}
+        onChoose={(picked) => props.onChange(picked === "on")}
       >
         <option value="on">on</option>
         <option value="off">off</option>
-      </select>
+      </Choice>
       for the model
     </label>
   );

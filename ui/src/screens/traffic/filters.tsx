@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { Direction } from "../../bindings/Direction";
 import type { TrafficFilters } from "./model";
+import { Choice } from "../../components/choice";
 
 export const SEARCH_DELAY_MS = 200;
 
@@ -17,7 +18,7 @@ export function TrafficFilterBar(props: {
   const set = (change: Partial<TrafficFilters>) => onChange({ ...filters, ...change });
   return (
     <div className="traffic-filters" role="group" aria-label="Filters">
-      <Choice
+      <FilterChoice
         testId="traffic-server"
         label="Server"
         all="All servers"
@@ -25,7 +26,7 @@ export function TrafficFilterBar(props: {
         options={props.servers}
         onChange={(server) => set({ server })}
       />
-      <Choice
+      <FilterChoice
         testId="traffic-method"
         label="Method"
         all="All methods"
@@ -35,15 +36,15 @@ export function TrafficFilterBar(props: {
       />
       <label className="toggle">
         Direction
-        <select
+        <Choice
           data-testid="traffic-direction"
           value={filters.direction}
-          onChange={(e) => set({ direction: e.currentTarget.value as Direction | "" })}
+          onChoose={(picked) => set({ direction: picked as Direction | "" })}
         >
           <option value="">Sent and received</option>
           <option value="out">Sent to servers</option>
           <option value="in">Received from servers</option>
-        </select>
+        </Choice>
       </label>
       <label className="toggle">
         <input
@@ -60,7 +61,7 @@ export function TrafficFilterBar(props: {
 }
 
 /** A select of one of `options`, or all of them (""); a chosen value gone from `options` stays. */
-function Choice(props: {
+function FilterChoice(props: {
   testId: string;
   label: string;
   all: string;
@@ -72,14 +73,14 @@ function Choice(props: {
   return (
     <label className="toggle">
       {props.label}
-      <select data-testid={props.testId} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      <Choice data-testid={props.testId} value={props.value} onChoose={props.onChange}>
         <option value="">{props.all}</option>
         {options.map((o) => (
           <option key={o} value={o}>
             {o}
           </option>
         ))}
-      </select>
+      </Choice>
     </label>
   );
 }
