@@ -453,14 +453,17 @@ async fn a_late_response_and_its_progress_are_dropped_and_the_connection_carries
         .unwrap();
     let c = &live.connection;
     let e = c
-        .call_tool("late", Some(json!({"seconds": 1.2})))
+        .call_tool("late", Some(json!({"seconds": 30})))
         .await
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    assert!(e.message.contains("within 600 ms"), "{e}");
     let _ = progress_seen(&mut streams, "tardy");
     // Told the request is cancelled, the server answers it all the same and then sends progress
     // for it. It answers `settle` only after writing both, and the host reads its output in
     // order, so by the time `settle` and the next call are answered both were read and dealt with.
+    // The notice must reach the server before `settle` does: the server waits for `late`'s
+    // thread while it answers `settle`, and that thread ends only on the notice (or in 30 s).
     let r = c.call_tool("settle", None).await.unwrap();
     assert_eq!(first_text(&r), "settled");
     let r = c

@@ -75,7 +75,12 @@ impl Connection {
                 result.map_err(|e| self.request_error(e))
             }
             Err(exceeded) => {
-                abandoned.reason = exceeded.reason();
+                // Told before the caller hears of the timeout, so the notice reaches the server
+                // ahead of whatever the caller sends next (as rmcp's own timeout does). Boxed:
+                // the rare path's future stays out of every request's state.
+                if let Some(id) = abandoned.disarm() {
+                    Box::pin(notify_cancelled(peer, id, exceeded.reason())).await;
+                }
                 Err(self.request_error(ServiceError::Timeout {
                     timeout: exceeded.limit(),
                 }))
@@ -91,15 +96,15 @@ impl Connection {
         let inner = &self.inner;
         let message = if timeout == inner.max_total && timeout != inner.timeout {
             format!(
-                "server {:?} exceeded the maximum total time of {}s; the request was cancelled",
+                "server {:?} exceeded the maximum total time of {}; the request was cancelled",
                 inner.server,
-                timeout.as_secs()
+                spoken(timeout)
             )
         } else {
             format!(
-                "server {:?} did not answer within {}s; the request was cancelled",
+                "server {:?} did not answer within {}; the request was cancelled",
                 inner.server,
-                timeout.as_secs()
+                spoken(timeout)
             )
         };
         Error::new(ErrorCode::Timeout, message)
@@ -273,6 +278,17 @@ impl Connection {
         // As rmcp's own loop does: a refused input request ends the whole request.
         let answer = answer.map_err(|e| self.map_error(ServiceError::McpError(e)))?;
         Ok((key, answer))
+    }
+}
+
+/// A timeout as a person reads it: `60 s`, `1.5 s`, `600 ms` (not `0s`).
+fn spoken(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis().max(1))
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
     }
 }
 
@@ -523,14 +539,12 @@ impl<F: Future> Future for Within<'_, F> {
     }
 }
 
-/// Tells the server about a request that ended without its answer (a timeout, a cancelled call,
-/// a window that went away) unless disarmed once the answer came. The notice goes from a task of
-/// its own: awaited here, its future would add to every request's state.
+/// Tells the server about a request its caller stopped waiting for (a cancelled call, a window
+/// that went away) unless disarmed once the request ended otherwise. Dropped, it cannot wait:
+/// the notice goes from a task of its own.
 struct Abandoned {
     peer: Peer<RoleClient>,
     id: Option<RequestId>,
-    /// What the server is told; a timeout names its limit (rmcp's own reasons).
-    reason: &'static str,
 }
 
 impl Abandoned {
@@ -538,12 +552,12 @@ impl Abandoned {
         Self {
             peer: peer.clone(),
             id: Some(id),
-            reason: "the caller stopped waiting",
         }
     }
 
-    fn disarm(&mut self) {
-        self.id = None;
+    /// No notice from the drop; the request's id, for a notice of the caller's own.
+    fn disarm(&mut self) -> Option<RequestId> {
+        self.id.take()
     }
 }
 
@@ -553,8 +567,9 @@ impl Drop for Abandoned {
         else {
             return;
         };
-        let (peer, reason) = (self.peer.clone(), self.reason);
-        runtime.spawn(async move { notify_cancelled(&peer, id, reason).await });
+        let peer = self.peer.clone();
+        runtime
+            .spawn(async move { notify_cancelled(&peer, id, "the caller stopped waiting").await });
     }
 }
 
@@ -571,6 +586,14 @@ mod tests {
 
     fn result(value: serde_json::Value) -> Result<Answered<CallToolRequestParams>> {
         Ok(Answered::Done(serde_json::from_value(value).unwrap()))
+    }
+
+    #[test]
+    fn a_timeout_is_said_in_the_unit_that_reads_best() {
+        assert_eq!(spoken(Duration::from_secs(60)), "60 s");
+        assert_eq!(spoken(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(spoken(Duration::from_millis(600)), "600 ms");
+        assert_eq!(spoken(Duration::from_micros(10)), "1 ms");
     }
 
     #[test]
