@@ -2,6 +2,7 @@
 //! transport with a hard cap on message size that closes the connection instead of growing memory,
 //! the legacy HTTP+SSE transport of 2024-11-05, and the 2025-11-25 task fields rmcp's types drop.
 
+mod answer_kinds;
 pub mod legacy_sse;
 pub mod recorded;
 pub mod session_checked;

@@ -5,7 +5,7 @@
 //! byte for byte.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Where the repeated run starts.
 const ANCHOR: &[u8] = br#""_meta":"#;
@@ -59,7 +59,10 @@ impl Shared {
             shared: None,
             at: 0,
         };
-        let Some(at) = memchr::memmem::find(bytes, ANCHOR) else {
+        // Built once: a searcher made for each message cost more than the search.
+        static FINDER: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+        let finder = FINDER.get_or_init(|| memchr::memmem::Finder::new(ANCHOR));
+        let Some(at) = finder.find(bytes) else {
             return whole();
         };
         let Ok(at32) = u32::try_from(at) else {

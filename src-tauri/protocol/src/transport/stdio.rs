@@ -15,6 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::Mutex;
 
 use super::CloseReason;
+use super::answer_kinds::AnswerKinds;
 use super::task_fields::{self, TaskFields};
 use crate::error::{Error, ErrorCode};
 use crate::traffic::{Direction, TrafficRing};
@@ -32,6 +33,8 @@ pub struct StdioTransport<R, W> {
     batch: VecDeque<RxJsonRpcMessage<RoleClient>>,
     /// What the messages say of tasks that rmcp's types drop.
     task_fields: TaskFields,
+    /// The kind of result each pending request expects.
+    answer_kinds: AnswerKinds,
     /// Where every line is recorded as it crossed the pipe.
     traffic: TrafficRing,
 }
@@ -60,6 +63,7 @@ where
             garbage: GarbageLog::default(),
             batch: VecDeque::new(),
             task_fields: TaskFields::default(),
+            answer_kinds: AnswerKinds::default(),
             traffic: TrafficRing::off(),
         }
     }
@@ -121,6 +125,7 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.answer_kinds.sent(&item);
         let writer = self.writer.clone();
         let traffic = self.traffic.clone();
         let initialize = matches!(
@@ -168,12 +173,15 @@ where
                 continue;
             }
             self.traffic.record(Direction::In, text);
-            let parsed = parse(text, &self.task_fields);
+            let parsed = parse(
+                text,
+                &self.task_fields,
+                &mut self.answer_kinds,
+                &mut self.batch,
+            );
             match parsed {
-                Ok(mut messages) => {
+                Ok(first) => {
                     self.line.clear();
-                    let first = messages.pop_front();
-                    self.batch = messages;
                     if first.is_some() {
                         return first;
                     }
@@ -195,26 +203,38 @@ where
     }
 }
 
-/// One message, or every message of a batch (an empty batch is no message at all). A message
-/// that may carry task fields is read as JSON first, so that [`TaskFields`] sees them.
+/// The first message of a line; the rest of a batch go to `rest` (an empty batch is no message
+/// at all). A message that may carry task fields is read as JSON first, so that [`TaskFields`]
+/// sees them; an answer to a pending request is read as the kind of result the request expects
+/// ([`AnswerKinds`]).
 fn parse(
     text: &[u8],
     fields: &TaskFields,
-) -> serde_json::Result<VecDeque<RxJsonRpcMessage<RoleClient>>> {
-    if task_fields::mentions_tasks(text) {
+    kinds: &mut AnswerKinds,
+    rest: &mut VecDeque<RxJsonRpcMessage<RoleClient>>,
+) -> serde_json::Result<Option<RxJsonRpcMessage<RoleClient>>> {
+    let mut messages: VecDeque<RxJsonRpcMessage<RoleClient>> = if task_fields::mentions_tasks(text)
+    {
         let value: serde_json::Value = serde_json::from_slice(text)?;
         let mut values = match value {
             serde_json::Value::Array(items) => items,
             single => vec![single],
         };
         values.iter_mut().for_each(|v| fields.incoming(v));
-        return values.into_iter().map(serde_json::from_value).collect();
-    }
-    if text.first() == Some(&b'[') {
-        serde_json::from_slice(text)
+        values
+            .into_iter()
+            .map(serde_json::from_value)
+            .collect::<serde_json::Result<_>>()?
+    } else if text.first() == Some(&b'[') {
+        serde_json::from_slice(text)?
+    } else if let Some(answer) = kinds.read(text) {
+        return Ok(Some(answer));
     } else {
-        serde_json::from_slice(text).map(|m| VecDeque::from([m]))
-    }
+        return serde_json::from_slice(text).map(Some);
+    };
+    let first = messages.pop_front();
+    *rest = messages;
+    Ok(first)
 }
 
 fn trim_line(line: &[u8]) -> &[u8] {
