@@ -76,10 +76,15 @@ impl Connection {
             }
             Err(exceeded) => {
                 // Told before the caller hears of the timeout, so the notice reaches the server
-                // ahead of whatever the caller sends next (as rmcp's own timeout does). Boxed:
-                // the rare path's future stays out of every request's state.
+                // ahead of whatever the caller sends next (as rmcp's own timeout does). Sent from
+                // a task of its own and waited for a moment only: a server that stopped reading
+                // must not hold the timeout back, and a caller dropped meanwhile must not lose the
+                // notice. Boxed: the rare path's future stays out of every request's state.
                 if let Some(id) = abandoned.disarm() {
-                    Box::pin(notify_cancelled(peer, id, exceeded.reason())).await;
+                    let (peer, reason) = (peer.clone(), exceeded.reason());
+                    let told =
+                        tokio::spawn(async move { notify_cancelled(&peer, id, reason).await });
+                    let _ = Box::pin(tokio::time::timeout(NOTICE_WAIT, told)).await;
                 }
                 Err(self.request_error(ServiceError::Timeout {
                     timeout: exceeded.limit(),
@@ -538,6 +543,9 @@ impl<F: Future> Future for Within<'_, F> {
         Poll::Pending
     }
 }
+
+/// How long a timed-out request waits for its cancellation notice to be sent.
+const NOTICE_WAIT: Duration = Duration::from_millis(500);
 
 /// Tells the server about a request its caller stopped waiting for (a cancelled call, a window
 /// that went away) unless disarmed once the request ended otherwise. Dropped, it cannot wait:
