@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use rmcp::RoleClient;
 use rmcp::model::{
     ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0,
-    RequestId, ServerResult,
+    NumberOrString, RequestId, ServerResult,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use serde::Deserialize;
@@ -96,6 +96,25 @@ impl AnswerKinds {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Forgets the request `message` answers, read the other way (an error, a batch, a result
+    /// of another kind), and an id the server sent back as a string the way rmcp takes it.
+    pub(super) fn settled(&mut self, message: &RxJsonRpcMessage<RoleClient>) {
+        let id = match message {
+            JsonRpcMessage::Response(r) => &r.id,
+            JsonRpcMessage::Error(e) => match &e.id {
+                Some(id) => id,
+                None => return,
+            },
+            _ => return,
+        };
+        if self.pending.remove(id).is_none()
+            && let NumberOrString::String(text) = id
+            && let Ok(n) = text.parse::<i64>()
+        {
+            self.pending.remove(&NumberOrString::Number(n));
         }
     }
 

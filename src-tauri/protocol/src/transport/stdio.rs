@@ -230,8 +230,11 @@ fn parse(
     } else if let Some(answer) = kinds.read(text) {
         return Ok(Some(answer));
     } else {
-        return serde_json::from_slice(text).map(Some);
+        let message = serde_json::from_slice(text)?;
+        kinds.settled(&message);
+        return Ok(Some(message));
     };
+    messages.iter().for_each(|m| kinds.settled(m));
     let first = messages.pop_front();
     *rest = messages;
     Ok(first)

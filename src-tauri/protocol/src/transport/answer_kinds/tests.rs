@@ -132,3 +132,18 @@ fn requests_never_answered_do_not_grow_it_without_end() {
     }
     assert_eq!(kinds.pending.len(), AnswerKinds::MAX_PENDING);
 }
+
+#[test]
+fn an_answer_read_the_other_way_ends_the_wait_too() {
+    let mut kinds = AnswerKinds::default();
+    request(&mut kinds, 1, "tools/call", json!({"name": "fails"}));
+    request(&mut kinds, 2, "tools/call", json!({"name": "echo"}));
+    let error = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "no"}});
+    // An id sent back as a string, which rmcp takes for the number.
+    let as_string = json!({"jsonrpc": "2.0", "id": "2", "result": {"content": []}});
+    for message in [error, as_string] {
+        let message: RxJsonRpcMessage<RoleClient> = serde_json::from_value(message).unwrap();
+        kinds.settled(&message);
+    }
+    assert!(kinds.pending.is_empty(), "{:?}", kinds.pending);
+}
