@@ -6,6 +6,8 @@ mod indexed;
 
 pub use indexed::IndexedKeychain;
 
+use std::time::Duration;
+
 use crate::error::{Error, ErrorCode, Result};
 
 /// The keychain service name under which every Switchboard secret is stored.
@@ -50,9 +52,40 @@ impl Keychain {
         }
     }
 
-    fn entry(&self, name: &str) -> Result<keyring::Entry> {
-        keyring::Entry::new(&self.service, name).map_err(keychain_error)
+    /// `op` on entry `name`, within [`KEYCHAIN_WAIT`].
+    fn on_entry<T: Send + 'static>(
+        &self,
+        name: &str,
+        op: impl FnOnce(&keyring::Entry) -> keyring::Result<T> + Send + 'static,
+    ) -> Result<keyring::Result<T>> {
+        let (service, name) = (self.service.clone(), name.to_owned());
+        within(KEYCHAIN_WAIT, move || {
+            keyring::Entry::new(&service, &name).and_then(|entry| op(&entry))
+        })
     }
+}
+
+/// How long one keychain operation may take: time to answer an unlock prompt, but not forever
+/// for a Secret Service that took the connection and never answers (the D-Bus library gives a
+/// call no time limit of its own).
+const KEYCHAIN_WAIT: Duration = Duration::from_secs(30);
+
+/// `op`'s answer, run on a thread of its own, or the keychain's error once `wait` has passed
+/// without one (the thread is left to finish or hang on its own).
+fn within<T: Send + 'static>(wait: Duration, op: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    let (answer, answered) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("keychain".to_owned())
+        .spawn(move || {
+            let _ = answer.send(op());
+        })
+        .map_err(|e| keychain_missing(&e.to_string()))?;
+    answered.recv_timeout(wait).map_err(|_| {
+        keychain_missing(&format!(
+            "the Secret Service did not answer within {} s",
+            wait.as_secs()
+        ))
+    })
 }
 
 fn keychain_error(e: keyring::Error) -> Error {
@@ -78,13 +111,13 @@ pub fn keychain_missing(why: &str) -> Error {
 
 impl SecretStore for Keychain {
     fn set(&self, name: &str, value: &str) -> Result<()> {
-        self.entry(name)?
-            .set_password(value)
+        let value = value.to_owned();
+        self.on_entry(name, move |entry| entry.set_password(&value))?
             .map_err(keychain_error)
     }
 
     fn get(&self, name: &str) -> Result<Option<String>> {
-        match self.entry(name)?.get_password() {
+        match self.on_entry(name, keyring::Entry::get_password)? {
             Ok(v) => Ok(Some(v)),
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(keychain_error(e)),
@@ -92,7 +125,7 @@ impl SecretStore for Keychain {
     }
 
     fn delete(&self, name: &str) -> Result<()> {
-        match self.entry(name)?.delete_credential() {
+        match self.on_entry(name, keyring::Entry::delete_credential)? {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(keychain_error(e)),
         }
@@ -238,6 +271,19 @@ impl MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_keychain_that_never_answers_is_given_up_on() {
+        let started = std::time::Instant::now();
+        let never = within::<()>(Duration::from_millis(200), || {
+            loop {
+                std::thread::park();
+            }
+        });
+        assert_eq!(never.unwrap_err().code, ErrorCode::Keychain);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(within(Duration::from_secs(5), || 7).unwrap(), 7);
+    }
 
     #[test]
     fn expands_references() {
