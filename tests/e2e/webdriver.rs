@@ -322,11 +322,13 @@ impl Session {
         );
         // Once the page has drawn what the choice changed: a page that puts the select back
         // does it by then.
-        let check = "const [el, v] = arguments; \
+        // A select the choice re-rendered is looked up again by `css`.
+        let check = "const [first, {v, css}] = arguments; let el = first; \
             for (let i = 0; i < 2; i++) await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))); \
             const settled = Date.now() + 5000; \
             for (;;) { \
-              if (!el.isConnected) return 'the select was replaced before the page took the choice'; \
+              if (!el.isConnected) el = document.querySelector(css) || el; \
+              if (!el.isConnected) return 'the select is gone'; \
               if (el.value === v) return true; \
               if (Date.now() > settled) break; \
               await new Promise(r => setTimeout(r, 50)); } \
@@ -338,7 +340,9 @@ impl Session {
         // them put a bare React select back, and the choice was lost under load in CI runs (the
         // Traffic filter, the chat's model, the pins panel's and the Tools screen's server). The
         // UI's `Choice` takes the choice at `input` now, so a choice not kept is a bug.
-        let kept = self.script_async_el(check, &e, json!(value)).await;
+        let kept = self
+            .script_async_el(check, &e, json!({"v": value, "css": css}))
+            .await;
         assert_eq!(kept, Value::Bool(true), "choosing {value:?} in {css}");
     }
 

@@ -44,6 +44,18 @@ describe("Choice", () => {
     expect(chose.mock.calls).toEqual([["b"]]);
   });
 
+  it("takes a change after an input that had no change of its own", () => {
+    const chose = vi.fn();
+    render(<Picker onChoose={chose} />);
+    const pick = screen.getByTestId("pick") as HTMLSelectElement;
+    pick.value = "b";
+    fireEvent.input(pick);
+    pick.value = "a";
+    fireEvent.change(pick);
+    expect(chose.mock.calls).toEqual([["b"], ["a"]]);
+    expect(screen.getByTestId("held").textContent).toBe("a");
+  });
+
   it("takes a change that comes without an input", () => {
     const chose = vi.fn();
     render(<Picker onChoose={chose} />);

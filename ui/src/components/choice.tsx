@@ -14,21 +14,21 @@ type Props = Omit<SelectHTMLAttributes<HTMLSelectElement>, "onChange" | "onInput
 };
 
 export function Choice({ onChoose, ...rest }: Props) {
-  // Set by the `input` of a choice, so its `change` does not deliver it a second time.
-  const tookInput = useRef(false);
+  // The value an `input` delivered, so that the `change` of the same choice does not deliver it
+  // a second time (a `change` that brings another value is a choice of its own).
+  const taken = useRef<string | null>(null);
   return (
     <select
       {...rest}
       onInput={(e) => {
-        tookInput.current = true;
+        taken.current = e.currentTarget.value;
         onChoose(e.currentTarget.value);
       }}
       onChange={(e) => {
-        if (tookInput.current) {
-          tookInput.current = false;
-          return;
-        }
-        onChoose(e.currentTarget.value);
+        const value = e.currentTarget.value;
+        const delivered = taken.current === value;
+        taken.current = null;
+        if (!delivered) onChoose(value);
       }}
     />
   );
