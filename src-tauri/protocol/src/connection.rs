@@ -607,3 +607,14 @@ pub enum CompletionRef {
     /// A resource-template argument (the template's URI).
     Template(String),
 }
+
+/// A timeout as a person reads it: `60 s`, `1.5 s`, `600 ms` (not `0s`).
+pub(crate) fn spoken(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis().max(1))
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}

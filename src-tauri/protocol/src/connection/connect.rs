@@ -435,7 +435,7 @@ async fn dial_stdio(d: &Dial, child: Child<'_>) -> std::result::Result<Shaken, F
     };
     let why = match &failed {
         Some(e) => e.to_string(),
-        None => format!("no answer within {}s", startup.as_secs()),
+        None => format!("no answer within {}", super::spoken(startup)),
     };
     // Give the child a moment to finish writing stderr before it is reported.
     let exit = tokio::time::timeout(Duration::from_millis(300), group.wait())
@@ -824,9 +824,9 @@ where
         Err(_) => Err(Failure::Error(Error::new(
             ErrorCode::Timeout,
             format!(
-                "Server {server:?} at {url} did not answer within {} s: check that this is its \
+                "Server {server:?} at {url} did not answer within {}: check that this is its \
                  MCP endpoint, or raise requestTimeoutSecs for a slow server.",
-                timeout.as_secs()
+                super::spoken(timeout)
             ),
         ))),
     }

@@ -20,7 +20,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceError};
 use tokio::time::{Instant, Sleep, sleep_until};
 
 use super::task_call::Era;
-use super::{Connection, params};
+use super::{Connection, params, spoken};
 use crate::error::{Error, ErrorCode, Result};
 use crate::handler::ProgressRoute;
 use crate::tasks::wire;
@@ -283,17 +283,6 @@ impl Connection {
         // As rmcp's own loop does: a refused input request ends the whole request.
         let answer = answer.map_err(|e| self.map_error(ServiceError::McpError(e)))?;
         Ok((key, answer))
-    }
-}
-
-/// A timeout as a person reads it: `60 s`, `1.5 s`, `600 ms` (not `0s`).
-fn spoken(d: Duration) -> String {
-    if d.subsec_nanos() == 0 {
-        format!("{} s", d.as_secs())
-    } else if d < Duration::from_secs(1) {
-        format!("{} ms", d.as_millis().max(1))
-    } else {
-        format!("{:.1} s", d.as_secs_f64())
     }
 }
 
