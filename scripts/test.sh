@@ -13,6 +13,22 @@ root=$PWD
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
 mkdir -p "$CARGO_TARGET_DIR"
 export CARGO_TERM_COLOR=never
+# A run from a fresh clone gains nothing from incremental caches, which would double what the
+# workspace's own crates take on disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
+# A kept build directory only grows (cargo never removes what an older change built), and a full
+# disk shows up as the linker dying of a bus error halfway through the tests. A whole run needs
+# about SWITCHBOARD_NEEDED_GIB; with less free, the kept builds go and this run starts afresh.
+needed_gib="${SWITCHBOARD_NEEDED_GIB:-40}"
+free_gib() { df -Pk "$CARGO_TARGET_DIR" | awk 'NR == 2 { print int($4 / 1048576) }'; }
+if [ "$(free_gib)" -lt "$needed_gib" ]; then
+  printf 'only %s GiB free beside %s: removing its kept builds\n' "$(free_gib)" "$CARGO_TARGET_DIR"
+  rm -rf "$CARGO_TARGET_DIR/debug" "$CARGO_TARGET_DIR/release"
+  if [ "$(free_gib)" -lt "$needed_gib" ]; then
+    printf 'warning: only %s GiB free for the build; a whole run needs about %s GiB\n' "$(free_gib)" "$needed_gib" >&2
+  fi
+fi
 
 step() { printf '\n==> %s\n' "$*"; }
 
