@@ -69,10 +69,13 @@ XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c '
 
 step "without a keychain (no DBUS_SESSION_BUS_ADDRESS: SSH, containers, minimal desktops)"
 # Outside any D-Bus session, as a person on SSH has it: servers that need no secret connect, a
-# sign-in lasts the run, and what needs the keychain says so in one sentence.
-env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-core --test real_servers -- keychain:: errors::
-env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-base --lib -- secrets::
-env -u DBUS_SESSION_BUS_ADDRESS cargo test --locked -p switchboard-cli --test cli -- without_a_keychain
+# sign-in lasts the run, and what needs the keychain says so in one sentence. Selected across the
+# workspace, not with `-p`: one package alone unifies other features, and would build the
+# workspace's crates a second and third time.
+nokeychain() { env -u DBUS_SESSION_BUS_ADDRESS cargo test --workspace --locked "$@"; }
+nokeychain --test real_servers -- keychain:: errors::
+nokeychain --lib -- secrets::
+nokeychain --test cli -- without_a_keychain
 
 step "conformance client scenarios (@modelcontextprotocol/conformance)"
 cat "$SWITCHBOARD_CONFORMANCE_REPORT"
