@@ -42,9 +42,6 @@ pub fn support() -> Support {
 pub struct Prepared {
     ruleset: OwnedFd,
     filter: Vec<filter::Instruction>,
-    /// The granted paths, opened to make the rules: closed when the box is dropped, once the
-    /// server has been started, so that closing them overlaps the server's own start.
-    _paths: Vec<OwnedFd>,
 }
 
 fn abi_of(version: i32) -> ABI {
@@ -62,11 +59,9 @@ fn abi_of(version: i32) -> ABI {
 impl Prepared {
     /// Builds the ruleset and the filter for `grants`; the error says what failed.
     pub fn build(grants: &Grants, support: Support) -> Result<Self, String> {
-        let (ruleset, paths) = ruleset(grants, abi_of(support.landlock_abi))?;
         Ok(Self {
-            ruleset,
+            ruleset: ruleset(grants, abi_of(support.landlock_abi))?,
             filter: filter::program(grants.network)?,
-            _paths: paths,
         })
     }
 
@@ -160,7 +155,7 @@ unsafe fn drop_capabilities() -> std::io::Result<()> {
 /// The Landlock ruleset: every filesystem right handled, only the granted paths allowed; TCP
 /// connect and bind handled unless the network is on (off: no port; proxied: the proxy's port);
 /// abstract Unix sockets and signals scoped to the box.
-fn ruleset(grants: &Grants, abi: ABI) -> Result<(OwnedFd, Vec<OwnedFd>), String> {
+fn ruleset(grants: &Grants, abi: ABI) -> Result<OwnedFd, String> {
     let fail = |what: &str, e: &dyn std::fmt::Display| format!("{what}: {e}");
     let mut base = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -184,12 +179,11 @@ fn ruleset(grants: &Grants, abi: ABI) -> Result<(OwnedFd, Vec<OwnedFd>), String>
     let ruleset = Option::<OwnedFd>::from(created)
         .ok_or_else(|| "Landlock refused the ruleset".to_owned())?;
     let file = AccessFs::from_file(abi).bits();
-    let mut opened = Vec::with_capacity(grants.read.len() + grants.write.len());
     let read = AccessFs::from_read(abi).bits();
-    add_paths(&ruleset, &grants.read, read, file, &mut opened)?;
+    add_paths(&ruleset, &grants.read, read, file)?;
     let all = AccessFs::from_all(abi).bits();
-    add_paths(&ruleset, &grants.write, all, file, &mut opened)?;
-    Ok((ruleset, opened))
+    add_paths(&ruleset, &grants.write, all, file)?;
+    Ok(ruleset)
 }
 
 /// The kernel's `struct landlock_path_beneath_attr`.
@@ -204,15 +198,18 @@ const RULE_PATH_BENEATH: u32 = 1;
 
 /// Allows `access` beneath each of `paths` that exists (a file: only the file rights in
 /// `file_access`). One `open` and one `landlock_add_rule` (two for a file not known to be one
-/// by [`crate::grants::is_system_file`]) a path, the opened
-/// paths kept in `opened` to be closed later: the crate's rules also `stat` each path twice,
-/// which made up most of what a box cost a start.
+/// by [`crate::grants::is_system_file`]) a path, and its descriptor closed at once: the crate's
+/// rules also `stat` each path twice, which made up most of what a box cost a start.
+///
+/// Closed at once, not kept to close after the start: fifty descriptors held together take a
+/// host past the 64 its descriptor table starts with, and the kernel grows the table of a
+/// process with several threads only after an RCU grace period (0.8 ms once in three tries in a
+/// two-thread test process on the development VM); the child would also copy and close them.
 fn add_paths(
     ruleset: &OwnedFd,
     paths: &[std::path::PathBuf],
     access: u64,
     file_access: u64,
-    opened: &mut Vec<OwnedFd>,
 ) -> Result<(), String> {
     use std::os::unix::ffi::OsStrExt;
     for path in paths {
@@ -232,7 +229,6 @@ fn add_paths(
             add_path(ruleset, &fd, access & file_access)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        opened.push(fd);
     }
     Ok(())
 }
