@@ -19,7 +19,8 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 # A kept build directory only grows (cargo never removes what an older change built), and a full
 # disk shows up as the linker dying of a bus error halfway through the tests. A whole run needs
-# about SWITCHBOARD_NEEDED_GIB; with less free, the kept builds go and this run starts afresh.
+# about 22 GiB from scratch; with less than SWITCHBOARD_NEEDED_GIB free, the kept builds go and
+# this run starts afresh.
 needed_gib="${SWITCHBOARD_NEEDED_GIB:-40}"
 free_gib() { df -Pk "$CARGO_TARGET_DIR" | awk 'NR == 2 { print int($4 / 1048576) }'; }
 if [ "$(free_gib)" -lt "$needed_gib" ]; then
