@@ -27,7 +27,7 @@ if [ "$(free_gib)" -lt "$needed_gib" ]; then
   printf 'only %s GiB free beside %s: removing its kept builds\n' "$(free_gib)" "$CARGO_TARGET_DIR"
   rm -rf "$CARGO_TARGET_DIR/debug" "$CARGO_TARGET_DIR/release"
   if [ "$(free_gib)" -lt "$needed_gib" ]; then
-    printf 'warning: only %s GiB free for the build; a whole run needs about %s GiB\n' "$(free_gib)" "$needed_gib" >&2
+    printf 'warning: only %s GiB free for the build, where %s GiB are asked for\n' "$(free_gib)" "$needed_gib" >&2
   fi
 fi
 
