@@ -198,13 +198,13 @@ const RULE_PATH_BENEATH: u32 = 1;
 
 /// Allows `access` beneath each of `paths` that exists (a file: only the file rights in
 /// `file_access`). One `open` and one `landlock_add_rule` (two for a file not known to be one
-/// by [`crate::grants::is_system_file`]) a path, and its descriptor closed at once: the crate's
-/// rules also `stat` each path twice, which made up most of what a box cost a start.
+/// by [`crate::grants::is_system_file`]) a path: the crate's rules also `stat` each path twice,
+/// which made up most of what a box cost a start.
 ///
-/// Closed at once, not kept to close after the start: fifty descriptors held together take a
-/// host past the 64 its descriptor table starts with, and the kernel grows the table of a
-/// process with several threads only after an RCU grace period (0.8 ms once in three tries in a
-/// two-thread test process on the development VM); the child would also copy and close them.
+/// Each descriptor is closed once its rule is made, not kept until the server has started:
+/// fifty held together take a host past the 64 its descriptor table starts with, and the kernel
+/// grows the table of a process with several threads only after an RCU grace period (0.8 ms once
+/// in three tries in a two-thread test process on the development VM).
 fn add_paths(
     ruleset: &OwnedFd,
     paths: &[std::path::PathBuf],
