@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// Records, in the page, the events that reach the document from now on (type, target, value,
-/// time), so that a choice the page does not keep can say what happened around it.
+/// time) and each script's setting of a select's value or an option's selectedness (with the first
+/// frames of the script that did it), so that a choice the page does not keep can say what
+/// happened around it and who put the old value back.
 const EVENT_TRAIL: &str = "window.__e2eTrail = []; \
     if (!window.__e2eTrailOn) { window.__e2eTrailOn = true; \
       for (const type of ['change', 'input', 'keydown', 'mousedown', 'click', 'focusin']) { \
@@ -18,7 +20,14 @@ const EVENT_TRAIL: &str = "window.__e2eTrail = []; \
           window.__e2eTrail.push(`${Math.round(performance.now())} ${type} ${t.tagName || ''}\
 ${t.dataset && t.dataset.testid ? '[' + t.dataset.testid + ']' : ''}\
 ${t.dataset && t.dataset.name ? '(' + t.dataset.name + ')' : ''} ${'value' in t ? t.value : ''}\
-${e.isTrusted ? '' : ' synthetic'}`); }, true); } }";
+${e.isTrusted ? '' : ' synthetic'}`); }, true); } \
+      const setters = [[HTMLSelectElement, 'value'], [HTMLSelectElement, 'selectedIndex'], [HTMLOptionElement, 'selected']]; \
+      for (const [type, name] of setters) { \
+        const d = Object.getOwnPropertyDescriptor(type.prototype, name); \
+        Object.defineProperty(type.prototype, name, { ...d, set(v) { \
+          const from = (new Error().stack || '').split('\\n').slice(1, 4).join(' < '); \
+          window.__e2eTrail.push(`${Math.round(performance.now())} set ${type.name}.${name} ${this.value ?? ''}=${v} by ${from}`); \
+          d.set.call(this, v); } }); } }";
 
 pub struct Session {
     http: reqwest::Client,
@@ -335,11 +344,12 @@ impl Session {
             return `the page set the select back to ${JSON.stringify(el.value)} \
               (options ${JSON.stringify([...el.options].map(o => o.value))}, shown ${el.offsetParent !== null}, \
               selects like it ${document.querySelectorAll('select[data-testid=' + el.dataset.testid + ']').length}; \
-              events since the click: ${JSON.stringify((window.__e2eTrail || []).slice(-40))})`;";
-        // WebKit's WebDriver fires `input` and `change` a few milliseconds apart; a render between
-        // them put a bare React select back, and the choice was lost under load in CI runs (the
+              events since the click: ${JSON.stringify((window.__e2eTrail || []).slice(0, 40))})`;";
+        // Under load the page drew between the listeners of one `input` event and put the old
+        // value back before the select's own listeners read it: choices were lost in CI runs (the
         // Traffic filter, the chat's model, the pins panel's and the Tools screen's server). The
-        // UI's `Choice` takes the choice at `input` now, so a choice not kept is a bug.
+        // UI's `Choice` reads the value the first listener of the event noted, so a choice not
+        // kept is a bug; the trail above says who set the select back.
         let kept = self
             .script_async_el(check, &e, json!({"v": value, "css": css}))
             .await;
