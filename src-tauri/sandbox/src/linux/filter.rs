@@ -118,9 +118,12 @@ struct Program {
 
 impl Program {
     fn new() -> Self {
+        // Room for the whole program at once: it is built on every boxed start.
+        let mut labels = Vec::with_capacity(64);
+        labels.resize(5, None);
         Self {
-            code: Vec::new(),
-            labels: vec![None; 5],
+            code: Vec::with_capacity(128),
+            labels,
         }
     }
 
