@@ -212,18 +212,12 @@ fn add_paths(
     file_access: u64,
 ) -> Result<(), String> {
     use std::os::unix::ffi::OsStrExt;
-    // One buffer for every path's C string rather than an allocation each.
-    let mut c_path: Vec<u8> = Vec::with_capacity(256);
     for path in paths {
-        let bytes = path.as_os_str().as_bytes();
-        if bytes.contains(&0) {
+        let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
             continue;
-        }
-        c_path.clear();
-        c_path.extend_from_slice(bytes);
-        c_path.push(0);
-        // SAFETY: `c_path` is NUL-terminated with no NUL before; the descriptor is owned below.
-        let raw = unsafe { libc::open(c_path.as_ptr().cast(), libc::O_PATH | libc::O_CLOEXEC) };
+        };
+        // SAFETY: a valid C string; the descriptor is owned below.
+        let raw = unsafe { libc::open(c_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
         if raw < 0 {
             continue; // What does not exist is granted nothing.
         }

@@ -31,23 +31,7 @@ struct Record {
 
 /// A fresh token for a child about to be spawned.
 pub fn new_token() -> String {
-    format!("{:032x}", random_u128())
-}
-
-/// 128 random bits from the kernel in one system call. `rand`'s thread generator is not used:
-/// its first use in a process (the CLI's one start) sets up and seeds a ChaCha generator, about
-/// 80 µs of every start on the development VM.
-fn random_u128() -> u128 {
-    #[cfg(target_os = "linux")]
-    {
-        let mut bytes = [0u8; 16];
-        // SAFETY: the kernel writes at most `bytes.len()` bytes into `bytes`.
-        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-        if usize::try_from(n).is_ok_and(|n| n == bytes.len()) {
-            return u128::from_ne_bytes(bytes);
-        }
-    }
-    rand::random()
+    switchboard_base::canonical::new_id()
 }
 
 impl ProcessRecords {
@@ -195,16 +179,6 @@ fn stat_field(pid: u32, index: usize) -> Option<u64> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_are_128_random_bits_in_hex() {
-        let tokens: std::collections::HashSet<String> = (0..64).map(|_| new_token()).collect();
-        assert_eq!(tokens.len(), 64, "no token repeats");
-        for token in &tokens {
-            assert_eq!(token.len(), 32);
-            assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
-        }
-    }
 
     #[test]
     fn reaps_only_what_a_gone_host_left_and_only_its_own() {
