@@ -7,10 +7,10 @@
 # is the median. Prints the ratio against the run
 # without the box and whether the target (at most 1.1×) holds. Not a test: it prints numbers
 # (BENCHMARKS.md keeps them).
-# Usage: scripts/bench-sandbox.sh     BENCH_REPS=40
+# Usage: scripts/bench-sandbox.sh     BENCH_REPS=100
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps="${BENCH_REPS:-40}"
+reps="${BENCH_REPS:-100}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
 bash scripts/build-cli.sh > /dev/null
 cargo build --release --quiet -p switchboard-core --example fixture_server
