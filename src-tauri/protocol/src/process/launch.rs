@@ -183,7 +183,7 @@ fn widen_stdout(launched: &Launched) {
 }
 
 /// Gives the CPU to the new child before the host goes on with its own side of the start (the
-/// child's record, its pipes' registration, the first request). Where the two share a CPU (a
+/// child's process record, the handshake's first request). Where the two share a CPU (a
 /// host pinned to one, a one-CPU machine, a busy one) the child otherwise waits for all of that
 /// before it finishes its exec and starts, which is the part the user waits for; once it has
 /// run, the host's side overlaps the server's start instead of delaying it. Where nothing else
