@@ -69,15 +69,16 @@ impl Launch {
     /// Starts it: the vfork way where the kernel can, else by a fork. Then lets it run first.
     pub fn start(self) -> io::Result<Launched> {
         #[cfg(target_os = "linux")]
-        match self.start_vfork() {
+        let started = match self.start_vfork() {
             Err(e) if e.kind() == io::ErrorKind::Unsupported => {
                 tracing::debug!("this kernel cannot start a child the vfork way ({e}): forking");
+                self.start_forked()
             }
-            started => return started.inspect(widen_stdout).inspect(let_child_run),
-        }
-        self.start_forked()
-            .inspect(widen_stdout)
-            .inspect(let_child_run)
+            started => started,
+        };
+        #[cfg(not(target_os = "linux"))]
+        let started = self.start_forked();
+        started.inspect(widen_stdout).inspect(let_child_run)
     }
 
     #[cfg(target_os = "linux")]
