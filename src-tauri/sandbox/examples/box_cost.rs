@@ -1,5 +1,6 @@
 //! What building a box costs, step by step, and what a start costs started each way (not a
-//! test: it prints microseconds). `BALLAST_MB` sizes the parent, as a host is sized.
+//! test: it prints microseconds). `box_cost [PROGRAM [ARGS…]]`, `/bin/true` by default;
+//! `BALLAST_MB` sizes the parent, as a host is sized.
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -18,6 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let program = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "/bin/true".into());
+    let args: Vec<String> = std::env::args().skip(2).collect();
     let n: u32 = std::env::var("N")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -30,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let grants = spec.grants(Launch {
             program: Path::new(&program),
-            args: &[],
+            args: &args,
             cwd: None,
             path: Some("/usr/bin:/bin"),
         });
@@ -50,10 +52,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let spec = place.spec("bench", SandboxProfile::default(), vec![])?;
     let grants = spec.grants(Launch {
         program: Path::new(&program),
-        args: &[],
+        args: &args,
         cwd: None,
         path: Some("/usr/bin:/bin"),
     });
+    println!(
+        "{} paths to read, {} to write",
+        grants.read.len(),
+        grants.write.len()
+    );
     let prepared = std::sync::Arc::new(Prepared::build("bench", &grants, Support::detect())?);
     // A parent the size of a host (BALLAST_MB of touched memory, 20 by default): fork copies
     // its page tables, posix_spawn (what an unboxed start uses: no pre_exec) does not.
@@ -72,7 +79,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let way = i % 3;
         let t = Instant::now();
         let mut cmd = std::process::Command::new(&program);
-        cmd.stdin(std::process::Stdio::null())
+        cmd.args(&args)
+            .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null());
         let p = prepared.clone();
         // SAFETY: enter() makes only system calls; the other closure does nothing.

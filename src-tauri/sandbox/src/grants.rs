@@ -250,8 +250,17 @@ impl BoxSpec {
     pub fn grants(&self, launch: Launch<'_>) -> Grants {
         let mut read = system_reads();
         let runtime = Runtime::of(launch.program, launch.path);
-        read.extend(self.automatic(runtime.reads()));
-        read.extend(self.automatic(argument_paths(launch)));
+        for file in runtime.files() {
+            read.extend(self.installed(&file));
+        }
+        read.extend(self.automatic(runtime.venvs()));
+        for path in argument_paths(launch) {
+            if path.is_file() {
+                read.extend(self.installed(&path));
+            } else if !in_system(&path) {
+                read.extend(self.automatic([path]));
+            }
+        }
         if let Some(cwd) = launch.cwd {
             read.extend(self.automatic([cwd.to_path_buf()]));
         }
@@ -306,6 +315,22 @@ impl BoxSpec {
             .collect()
     }
 
+    /// What a box reads for a program or script it runs (`file`, symlinks followed): where it is
+    /// installed (its modules and libraries sit around it), or the file alone where that folder
+    /// may not be granted (the home directory). Nothing when a system folder every box reads
+    /// holds it: a rule beneath one adds nothing, and costs every start an `open` and two calls.
+    fn installed(&self, file: &Path) -> Vec<PathBuf> {
+        if in_system(file) {
+            return Vec::new();
+        }
+        let dir = self.automatic([runtime::install_dir(file)]);
+        if dir.is_empty() {
+            self.automatic([file.to_path_buf()])
+        } else {
+            dir
+        }
+    }
+
     /// Whether `p` is a bundle's folder (`<bundles>/<name>/<version>`) or inside one.
     fn in_one_bundle(&self, p: &Path) -> bool {
         let Some(rest) = self.bundles.as_ref().and_then(|b| p.strip_prefix(b).ok()) else {
@@ -325,8 +350,16 @@ fn system_reads() -> Vec<PathBuf> {
     SYSTEM.iter().chain(ETC).map(PathBuf::from).collect()
 }
 
-/// Paths named by the arguments that exist, absolute or relative to the working directory: a
-/// directory itself; a file, with where it is installed (a script's modules sit around it).
+/// Whether `path`, with its symlinks followed, lies in one of the system folders every box reads.
+/// Only a path without symlinks lies beneath the folder its words name, so only such a one may
+/// be left to that folder's rule.
+fn in_system(path: &Path) -> bool {
+    SYSTEM.iter().any(|folder| path.starts_with(folder))
+}
+
+/// Paths named by the arguments that exist, absolute or relative to the working directory, their
+/// symlinks followed: a script or a program (`node …/dist/index.js`, `taskset 1 server`), or a
+/// folder.
 fn argument_paths(launch: Launch<'_>) -> Vec<PathBuf> {
     launch
         .args
@@ -338,16 +371,6 @@ fn argument_paths(launch: Launch<'_>) -> Vec<PathBuf> {
         })
         .filter(|p| p.is_absolute())
         .filter_map(|p| std::fs::canonicalize(p).ok())
-        // A file is a script or a program (`node …/dist/index.js`, `taskset 1 server`): where
-        // it is installed, as for the command itself, and the file too, for when that is a
-        // directory never granted (the home directory).
-        .flat_map(|p| {
-            if p.is_file() {
-                vec![runtime::install_dir(&p), p]
-            } else {
-                vec![p]
-            }
-        })
         .collect()
 }
 

@@ -72,24 +72,31 @@ impl Runtime {
         }
     }
 
-    /// What it must read: the install directory of the program and of its interpreter, its venv
-    /// and the Python behind it, and the files themselves (for when their directory is the home
-    /// directory, which is never granted).
-    pub fn reads(&self) -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        for file in [Some(&self.program), self.interpreter.as_ref()]
+    /// The files it runs: the program and its interpreter (symlinks followed), and for `uv` those
+    /// of the Python it would find. What a box reads for each is where it is installed
+    /// ([`crate::BoxSpec::grants`]).
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = [Some(&self.program), self.interpreter.as_ref()]
             .into_iter()
             .flatten()
-        {
-            out.push(install_dir(file));
-            out.push(file.clone());
+            .cloned()
+            .collect();
+        if let Some(python) = &self.python {
+            out.extend(python.files());
         }
+        out
+    }
+
+    /// Its venv and the Python installation behind it, and for `uv` those of the Python it would
+    /// find.
+    pub fn venvs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
         if let Some((venv, home)) = &self.venv {
             out.push(venv.clone());
             out.extend(home.clone());
         }
         if let Some(python) = &self.python {
-            out.extend(python.reads());
+            out.extend(python.venvs());
         }
         out
     }

@@ -70,7 +70,22 @@ fn a_script_in_a_project_gets_its_directory() {
     std::fs::write(project.join("server.js"), "").unwrap();
     let args = [project.join("server.js").to_string_lossy().into_owned()];
     let g = spec(home.path()).grants(launch(Path::new("/bin/sh"), &args));
-    assert!(granted(&g.read, &std::fs::canonicalize(&project).unwrap()));
+    let project = std::fs::canonicalize(&project).unwrap();
+    assert!(g.read.contains(&project), "{:?}", g.read);
+    // The folder's rule holds the script: a rule of its own would only cost the start.
+    assert!(!g.read.contains(&project.join("server.js")), "{:?}", g.read);
+}
+
+#[test]
+fn a_program_in_a_system_folder_adds_no_rule_of_its_own() {
+    let home = tempfile::tempdir().unwrap();
+    let env = std::fs::canonicalize("/usr/bin/env").unwrap();
+    assert!(in_system(&env), "{}", env.display());
+    let args = ["/usr/bin/true".to_owned()];
+    let g = spec(home.path()).grants(launch(&env, &args));
+    let beneath = |p: &PathBuf| SYSTEM.iter().any(|s| p.starts_with(s) && p != Path::new(s));
+    assert!(!g.read.iter().any(beneath), "{:?}", g.read);
+    assert!(granted(&g.read, &env) && granted(&g.read, Path::new("/usr/bin/true")));
 }
 
 #[cfg(unix)]
