@@ -152,6 +152,11 @@ const SYSTEM: &[&str] = &[
     "/sys",
 ];
 
+/// Folders of the home directory holding the keyring's files and other programs' settings and
+/// tokens: no automatic grant contains one. The prefix of a program in `~/.local/bin`, for one,
+/// is `~/.local` once `~/.local/lib` exists.
+const HOME_SECRETS: &[&str] = &[".local/share/keyrings", ".config", ".ssh", ".gnupg", ".aws"];
+
 /// Devices every server may read and write.
 const DEVICES: &[&str] = &[
     "/dev/null",
@@ -304,7 +309,12 @@ impl BoxSpec {
         paths
             .into_iter()
             .filter(|p| p.exists())
-            .filter(|p| !self.home.as_ref().is_some_and(|h| h.starts_with(p)))
+            .filter(|p| {
+                !self
+                    .home
+                    .as_ref()
+                    .is_some_and(|h| holds_home_or_secrets(p, h))
+            })
             .filter(|p| {
                 self.in_one_bundle(p)
                     || !self
@@ -344,15 +354,21 @@ impl BoxSpec {
     }
 }
 
+/// Whether `p` is or contains the home directory `home`, or one of its [`HOME_SECRETS`].
+fn holds_home_or_secrets(p: &Path, home: &Path) -> bool {
+    home.starts_with(p)
+        || (p.starts_with(home) && HOME_SECRETS.iter().any(|s| home.join(s).starts_with(p)))
+}
+
 /// The system paths and what runtimes read of `/etc`. Missing ones are skipped when the rules
 /// are made (no `stat` each here: a start should cost the box as little as it can).
 fn system_reads() -> Vec<PathBuf> {
     SYSTEM.iter().chain(ETC).map(PathBuf::from).collect()
 }
 
-/// Whether `path`, with its symlinks followed, lies in one of the system folders every box reads.
-/// Only a path without symlinks lies beneath the folder its words name, so only such a one may
-/// be left to that folder's rule.
+/// Whether `path` lies in one of the system folders every box reads, compared by its words: the
+/// caller has followed its symlinks (a path without any lies beneath the folder its words name;
+/// one that does not resolve is never granted anyway).
 fn in_system(path: &Path) -> bool {
     SYSTEM.iter().any(|folder| path.starts_with(folder))
 }

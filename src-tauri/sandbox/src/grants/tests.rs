@@ -63,6 +63,22 @@ fn a_script_in_the_home_directory_gets_itself_not_the_home_directory() {
 }
 
 #[test]
+fn a_program_in_dot_local_bin_gets_itself_not_the_keyring_beside_it() {
+    let home = tempfile::tempdir().unwrap();
+    let local = home.path().join(".local");
+    for dir in ["bin", "lib", "share/keyrings"] {
+        std::fs::create_dir_all(local.join(dir)).unwrap();
+    }
+    let tool = local.join("bin/tool");
+    std::fs::write(&tool, "").unwrap();
+    // Switchboard's data directory elsewhere, so that it does not keep `~/.local` out itself.
+    let g = spec(home.path()).grants(launch(&tool, &[]));
+    let keyring = local.join("share/keyrings/login.keyring");
+    assert!(!granted(&g.read, &keyring), "{:?}", g.read);
+    assert!(granted(&g.read, &std::fs::canonicalize(&tool).unwrap()));
+}
+
+#[test]
 fn a_script_in_a_project_gets_its_directory() {
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("project");
