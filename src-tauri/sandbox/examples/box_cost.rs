@@ -20,6 +20,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .unwrap_or_else(|| "/bin/true".into());
     let args: Vec<String> = std::env::args().skip(2).collect();
+    let launch = Launch {
+        program: Path::new(&program),
+        args: &args,
+        cwd: None,
+        path: Some("/usr/bin:/bin"),
+    };
     let n: u32 = std::env::var("N")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -30,12 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let spec = place.spec("bench", SandboxProfile::default(), vec![])?;
         spec_us += t.elapsed().as_micros();
         let t = Instant::now();
-        let grants = spec.grants(Launch {
-            program: Path::new(&program),
-            args: &args,
-            cwd: None,
-            path: Some("/usr/bin:/bin"),
-        });
+        let grants = spec.grants(launch);
         grants_us += t.elapsed().as_micros();
         let t = Instant::now();
         let prepared = Prepared::build("bench", &grants, Support::detect())?;
@@ -50,12 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         build_us / n
     );
     let spec = place.spec("bench", SandboxProfile::default(), vec![])?;
-    let grants = spec.grants(Launch {
-        program: Path::new(&program),
-        args: &args,
-        cwd: None,
-        path: Some("/usr/bin:/bin"),
-    });
+    let grants = spec.grants(launch);
     println!(
         "{} paths to read, {} to write",
         grants.read.len(),
