@@ -14,15 +14,16 @@
 # servers today) and once on 2026-07-28; every table and target is printed for each.
 # Spawn + initialize is its own figure: BENCH_STARTS starts of each client (one ping, nothing
 # warmed), the clients taking turns, median; a run's five timings moved more between runs
-# than the gap to the target.
+# than the gap to the target, and so did medians of 40 (1.10-1.26x in blocks of one 400-start
+# run, against 1.13-1.18x in blocks of 100: BENCHMARKS.md, session 25).
 # Usage: scripts/bench.sh            BENCH_N=20000 calls, BENCH_REPS=5, BENCH_CONCURRENCY=64,
-#                                    BENCH_STARTS=40, BENCH_ERAS="2025-11-25 2026-07-28"
+#                                    BENCH_STARTS=100, BENCH_ERAS="2025-11-25 2026-07-28"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${BENCH_N:-20000}"
 reps="${BENCH_REPS:-5}"
 conc="${BENCH_CONCURRENCY:-64}"
-starts="${BENCH_STARTS:-40}"
+starts="${BENCH_STARTS:-100}"
 eras="${BENCH_ERAS:-2025-11-25 2026-07-28}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/switchboard/target}"
 # The CLI as the package ships it: its code laid out by use (scripts/build-cli.sh).
