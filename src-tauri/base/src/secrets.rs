@@ -6,7 +6,9 @@ mod indexed;
 
 pub use indexed::IndexedKeychain;
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorCode, Result};
 
@@ -59,7 +61,7 @@ impl Keychain {
         op: impl FnOnce(&keyring::Entry) -> keyring::Result<T> + Send + 'static,
     ) -> Result<keyring::Result<T>> {
         let (service, name) = (self.service.clone(), name.to_owned());
-        within(KEYCHAIN_WAIT, move || {
+        within_turn(KEYCHAIN_WAIT, move || {
             keyring::Entry::new(&service, &name).and_then(|entry| op(&entry))
         })
     }
@@ -86,6 +88,68 @@ fn within<T: Send + 'static>(wait: Duration, op: impl FnOnce() -> T + Send + 'st
             wait.as_secs()
         ))
     })
+}
+
+/// Which keychain operation has the Secret Service, if one has: ours go there one at a time.
+/// Each opens a connection and a session of its own, and gnome-keyring (42 to 50 at least) can
+/// abort on a burst of sessions opened at once (upstream: a client record missing for a new
+/// caller, `gkd_secret_service_get_pkcs11_session: assertion 'client' failed`); the desktop's
+/// keyring then starts again locked and asks the person to unlock it. Seen in CI: `trap int3`
+/// in the daemon, in `libglib`, during the app's end-to-end run.
+static TURN: Mutex<Option<u64>> = Mutex::new(None);
+static TURN_FREED: Condvar = Condvar::new();
+static NEXT_TURN: AtomicU64 = AtomicU64::new(0);
+
+/// [`within`], with `op` waiting for its turn at the Secret Service first. An operation that
+/// never answers holds the turn only until its caller gives up on it.
+fn within_turn<T: Send + 'static>(
+    wait: Duration,
+    op: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    let id = NEXT_TURN.fetch_add(1, Ordering::Relaxed);
+    let deadline = Instant::now() + wait;
+    let answer = within(wait, move || {
+        take_turn(id, deadline).then(|| {
+            let answer = op();
+            end_turn(id);
+            answer
+        })
+    });
+    if answer.is_err() {
+        end_turn(id);
+    }
+    answer?.ok_or_else(|| {
+        keychain_missing(&format!(
+            "another keychain operation held the Secret Service for {} s",
+            wait.as_secs()
+        ))
+    })
+}
+
+/// Waits until no operation has the turn, then takes it for `id`; false once `deadline` passes.
+fn take_turn(id: u64, deadline: Instant) -> bool {
+    let mut turn = TURN.lock().unwrap_or_else(PoisonError::into_inner);
+    while turn.is_some() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        turn = TURN_FREED
+            .wait_timeout(turn, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+    *turn = Some(id);
+    true
+}
+
+/// Gives the turn up if `id` has it.
+fn end_turn(id: u64) {
+    let mut turn = TURN.lock().unwrap_or_else(PoisonError::into_inner);
+    if *turn == Some(id) {
+        *turn = None;
+        TURN_FREED.notify_one();
+    }
 }
 
 fn keychain_error(e: keyring::Error) -> Error {
@@ -283,6 +347,47 @@ mod tests {
         assert_eq!(never.unwrap_err().code, ErrorCode::Keychain);
         assert!(started.elapsed() < Duration::from_secs(5));
         assert_eq!(within(Duration::from_secs(5), || 7).unwrap(), 7);
+    }
+
+    /// Two keychain operations never overlap: the second, started while the first is inside,
+    /// gets in only once the first is done (without turns it gets in at once, and the first
+    /// sees it).
+    #[test]
+    fn keychain_operations_take_turns() {
+        use std::sync::mpsc::channel;
+        let (first_in, first_is_in) = channel();
+        let (second_in, second_is_in) = channel::<()>();
+        let first = std::thread::spawn(move || {
+            within_turn(Duration::from_secs(10), move || {
+                first_in.send(()).unwrap();
+                second_is_in.recv_timeout(Duration::from_secs(1)).is_ok()
+            })
+        });
+        first_is_in.recv().unwrap();
+        let second = within_turn(Duration::from_secs(10), move || second_in.send(()).is_ok());
+        let second_met_the_first = first.join().unwrap().unwrap();
+        assert!(
+            !second_met_the_first,
+            "the second operation ran beside the first"
+        );
+        assert!(
+            !second.unwrap(),
+            "the second got in while the first was still inside"
+        );
+    }
+
+    /// An operation that never answers gives its turn up when its caller stops waiting for it.
+    #[test]
+    fn a_hung_keychain_operation_holds_the_turn_only_while_its_caller_waits() {
+        let hung = within_turn::<()>(Duration::from_millis(200), || {
+            loop {
+                std::thread::park();
+            }
+        });
+        assert_eq!(hung.unwrap_err().code, ErrorCode::Keychain);
+        let started = std::time::Instant::now();
+        assert_eq!(within_turn(Duration::from_secs(20), || 7).unwrap(), 7);
+        assert!(started.elapsed() < Duration::from_secs(10));
     }
 
     #[test]
