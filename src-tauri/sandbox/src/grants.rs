@@ -73,8 +73,14 @@ impl BoxPlace {
             roots,
             state_dir,
             temp_dir,
-            home: self.home.clone(),
-            protected: self.protected.clone(),
+            // Compared with real paths (every automatic grant is one), as named and as resolved:
+            // a home or data directory reached through a symlink is still the same folder.
+            home: self.home.as_deref().map(real_or_same),
+            protected: self
+                .protected
+                .iter()
+                .flat_map(|p| [p.clone(), real_or_same(p)])
+                .collect(),
             bundles: self.bundles.clone(),
             proxy_port: None,
         })
@@ -155,7 +161,22 @@ const SYSTEM: &[&str] = &[
 /// Folders of the home directory holding the keyring's files and other programs' settings and
 /// tokens: no automatic grant contains one. The prefix of a program in `~/.local/bin`, for one,
 /// is `~/.local` once `~/.local/lib` exists.
-const HOME_SECRETS: &[&str] = &[".local/share/keyrings", ".config", ".ssh", ".gnupg", ".aws"];
+const HOME_SECRETS: &[&str] = &[
+    ".local/share/keyrings",
+    ".config",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".mozilla",
+    ".thunderbird",
+    ".password-store",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".pki",
+    ".var/app",
+];
 
 /// Devices every server may read and write.
 const DEVICES: &[&str] = &[
@@ -301,14 +322,17 @@ impl BoxSpec {
         }
     }
 
-    /// Of `paths` found automatically, those that exist, do not contain the home directory (a
-    /// script in `~` must not open all of `~`), and neither contain nor lie in a protected path
-    /// (an argument naming the host's database does not open it), unless they lie inside one
-    /// installed bundle's folder.
+    /// Of `paths` found automatically, those that exist, as real paths (the kernel follows `..`
+    /// and symlinks when the rule is made, so the checks look at what it will open; a relative
+    /// path would be the host's own working directory), that do not contain the home directory
+    /// (a script in `~` must not open all of `~`), neither contain nor lie in one of its secret
+    /// folders, and neither contain nor lie in a protected path (an argument naming the host's
+    /// database does not open it), unless they lie inside one installed bundle's folder.
     fn automatic(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
         paths
             .into_iter()
-            .filter(|p| p.exists())
+            .filter(|p| p.is_absolute())
+            .filter_map(|p| std::fs::canonicalize(p).ok())
             .filter(|p| {
                 !self
                     .home
@@ -354,10 +378,27 @@ impl BoxSpec {
     }
 }
 
-/// Whether `p` is or contains the home directory `home`, or one of its [`HOME_SECRETS`].
+/// Whether `p` is or contains the home directory `home`, or contains or lies in one of its
+/// [`HOME_SECRETS`] (a bundle's argument `${HOME}/.config/gh/hosts.yml` included: a person can
+/// still grant it in the server's sandbox settings).
 fn holds_home_or_secrets(p: &Path, home: &Path) -> bool {
     home.starts_with(p)
-        || (p.starts_with(home) && HOME_SECRETS.iter().any(|s| home.join(s).starts_with(p)))
+        || (p.starts_with(home)
+            && HOME_SECRETS.iter().any(|s| {
+                let secret = home.join(s);
+                secret.starts_with(p) || p.starts_with(&secret)
+            }))
+}
+
+/// `p` with its symlinks followed where it exists; else its parent's, with its own name.
+fn real_or_same(p: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(p) {
+        return real;
+    }
+    match (p.parent().map(std::fs::canonicalize), p.file_name()) {
+        (Some(Ok(parent)), Some(name)) => parent.join(name),
+        _ => p.to_path_buf(),
+    }
 }
 
 /// The system paths and what runtimes read of `/etc`. Missing ones are skipped when the rules

@@ -133,10 +133,27 @@ fn interpreter_of(script: &Path, path: Option<&str>) -> Option<PathBuf> {
     let mut words = line.split_whitespace();
     let first = PathBuf::from(words.next()?);
     if first.file_name().is_some_and(|n| n == "env") {
-        let name = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
-        return find_in_path(name, path);
+        return env_command(words).and_then(|name| find_in_path(name, path));
     }
     Some(first)
+}
+
+/// The program `env`'s words run: the first that is neither a setting (`NAME=value`) nor one of
+/// the options that take no value (`-S`, `-i`). Any other option may take the next word as its
+/// value (`-u NAME`, `-C DIR`), so a script could have a path it names there taken for its
+/// interpreter and granted: then no interpreter is known. So is a name with a `/` in it, which
+/// `env` does not look up on `PATH`.
+fn env_command<'a>(words: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    for word in words {
+        match word {
+            "-S" | "-i" | "--split-string" | "--ignore-environment" => {}
+            w if w.starts_with('-') => return None,
+            w if w.contains('=') => {}
+            w if w.contains('/') => return None,
+            w => return Some(w),
+        }
+    }
+    None
 }
 
 /// `name` found on `path`.

@@ -253,3 +253,118 @@ fn the_system_files_said_to_be_files_are_files() {
     assert!(!is_system_file(Path::new("/usr")));
     assert!(!is_system_file(Path::new("/etc/shadow")));
 }
+
+/// Whether any grant, its symlinks and `..` followed as the kernel follows them, holds `p`.
+fn really_granted(paths: &[PathBuf], p: &Path) -> bool {
+    paths
+        .iter()
+        .any(|g| p.starts_with(std::fs::canonicalize(g).unwrap_or_else(|_| g.clone())))
+}
+
+#[test]
+fn a_working_folder_that_climbs_back_into_home_grants_nothing_of_it() {
+    let home = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(home.path()).unwrap();
+    std::fs::create_dir(home.join("project")).unwrap();
+    std::os::unix::fs::symlink(&home, home.join("project/link-home")).unwrap();
+    let secret = home.join("notes.txt");
+    std::fs::write(&secret, "secret").unwrap();
+    for cwd in [home.join("project/.."), home.join("project/link-home")] {
+        let mut l = launch(Path::new("/bin/true"), &[]);
+        l.cwd = Some(&cwd);
+        let g = spec(&home).grants(l);
+        assert!(!really_granted(&g.read, &secret), "{cwd:?}: {:?}", g.read);
+    }
+    let mut l = launch(Path::new("/bin/true"), &[]);
+    l.cwd = Some(Path::new("."));
+    let g = spec(&home).grants(l);
+    assert!(g.read.iter().all(|r| r.is_absolute()), "{:?}", g.read);
+}
+
+#[test]
+fn an_argument_inside_a_secret_folder_of_home_is_not_granted() {
+    let home = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(home.path()).unwrap();
+    let token = home.join(".config/gh/hosts.yml");
+    let profile = home.join(".mozilla/firefox/profiles.ini");
+    for file in [&token, &profile] {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, "secret").unwrap();
+    }
+    let args = [
+        token.to_string_lossy().into_owned(),
+        home.join(".mozilla").to_string_lossy().into_owned(),
+    ];
+    let g = spec(&home).grants(launch(Path::new("/bin/cat"), &args));
+    assert!(!really_granted(&g.read, &token), "{:?}", g.read);
+    assert!(!really_granted(&g.read, &profile), "{:?}", g.read);
+}
+
+#[test]
+fn a_path_an_env_option_names_in_a_shebang_is_not_taken_for_the_interpreter() {
+    let home = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(home.path()).unwrap();
+    std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+    std::fs::create_dir_all(home.join("Documents")).unwrap();
+    let private = home.join("Documents/private.txt");
+    std::fs::write(&private, "secret").unwrap();
+    let script = home.join("project/server.js");
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    std::fs::write(
+        &script,
+        "#!/usr/bin/env -u ../../Documents/private.txt node\n",
+    )
+    .unwrap();
+    let path = format!("{}:/usr/bin:/bin", home.join(".local/bin").display());
+    let mut l = launch(&script, &[]);
+    l.path = Some(&path);
+    let g = spec(&home).grants(l);
+    assert!(!really_granted(&g.read, &private), "{:?}", g.read);
+}
+
+#[test]
+fn a_home_reached_through_a_symlink_is_still_not_granted() {
+    let root = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(root.path()).unwrap();
+    let (real, link) = (root.join("data/u"), root.join("home-u"));
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let script = real.join("server.sh");
+    std::fs::write(&script, "#!/bin/sh\n").unwrap();
+    let place = BoxPlace {
+        dir: root.join("boxes"),
+        home: Some(link.clone()),
+        protected: vec![root.join("elsewhere")],
+        bundles: None,
+    };
+    let spec = place.spec("s", SandboxProfile::default(), vec![]).unwrap();
+    let args = [script.to_string_lossy().into_owned()];
+    let g = spec.grants(launch(Path::new("/bin/sh"), &args));
+    assert!(
+        !really_granted(&g.read, &real.join("notes.txt")),
+        "{:?}",
+        g.read
+    );
+    assert!(really_granted(&g.read, &script), "{:?}", g.read);
+}
+
+#[test]
+fn a_data_directory_reached_through_a_symlink_is_still_protected() {
+    let root = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(root.path()).unwrap();
+    let (real, link) = (root.join("disk/switchboard"), root.join("data-link"));
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let database = real.join("switchboard.db");
+    std::fs::write(&database, "").unwrap();
+    let place = BoxPlace {
+        dir: root.join("boxes"),
+        home: None,
+        protected: vec![link.clone()],
+        bundles: None,
+    };
+    let spec = place.spec("s", SandboxProfile::default(), vec![]).unwrap();
+    let args = [database.to_string_lossy().into_owned()];
+    let g = spec.grants(launch(Path::new("/bin/cat"), &args));
+    assert!(!really_granted(&g.read, &database), "{:?}", g.read);
+}
