@@ -286,11 +286,18 @@ fn arguments(p: &mut Program, network: Network) {
     }
     p.jump(JEQ, 0, ALLOW, ALLOW);
 
-    // Proxied: TCP to the proxy's port only (Landlock), so no datagrams (DNS included).
-    p.place(INET);
-    p.load(low_word(1));
-    p.and(SOCK_TYPE_MASK);
-    p.jump(JEQ, libc::SOCK_STREAM as u32, ALLOW, REFUSE);
+    // Proxied: TCP to the proxy's port only (Landlock), so no datagrams (DNS included), and a
+    // stream only of TCP itself: Landlock's TCP rules do not govern MPTCP or SCTP streams
+    // (`IPPROTO_MPTCP`, `IPPROTO_SCTP`), which would reach any host past the proxy.
+    if matches!(network, Network::Proxy { .. }) {
+        p.place(INET);
+        p.load(low_word(1));
+        p.and(SOCK_TYPE_MASK);
+        p.jump(JEQ, libc::SOCK_STREAM as u32, To::Next, REFUSE);
+        p.load(low_word(2));
+        p.jump(JEQ, 0, ALLOW, To::Next);
+        p.jump(JEQ, libc::IPPROTO_TCP as u32, ALLOW, REFUSE);
+    }
 
     // Last, as every jump goes forward.
     p.place(ALLOW);
