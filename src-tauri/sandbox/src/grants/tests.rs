@@ -322,22 +322,33 @@ fn a_path_an_env_option_names_in_a_shebang_is_not_taken_for_the_interpreter() {
     assert!(!really_granted(&g.read, &private), "{:?}", g.read);
 }
 
+/// A folder `real` under `root` and a symlink `link` beside it that leads there.
+fn linked_folder(root: &Path, real: &str, link: &str) -> (PathBuf, PathBuf) {
+    let (real, link) = (root.join(real), root.join(link));
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    (real, link)
+}
+
+/// A box's spec as `BoxPlace` makes it, with boxes under `root`.
+fn placed_spec(root: &Path, home: Option<PathBuf>, protected: Vec<PathBuf>) -> BoxSpec {
+    let place = BoxPlace {
+        dir: root.join("boxes"),
+        home,
+        protected,
+        bundles: None,
+    };
+    place.spec("s", SandboxProfile::default(), vec![]).unwrap()
+}
+
 #[test]
 fn a_home_reached_through_a_symlink_is_still_not_granted() {
     let root = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(root.path()).unwrap();
-    let (real, link) = (root.join("data/u"), root.join("home-u"));
-    std::fs::create_dir_all(&real).unwrap();
-    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let (real, link) = linked_folder(&root, "data/u", "home-u");
     let script = real.join("server.sh");
     std::fs::write(&script, "#!/bin/sh\n").unwrap();
-    let place = BoxPlace {
-        dir: root.join("boxes"),
-        home: Some(link.clone()),
-        protected: vec![root.join("elsewhere")],
-        bundles: None,
-    };
-    let spec = place.spec("s", SandboxProfile::default(), vec![]).unwrap();
+    let spec = placed_spec(&root, Some(link), vec![root.join("elsewhere")]);
     let args = [script.to_string_lossy().into_owned()];
     let g = spec.grants(launch(Path::new("/bin/sh"), &args));
     assert!(
@@ -352,18 +363,10 @@ fn a_home_reached_through_a_symlink_is_still_not_granted() {
 fn a_data_directory_reached_through_a_symlink_is_still_protected() {
     let root = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(root.path()).unwrap();
-    let (real, link) = (root.join("disk/switchboard"), root.join("data-link"));
-    std::fs::create_dir_all(&real).unwrap();
-    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let (real, link) = linked_folder(&root, "disk/switchboard", "data-link");
     let database = real.join("switchboard.db");
     std::fs::write(&database, "").unwrap();
-    let place = BoxPlace {
-        dir: root.join("boxes"),
-        home: None,
-        protected: vec![link.clone()],
-        bundles: None,
-    };
-    let spec = place.spec("s", SandboxProfile::default(), vec![]).unwrap();
+    let spec = placed_spec(&root, None, vec![link]);
     let args = [database.to_string_lossy().into_owned()];
     let g = spec.grants(launch(Path::new("/bin/cat"), &args));
     assert!(!really_granted(&g.read, &database), "{:?}", g.read);
