@@ -435,8 +435,8 @@ pub fn spawn(
     })
 }
 
-/// Puts the child in its OS box: the grants for its resolved program, its private `TMPDIR`, its
-/// state directory as working directory when none is configured, and the box to enter before
+/// Puts the child in its OS box: the grants for its resolved program, its private `TMPDIR` and
+/// runtime caches, its state directory as working directory when none is configured, and the box to enter before
 /// exec. Where the box cannot be built the server does not start.
 fn enter_box(
     launch: &mut Launch,
@@ -454,6 +454,11 @@ fn enter_box(
     let support = switchboard_sandbox::Support::detect();
     let prepared = switchboard_sandbox::Prepared::build(spec.server, &grants, support)?;
     (launch.env).insert("TMPDIR".into(), boxed.temp_dir.clone().into_os_string());
+    for (name, dir) in &grants.env {
+        (launch.env)
+            .entry((*name).into())
+            .or_insert_with(|| dir.clone().into_os_string());
+    }
     if let (None, Some(dir)) = (spec.cwd, &grants.cwd) {
         launch.cwd = Some(dir.clone());
     }

@@ -25,6 +25,9 @@ pub struct BoxSpec {
     pub state_dir: PathBuf,
     /// Its private temp directory (read and write; its `TMPDIR`).
     pub temp_dir: PathBuf,
+    /// Where its runtime keeps its caches (npm's, uv's): its own, never the user's shared ones,
+    /// whose packages the user's unboxed programs run later.
+    pub cache_dir: PathBuf,
     /// The user's home directory, never granted as a whole.
     pub home: Option<PathBuf>,
     /// Paths no automatic grant may contain: Switchboard's config file and data directory.
@@ -58,7 +61,8 @@ impl BoxPlace {
         profile: SandboxProfile,
         roots: Vec<PathBuf>,
     ) -> std::io::Result<BoxSpec> {
-        let (state_dir, temp_dir) = (self.state_dir(server), self.own_dir(server).join("tmp"));
+        let own = self.own_dir(server);
+        let (state_dir, temp_dir) = (own.join("state"), own.join("tmp"));
         // Emptied only when something is in it: most starts find it empty.
         let left = std::fs::read_dir(&temp_dir).map(|mut d| d.next().is_some());
         if matches!(left, Ok(true)) {
@@ -73,6 +77,7 @@ impl BoxPlace {
             roots,
             state_dir,
             temp_dir,
+            cache_dir: own.join("cache"),
             // Compared with real paths (every automatic grant is one), as named and as resolved:
             // a home or data directory reached through a symlink is still the same folder.
             home: self.home.as_deref().map(real_or_same),
@@ -91,7 +96,7 @@ impl BoxPlace {
         self.own_dir(server).join("state")
     }
 
-    /// The directory holding server `server`'s state and temp directories.
+    /// The directory holding server `server`'s state, cache and temp directories.
     fn own_dir(&self, server: &str) -> PathBuf {
         self.dir.join(directory_name(server))
     }
@@ -140,6 +145,9 @@ pub struct Grants {
     pub network: Network,
     /// The working directory the server gets when its config names none (its state directory).
     pub cwd: Option<PathBuf>,
+    /// Variables that point its runtime at the box's own caches (`NPM_CONFIG_CACHE`, …), set
+    /// unless the server's config sets them.
+    pub env: Vec<(&'static str, PathBuf)>,
 }
 
 /// System paths every server may read and run programs from.
@@ -300,8 +308,10 @@ impl BoxSpec {
         let mut write: Vec<PathBuf> = DEVICES.iter().map(PathBuf::from).collect();
         write.extend(writable_roots);
         write.extend([self.state_dir.clone(), self.temp_dir.clone()]);
+        let env = runtime.caches(&self.cache_dir);
+        write.extend(env.iter().map(|(_, dir)| dir.clone()));
         if let Some(home) = &self.home {
-            write.extend(self.automatic(runtime.caches(home)));
+            read.extend(self.automatic(runtime.shared_reads(home)));
         }
         write.extend(self.profile.write.iter().cloned());
         Grants {
@@ -309,6 +319,7 @@ impl BoxSpec {
             write: dedup(write),
             network: self.network(),
             cwd: launch.cwd.is_none().then(|| self.state_dir.clone()),
+            env,
         }
     }
 

@@ -26,6 +26,7 @@ fn a_built_box_holds_only_its_ruleset_open() {
         roots: vec![dir.path().to_path_buf()],
         state_dir,
         temp_dir,
+        cache_dir: dir.path().join("cache"),
         home: None,
         protected: vec![],
         bundles: None,

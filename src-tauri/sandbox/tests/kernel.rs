@@ -37,6 +37,7 @@ impl World {
             roots: vec![root.clone()],
             state_dir: state,
             temp_dir: temp,
+            cache_dir: h.join("box/cache"),
             home: Some(h.clone()),
             protected: vec![data],
             bundles: None,

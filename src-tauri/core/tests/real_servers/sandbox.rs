@@ -343,8 +343,8 @@ async fn listed_hosts_go_through_the_proxy_and_others_are_refused_and_named() {
     live.shutdown().await;
 }
 
-/// `npx -y pkg@version` in the box: npm fetches the package into its cache (the box's grant for
-/// Node) and runs it.
+/// `npx -y pkg@version` in the box: npm fetches the package into the box's own cache (not the
+/// user's `~/.npm`, whose packages unboxed programs run) and runs it.
 #[tokio::test]
 async fn npx_fetches_and_runs_a_server_in_the_box() {
     let w = World::new();
@@ -356,9 +356,18 @@ async fn npx_fetches_and_runs_a_server_in_the_box() {
     let graph = call(&live, "read_graph", json!({})).await;
     assert!(graph.contains("entities"), "{graph}");
     live.shutdown().await;
+    let own = w
+        .place()
+        .spec("probe", SandboxProfile::default(), vec![])
+        .unwrap()
+        .cache_dir;
     assert!(
-        w.home.join(".npm/_npx").is_dir(),
-        "npm's cache is where the box lets it write"
+        own.join("npm/_npx").is_dir(),
+        "npm's cache is the box's own"
+    );
+    assert!(
+        !w.home.join(".npm").exists(),
+        "the user's npm cache is untouched"
     );
 }
 
@@ -414,6 +423,10 @@ async fn uvx_fetches_and_runs_the_time_server_in_the_box() {
     let said = call(&live, "get_current_time", json!({"timezone": "UTC"})).await;
     assert!(said.contains("UTC"), "{said}");
     live.shutdown().await;
+    assert!(
+        !w.home.join(".cache/uv").exists(),
+        "uv's cache is the box's own, not the user's"
+    );
 }
 
 /// `uvx mcp-server-fetch==version` in the box fetches a page from a server on this machine (the

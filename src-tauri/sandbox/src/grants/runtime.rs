@@ -101,22 +101,34 @@ impl Runtime {
         out
     }
 
-    /// The runtime's caches under `home` that it writes, created if missing (a directory that
-    /// does not exist cannot be granted, and `npx` creates `~/.npm` on first use).
-    pub fn caches(&self, home: &Path) -> Vec<PathBuf> {
-        let dirs: &[&str] = match self.kind {
-            Kind::Node => &[".npm"],
-            Kind::Uv => &[".cache/uv", ".local/share/uv"],
+    /// The variables that point it at caches of its own in `cache_dir`, and those folders,
+    /// created (a folder that does not exist cannot be granted). Never the user's shared caches
+    /// (`~/.npm`, `~/.cache/uv`): the packages there are code the user's unboxed programs run
+    /// later, so a box that may write them may plant what runs outside it.
+    pub fn caches(&self, cache_dir: &Path) -> Vec<(&'static str, PathBuf)> {
+        let caches: &[(&str, &str)] = match self.kind {
+            Kind::Node => &[("NPM_CONFIG_CACHE", "npm")],
+            Kind::Uv => &[("UV_CACHE_DIR", "uv")],
             Kind::Python | Kind::Other => &[],
         };
-        dirs.iter()
-            .map(|d| home.join(d))
-            .inspect(|d| {
+        caches
+            .iter()
+            .map(|(name, dir)| (*name, cache_dir.join(dir)))
+            .inspect(|(_, d)| {
                 if let Err(e) = std::fs::create_dir_all(d) {
                     tracing::debug!("cannot create {}: {e}", d.display());
                 }
             })
             .collect()
+    }
+
+    /// What it reads of the user's own installs under `home`: for `uv`, the Pythons and tools it
+    /// installed (`~/.local/share/uv`), read only.
+    pub fn shared_reads(&self, home: &Path) -> Vec<PathBuf> {
+        match self.kind {
+            Kind::Uv => vec![home.join(".local/share/uv")],
+            Kind::Node | Kind::Python | Kind::Other => Vec::new(),
+        }
     }
 }
 

@@ -7,6 +7,7 @@ fn spec(home: &Path) -> BoxSpec {
         roots: vec![],
         state_dir: home.join("state"),
         temp_dir: home.join("tmp"),
+        cache_dir: home.join("cache"),
         home: Some(home.to_path_buf()),
         protected: vec![home.join("switchboard-data")],
         bundles: Some(home.join("switchboard-data/bundles")),
@@ -129,7 +130,7 @@ fn a_venv_grants_itself_and_the_python_it_was_made_from() {
 
 #[cfg(unix)]
 #[test]
-fn a_node_script_gets_its_whole_node_modules_and_the_npm_cache() {
+fn a_node_script_gets_its_whole_node_modules_and_an_npm_cache_of_its_own() {
     let home = tempfile::tempdir().unwrap();
     let modules = home.path().join("app/node_modules");
     let dist = modules.join("@scope/server/dist");
@@ -147,7 +148,43 @@ fn a_node_script_gets_its_whole_node_modules_and_the_npm_cache() {
     });
     let modules = std::fs::canonicalize(&modules).unwrap();
     assert!(g.read.contains(&modules), "{:?}", g.read);
-    assert!(g.write.contains(&home.path().join(".npm")), "{:?}", g.write);
+    let own = home.path().join("cache/npm");
+    assert_eq!(g.env, vec![("NPM_CONFIG_CACHE", own.clone())]);
+    assert!(g.write.contains(&own), "{:?}", g.write);
+    assert!(own.is_dir(), "made, so that it can be granted");
+    assert!(
+        !granted(&g.write, &home.path().join(".npm")),
+        "{:?}",
+        g.write
+    );
+}
+
+/// The user's shared caches hold packages their unboxed programs run later: a box that could
+/// write them could plant code that runs outside it. uv gets a cache of its own, and only reads
+/// the Pythons and tools the user installed with it.
+#[cfg(unix)]
+#[test]
+fn uv_gets_a_cache_of_its_own_and_only_reads_what_the_user_installed() {
+    let home = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(home.path()).unwrap();
+    for shared in [".cache/uv", ".local/share/uv/python"] {
+        std::fs::create_dir_all(home.join(shared)).unwrap();
+    }
+    let bin = tempfile::tempdir().unwrap();
+    let uvx = bin.path().join("uvx");
+    std::fs::write(&uvx, "").unwrap();
+    let g = spec(&home).grants(launch(&uvx, &[]));
+    let own = home.join("cache/uv");
+    assert_eq!(g.env, vec![("UV_CACHE_DIR", own.clone())]);
+    assert!(g.write.contains(&own), "{:?}", g.write);
+    for shared in [".cache/uv", ".local/share/uv"] {
+        assert!(!granted(&g.write, &home.join(shared)), "{:?}", g.write);
+    }
+    assert!(
+        g.read.contains(&home.join(".local/share/uv")),
+        "{:?}",
+        g.read
+    );
 }
 
 #[test]
