@@ -102,10 +102,24 @@ impl BoxPlace {
     }
 }
 
-/// A directory name for a server name: its safe characters, and a hash so that two names that
-/// differ only in the others stay apart.
+/// A directory name for a server name: its safe characters, to be read by people, and 128 bits
+/// of its SHA-256, so that no two names share one: a server that could pick a name sharing
+/// another's directory would get its state and plant code in its caches.
 fn directory_name(server: &str) -> String {
-    let safe: String = server
+    use sha2::Digest;
+    use std::fmt::Write;
+    let digest = sha2::Sha256::digest(server.as_bytes());
+    let mut name = safe_characters(server);
+    name.push('-');
+    for byte in &digest[..16] {
+        let _ = write!(name, "{byte:02x}");
+    }
+    name
+}
+
+/// The first 48 of `server`'s characters, those not safe in a file name made `_`.
+fn safe_characters(server: &str) -> String {
+    server
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -115,12 +129,7 @@ fn directory_name(server: &str) -> String {
             }
         })
         .take(48)
-        .collect();
-    // FNV-1a: stable across builds and platforms, unlike the standard hasher.
-    let hash = server.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    format!("{safe}-{:08x}", hash as u32)
+        .collect()
 }
 
 /// A sandboxed server's network.
@@ -335,7 +344,8 @@ impl BoxSpec {
 
     /// Of `paths` found automatically, those that exist, as real paths (the kernel follows `..`
     /// and symlinks when the rule is made, so the checks look at what it will open; a relative
-    /// path would be the host's own working directory), that do not contain the home directory
+    /// path would be the host's own working directory), that are no folder all users share
+    /// ([`is_shared_folder`]), that do not contain the home directory
     /// (a script in `~` must not open all of `~`), neither contain nor lie in one of its secret
     /// folders, and neither contain nor lie in a protected path (an argument naming the host's
     /// database does not open it), unless they lie inside one installed bundle's folder.
@@ -344,6 +354,7 @@ impl BoxSpec {
             .into_iter()
             .filter(|p| p.is_absolute())
             .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| !is_shared_folder(p))
             .filter(|p| {
                 !self
                     .home
@@ -399,6 +410,24 @@ fn holds_home_or_secrets(p: &Path, home: &Path) -> bool {
                 let secret = home.join(s);
                 secret.starts_with(p) || p.starts_with(&secret)
             }))
+}
+
+/// Whether `p` is a folder every user may write in, sticky as `/tmp`, `/var/tmp` and `/dev/shm`
+/// are: other programs' temp files are there (Kerberos tickets in `/tmp/krb5cc_*`, for one), so
+/// a program or working folder in one gets itself, not the folder.
+#[cfg(unix)]
+fn is_shared_folder(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    const STICKY_AND_WRITABLE_BY_ALL: u32 = 0o1002;
+    std::fs::metadata(p).is_ok_and(|m| {
+        m.is_dir()
+            && m.permissions().mode() & STICKY_AND_WRITABLE_BY_ALL == STICKY_AND_WRITABLE_BY_ALL
+    })
+}
+
+#[cfg(not(unix))]
+fn is_shared_folder(_: &Path) -> bool {
+    false
 }
 
 /// `p` with its symlinks followed where it exists; else its parent's, with its own name.

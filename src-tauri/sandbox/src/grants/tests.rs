@@ -408,3 +408,40 @@ fn a_data_directory_reached_through_a_symlink_is_still_protected() {
     let g = spec.grants(launch(Path::new("/bin/cat"), &args));
     assert!(!really_granted(&g.read, &database), "{:?}", g.read);
 }
+
+/// Two names with the same safe characters whose 32-bit FNV-1a hashes are equal (found by
+/// search): the hash the directory names once carried would have given both servers one
+/// directory, its state and its caches.
+#[test]
+fn servers_whose_names_a_short_hash_confuses_get_directories_of_their_own() {
+    let place = BoxPlace {
+        dir: PathBuf::from("/boxes"),
+        home: None,
+        protected: vec![],
+        bundles: None,
+    };
+    let (a, b) = ("files.. *=+", "files.$=$)@");
+    assert_ne!(place.state_dir(a), place.state_dir(b));
+    let named = place.state_dir(a).to_string_lossy().into_owned();
+    assert!(named.starts_with("/boxes/files______-"), "{named}");
+}
+
+/// A program in a folder all users share (as `/tmp`) gets itself, and a working folder there
+/// nothing: the other files in it are other programs' (a Kerberos ticket, say).
+#[cfg(unix)]
+#[test]
+fn a_program_in_a_shared_temp_folder_gets_itself_not_the_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let shared = tempfile::tempdir().unwrap();
+    let shared = std::fs::canonicalize(shared.path()).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let (program, ticket) = (shared.join("server"), shared.join("krb5cc_1000"));
+    std::fs::write(&program, "").unwrap();
+    std::fs::write(&ticket, "TICKET").unwrap();
+    let mut l = launch(&program, &[]);
+    l.cwd = Some(&shared);
+    let g = spec(home.path()).grants(l);
+    assert!(g.read.contains(&program), "{:?}", g.read);
+    assert!(!granted(&g.read, &ticket), "{:?}", g.read);
+}
