@@ -7,10 +7,16 @@ use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::RwLock;
 
 use switchboard_base::config::{NetworkSetting, SandboxProfile};
 use switchboard_sandbox::grants::Launch;
 use switchboard_sandbox::{BoxSpec, Prepared, Support};
+
+/// Held to write a program, and shared to start one. A child another test forks holds every
+/// descriptor open until its own exec, a program's writable one included, and the kernel will
+/// not run a file open for writing (ETXTBSY): so no fork happens while a program is written.
+static PROGRAM_WRITES: RwLock<()> = RwLock::new(());
 
 /// A home directory with a planted key, a root, and the box's own directories.
 struct World {
@@ -70,7 +76,14 @@ impl World {
             // SAFETY: enter() makes only async-signal-safe system calls.
             unsafe { cmd.pre_exec(move || prepared.enter()) };
         }
-        cmd.output().unwrap()
+        let child = {
+            let _no_program_written = PROGRAM_WRITES.read().unwrap();
+            cmd.stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{}: {e}", program.display()))
+        };
+        child.wait_with_output().unwrap()
     }
 }
 
@@ -238,7 +251,10 @@ fn a_setuid_program_gains_nothing() {
     }
     let w = World::new();
     let id = w.root.join("id");
-    std::fs::copy("/usr/bin/id", &id).unwrap();
+    {
+        let _no_fork = PROGRAM_WRITES.write().unwrap();
+        std::fs::copy("/usr/bin/id", &id).unwrap();
+    }
     std::os::unix::fs::chown(&id, Some(65534), Some(65534)).unwrap();
     std::fs::set_permissions(&id, std::os::unix::fs::PermissionsExt::from_mode(0o4755)).unwrap();
     let boxed = w.run(true, &id, &["-u"]);
