@@ -365,3 +365,58 @@ fn a_unix_socket_is_refused_however_its_family_is_spelled() {
     let open = w.run(false, python, &["-c", &code]);
     assert!(ok(&open), "{}", said(&open));
 }
+
+/// Runs Python `code` in the box and with the box off; it must fail only in the box.
+fn python_refused_only_in_the_box(w: &World, code: &str) {
+    let python = Path::new("/usr/bin/python3");
+    let boxed = w.run(true, python, &["-c", code]);
+    assert!(!ok(&boxed), "{}", said(&boxed));
+    let open = w.run(false, python, &["-c", code]);
+    assert!(ok(&open), "{}", said(&open));
+}
+
+#[test]
+fn it_cannot_make_a_user_namespace() {
+    // A raw clone, as a fork: the child leaves at once, the parent waits for it.
+    let code = format!(
+        "import ctypes, os; libc=ctypes.CDLL(None,use_errno=True); \
+         r=libc.syscall({}, ctypes.c_ulong({}), 0, 0, 0, 0)\n\
+         if r == 0: os._exit(0)\n\
+         print(r, ctypes.get_errno()); r > 0 and os.waitpid(r, 0); raise SystemExit(0 if r>0 else 1)",
+        libc::SYS_clone,
+        libc::CLONE_NEWUSER | libc::SIGCHLD
+    );
+    python_refused_only_in_the_box(&World::new(), &code);
+}
+
+#[test]
+fn clone3_is_not_there_and_threads_start_without_it() {
+    // Outside, clone3 with no arguments is refused for its size (EINVAL); in the box it is "not
+    // there" (ENOSYS), and the C library starts a thread with clone instead.
+    let code = format!(
+        "import ctypes, threading; libc=ctypes.CDLL(None,use_errno=True); \
+         r=libc.syscall({}, None, 0); e=ctypes.get_errno(); \
+         t=threading.Thread(target=print, args=('thread',)); t.start(); t.join(); \
+         print(r, e); raise SystemExit(0 if e=={} else 1)",
+        libc::SYS_clone3,
+        libc::ENOSYS
+    );
+    let w = World::new();
+    let python = Path::new("/usr/bin/python3");
+    let boxed = w.run(true, python, &["-c", &code]);
+    assert!(ok(&boxed), "{}", said(&boxed));
+    assert!(said(&boxed).contains("thread"), "{}", said(&boxed));
+    let open = w.run(false, python, &["-c", &code]);
+    assert!(!ok(&open), "{}", said(&open));
+}
+
+#[test]
+fn a_socket_family_not_listed_is_refused() {
+    // VSOCK and netlink's device events: families a server has no use for.
+    for (family, kind, protocol) in [(libc::AF_VSOCK, 1, 0), (libc::AF_NETLINK, 3, 15)] {
+        let code = format!(
+            "import socket; socket.socket({family}, {kind}, {protocol}).close(); print('made')"
+        );
+        python_refused_only_in_the_box(&World::new(), &code);
+    }
+}

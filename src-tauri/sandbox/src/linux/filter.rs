@@ -1,8 +1,9 @@
 //! The seccomp program: system calls a server never needs and that reach past the box (debugging
-//! other processes, mounting, kernel keys and modules, BPF, io_uring, namespaces) fail with
-//! EPERM, and so do sockets it may not open: Unix sockets always (a pathname socket such as the
+//! other processes, mounting, kernel keys and modules, BPF, io_uring, namespaces, `clone` with a
+//! new namespace) fail with EPERM, and so do sockets it may not open: any family but the
+//! Internet ones and routing netlink (Unix sockets included: a pathname socket such as the
 //! session bus is reachable whatever Landlock grants), and Internet sockets by its network (off:
-//! none; proxied: stream sockets only, to the proxy's port as Landlock says).
+//! none; proxied: TCP streams only, to the proxy's port as Landlock says).
 //!
 //! Written as classic BPF here rather than through a filter compiler: the kernel decides once,
 //! when the filter is installed, which system calls it always allows, by running the filter for
@@ -95,6 +96,15 @@ const fn low_word(i: u32) -> u32 {
 
 const SOCK_TYPE_MASK: u32 = 0xf;
 
+/// `clone` flags that make new namespaces.
+const NEW_NAMESPACES: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u32;
+
 /// Where a jump goes: the next instruction or a label placed later.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum To {
@@ -108,6 +118,9 @@ const REFUSE: To = To::Label(1);
 const IOCTL: To = To::Label(2);
 const SOCKET: To = To::Label(3);
 const INET: To = To::Label(4);
+const SOCKETPAIR: To = To::Label(5);
+const CLONE: To = To::Label(6);
+const NO_CLONE3: To = To::Label(7);
 
 /// A program under construction: instructions whose jumps name labels, resolved at the end.
 struct Program {
@@ -119,7 +132,7 @@ impl Program {
     fn new() -> Self {
         // Room for the whole program at once: it is built on every boxed start.
         let mut labels = Vec::with_capacity(64);
-        labels.resize(5, None);
+        labels.resize(8, None);
         Self {
             code: Vec::with_capacity(128),
             labels,
@@ -205,6 +218,9 @@ fn ranges() -> Vec<(u32, u32, To)> {
         .chain([
             (libc::SYS_ioctl as u32, IOCTL),
             (libc::SYS_socket as u32, SOCKET),
+            (libc::SYS_socketpair as u32, SOCKETPAIR),
+            (libc::SYS_clone as u32, CLONE),
+            (libc::SYS_clone3 as u32, NO_CLONE3),
         ])
         .collect();
     calls.sort_by_key(|(nr, _)| *nr);
@@ -271,20 +287,35 @@ fn arguments(p: &mut Program, network: Network) {
     }
     p.jump(JEQ, 0, ALLOW, ALLOW);
 
-    p.place(SOCKET);
+    // New namespaces (a user namespace first): as `unshare` and `setns` are refused. A user
+    // namespace opens kernel code a process without one cannot reach, where most of the
+    // kernel's recent privilege escalations were. Legacy `clone` reads its flags' low 32 bits.
+    p.place(CLONE);
     p.load(low_word(0));
-    for family in [libc::AF_UNIX, libc::AF_PACKET] {
-        p.jump(JEQ, family as u32, REFUSE, To::Next);
-    }
+    p.and(NEW_NAMESPACES);
+    p.jump(JEQ, 0, ALLOW, REFUSE);
+
+    // `socketpair` makes sockets of its family as `socket` does (loading the family's module).
+    p.place(SOCKETPAIR);
+    p.load(low_word(0));
+    p.jump(JEQ, libc::AF_UNIX as u32, ALLOW, REFUSE);
+
+    // Families by a list of those allowed: Internet ones by the network, and the routing
+    // netlink that name lookups read the host's addresses through. No Unix socket: a pathname
+    // one such as the session bus is reachable whatever Landlock grants.
     let inet = match network {
         Network::On => ALLOW,
         Network::Off => REFUSE,
         Network::Proxy { .. } => INET,
     };
+    p.place(SOCKET);
+    p.load(low_word(0));
     for family in [libc::AF_INET, libc::AF_INET6] {
         p.jump(JEQ, family as u32, inet, To::Next);
     }
-    p.jump(JEQ, 0, ALLOW, ALLOW);
+    p.jump(JEQ, libc::AF_NETLINK as u32, To::Next, REFUSE);
+    p.load(low_word(2));
+    p.jump(JEQ, libc::NETLINK_ROUTE as u32, ALLOW, REFUSE);
 
     // Proxied: TCP to the proxy's port only (Landlock), so no datagrams (DNS included), and a
     // stream only of TCP itself: Landlock's TCP rules do not govern MPTCP or SCTP streams
@@ -304,6 +335,10 @@ fn arguments(p: &mut Program, network: Network) {
     p.ret(RET_ALLOW);
     p.place(REFUSE);
     p.ret(RET_ERRNO | libc::EPERM as u32);
+    // `clone3` passes its flags in memory, which the filter cannot read: it is "not there",
+    // and the C library falls back to `clone`.
+    p.place(NO_CLONE3);
+    p.ret(RET_ERRNO | libc::ENOSYS as u32);
 }
 
 #[cfg(test)]
