@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let grants = spec.grants(launch);
     println!(
         "{} paths to read, {} to write",
-        grants.read.len(),
+        grants.read.len() + grants.checked.len(),
         grants.write.len()
     );
     let prepared = std::sync::Arc::new(Prepared::build("bench", &grants, Support::detect())?);

@@ -145,11 +145,15 @@ pub enum Network {
     Proxy { port: u16 },
 }
 
-/// What the kernel is told: paths it may read (and run programs from), paths it may also write,
-/// and its network.
+/// What the kernel is told: paths it may read (and run programs from), named or found and
+/// checked, paths it may also write, and its network.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grants {
     pub read: Vec<PathBuf>,
+    /// Paths it may read that were found automatically and checked as real paths: each is
+    /// opened refusing every symlink, so that one swapped in after the check (by another box
+    /// that may write the folder above) grants nothing.
+    pub checked: Vec<PathBuf>,
     pub write: Vec<PathBuf>,
     pub network: Network,
     /// The working directory the server gets when its config names none (its state directory).
@@ -291,22 +295,8 @@ pub struct Launch<'a> {
 impl BoxSpec {
     /// The grants for starting `launch` in this box.
     pub fn grants(&self, launch: Launch<'_>) -> Grants {
-        let mut read = system_reads();
         let runtime = Runtime::of(launch.program, launch.path);
-        for file in runtime.files() {
-            read.extend(self.installed(&file));
-        }
-        read.extend(self.automatic(runtime.venvs()));
-        for path in argument_paths(launch) {
-            if path.is_file() {
-                read.extend(self.installed(&path));
-            } else if !in_system(&path) {
-                read.extend(self.automatic([path]));
-            }
-        }
-        if let Some(cwd) = launch.cwd {
-            read.extend(self.automatic([cwd.to_path_buf()]));
-        }
+        let mut read = system_reads();
         read.extend(self.profile.read.iter().cloned());
         let (read_only_roots, writable_roots): (Vec<_>, Vec<_>) = self
             .roots
@@ -319,17 +309,40 @@ impl BoxSpec {
         write.extend([self.state_dir.clone(), self.temp_dir.clone()]);
         let env = runtime.caches(&self.cache_dir);
         write.extend(env.iter().map(|(_, dir)| dir.clone()));
-        if let Some(home) = &self.home {
-            read.extend(self.automatic(runtime.shared_reads(home)));
-        }
         write.extend(self.profile.write.iter().cloned());
         Grants {
             read: dedup(read),
+            checked: dedup(self.found(launch, &runtime)),
             write: dedup(write),
             network: self.network(),
             cwd: launch.cwd.is_none().then(|| self.state_dir.clone()),
             env,
         }
+    }
+
+    /// What the box reads that was found rather than named by the person: the program and its
+    /// runtime, what the arguments and working folder name, and for uv the person's installs;
+    /// each a real path that passed [`BoxSpec::automatic`].
+    fn found(&self, launch: Launch<'_>, runtime: &Runtime) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        for file in runtime.files() {
+            found.extend(self.installed(&file));
+        }
+        found.extend(self.automatic(runtime.venvs()));
+        for path in argument_paths(launch) {
+            if path.is_file() {
+                found.extend(self.installed(&path));
+            } else if !in_system(&path) {
+                found.extend(self.automatic([path]));
+            }
+        }
+        if let Some(cwd) = launch.cwd {
+            found.extend(self.automatic([cwd.to_path_buf()]));
+        }
+        if let Some(home) = &self.home {
+            found.extend(self.automatic(runtime.shared_reads(home)));
+        }
+        found
     }
 
     fn network(&self) -> Network {

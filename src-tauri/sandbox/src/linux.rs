@@ -180,9 +180,10 @@ fn ruleset(grants: &Grants, abi: ABI) -> Result<OwnedFd, String> {
         .ok_or_else(|| "Landlock refused the ruleset".to_owned())?;
     let file = AccessFs::from_file(abi).bits();
     let read = AccessFs::from_read(abi).bits();
-    add_paths(&ruleset, &grants.read, read, file)?;
+    add_paths(&ruleset, &grants.read, Links::Followed, read, file)?;
+    add_paths(&ruleset, &grants.checked, Links::Refused, read, file)?;
     let all = AccessFs::from_all(abi).bits();
-    add_paths(&ruleset, &grants.write, all, file)?;
+    add_paths(&ruleset, &grants.write, Links::Followed, all, file)?;
     Ok(ruleset)
 }
 
@@ -208,6 +209,7 @@ const RULE_PATH_BENEATH: u32 = 1;
 fn add_paths(
     ruleset: &OwnedFd,
     paths: &[std::path::PathBuf],
+    links: Links,
     access: u64,
     file_access: u64,
 ) -> Result<(), String> {
@@ -216,13 +218,9 @@ fn add_paths(
         let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
             continue;
         };
-        // SAFETY: a valid C string; the descriptor is owned below.
-        let raw = unsafe { libc::open(c_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-        if raw < 0 {
-            continue; // What does not exist is granted nothing.
-        }
-        // SAFETY: `raw` was just opened and is owned by nothing else.
-        let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw) };
+        let Some(fd) = open_path(&c_path, links) else {
+            continue; // What does not exist (or is no longer what was checked) is granted nothing.
+        };
         let known_file = crate::grants::is_system_file(path);
         if known_file || add_path(ruleset, &fd, access).is_err() {
             // A file takes only the rights of files (the kernel refuses directory rights on it).
@@ -231,6 +229,62 @@ fn add_paths(
         }
     }
     Ok(())
+}
+
+/// Whether a path's symlinks are followed when its rule is made.
+#[derive(Clone, Copy)]
+enum Links {
+    /// As the person named it (`/lib64` is a link on most systems).
+    Followed,
+    /// A real path checked before: a link in it now was put there since.
+    Refused,
+}
+
+/// The kernel's `struct open_how` (`libc`'s cannot be built outside it).
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+/// `path` opened for its rule (`O_PATH`), or `None` where it cannot be.
+fn open_path(path: &std::ffi::CStr, links: Links) -> Option<OwnedFd> {
+    let flags = libc::O_PATH | libc::O_CLOEXEC;
+    let raw = match links {
+        Links::Followed => {
+            // SAFETY: a valid C string; the descriptor is owned below.
+            unsafe { libc::open(path.as_ptr(), flags) }
+        }
+        Links::Refused => {
+            let how = OpenHow {
+                flags: flags as u64,
+                mode: 0,
+                resolve: libc::RESOLVE_NO_SYMLINKS,
+            };
+            // SAFETY: a valid C string and `how` live across the call.
+            let fd = unsafe {
+                libc::syscall(
+                    libc::SYS_openat2,
+                    libc::AT_FDCWD,
+                    path.as_ptr(),
+                    &how as *const OpenHow,
+                    std::mem::size_of::<OpenHow>(),
+                )
+            };
+            let error = std::io::Error::last_os_error().raw_os_error();
+            if fd < 0 && matches!(error, Some(libc::ENOSYS | libc::EPERM)) {
+                // A container's seccomp profile that predates `openat2` (Linux 5.6): the check
+                // stands alone there.
+                // SAFETY: as above.
+                unsafe { libc::open(path.as_ptr(), flags) }
+            } else {
+                fd as i32
+            }
+        }
+    };
+    // SAFETY: `raw`, when valid, was just opened and is owned by nothing else.
+    (raw >= 0).then(|| unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw) })
 }
 
 fn add_path(ruleset: &OwnedFd, parent: &OwnedFd, access: u64) -> std::io::Result<()> {

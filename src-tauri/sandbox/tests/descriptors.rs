@@ -41,6 +41,7 @@ fn a_built_box_holds_only_its_ruleset_open() {
     let granted = grants
         .read
         .iter()
+        .chain(&grants.checked)
         .chain(&grants.write)
         .filter(|p| p.exists());
     assert!(granted.count() > 20, "the system's paths are granted");

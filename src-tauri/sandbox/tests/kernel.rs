@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use std::sync::RwLock;
 
 use switchboard_base::config::{NetworkSetting, SandboxProfile};
-use switchboard_sandbox::grants::Launch;
+use switchboard_sandbox::grants::{Grants, Launch};
 use switchboard_sandbox::{BoxSpec, Prepared, Support};
 
 /// Held to write a program, and shared to start one. A child another test forks holds every
@@ -62,17 +62,24 @@ impl World {
     }
 
     fn run(&self, boxed: bool, program: &Path, args: &[&str]) -> Output {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let mut cmd = Command::new(program);
-        cmd.args(&args).env("HOME", self.home());
-        if boxed {
-            let grants = self.spec.grants(Launch {
+        let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let grants = boxed.then(|| {
+            self.spec.grants(Launch {
                 program,
-                args: &args,
+                args: &owned,
                 cwd: None,
                 path: Some("/usr/bin:/bin"),
-            });
-            let prepared = Prepared::build("probe", &grants, Support::detect()).unwrap();
+            })
+        });
+        self.run_with(grants.as_ref(), program, args)
+    }
+
+    /// Runs `program` in a box with `grants`, or unboxed.
+    fn run_with(&self, grants: Option<&Grants>, program: &Path, args: &[&str]) -> Output {
+        let mut cmd = Command::new(program);
+        cmd.args(args).env("HOME", self.home());
+        if let Some(grants) = grants {
+            let prepared = Prepared::build("probe", grants, Support::detect()).unwrap();
             // SAFETY: enter() makes only async-signal-safe system calls.
             unsafe { cmd.pre_exec(move || prepared.enter()) };
         }
@@ -419,4 +426,28 @@ fn a_socket_family_not_listed_is_refused() {
         );
         python_refused_only_in_the_box(&World::new(), &code);
     }
+}
+
+#[test]
+fn a_folder_swapped_for_a_symlink_after_its_check_grants_nothing() {
+    // The working folder passes the checks as a real folder; another process that may write
+    // the folder above it then puts a symlink to ~/.ssh in its place before the box is built.
+    let w = World::new();
+    let (proj, home) = (w.home().join("proj"), w.home());
+    std::fs::create_dir_all(&proj).unwrap();
+    let grants = w.spec.grants(Launch {
+        program: Path::new("/bin/cat"),
+        args: &[],
+        cwd: Some(&proj),
+        path: Some("/usr/bin:/bin"),
+    });
+    assert!(grants.checked.contains(&proj), "{:?}", grants.checked);
+    std::fs::rename(&proj, home.join("proj.real")).unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh"), &proj).unwrap();
+    let key = proj.join("id_ed25519");
+    let args = [key.to_str().unwrap()];
+    let boxed = w.run_with(Some(&grants), Path::new("/bin/cat"), &args);
+    assert!(!ok(&boxed), "{}", said(&boxed));
+    let open = w.run_with(None, Path::new("/bin/cat"), &args);
+    assert!(ok(&open), "{}", said(&open));
 }

@@ -1,4 +1,11 @@
 use super::*;
+
+impl Grants {
+    /// Every path it may read, named or found.
+    fn reads(&self) -> Vec<PathBuf> {
+        self.read.iter().chain(&self.checked).cloned().collect()
+    }
+}
 use switchboard_base::config::{NetworkSetting, SandboxProfile};
 
 fn spec(home: &Path) -> BoxSpec {
@@ -32,21 +39,21 @@ fn granted(paths: &[PathBuf], p: &Path) -> bool {
 fn the_system_is_readable_but_not_its_named_secrets() {
     let home = tempfile::tempdir().unwrap();
     let g = spec(home.path()).grants(launch(Path::new("/bin/true"), &[]));
-    assert!(granted(&g.read, Path::new("/etc/passwd")));
-    assert!(granted(&g.read, Path::new("/usr/lib")));
-    assert!(!granted(&g.read, Path::new("/etc/shadow")));
+    assert!(granted(&g.reads(), Path::new("/etc/passwd")));
+    assert!(granted(&g.reads(), Path::new("/usr/lib")));
+    assert!(!granted(&g.reads(), Path::new("/etc/shadow")));
     assert!(!granted(
-        &g.read,
+        &g.reads(),
         Path::new("/etc/ssh/ssh_host_ed25519_key")
     ));
-    assert!(!granted(&g.read, Path::new("/etc/ssl/private/x")));
-    assert!(!granted(&g.read, Path::new("/etc/sudoers")));
+    assert!(!granted(&g.reads(), Path::new("/etc/ssl/private/x")));
+    assert!(!granted(&g.reads(), Path::new("/etc/sudoers")));
     assert!(granted(
-        &g.read,
+        &g.reads(),
         Path::new("/etc/ssl/certs/ca-certificates.crt")
     ));
-    assert!(granted(&g.read, Path::new("/etc/resolv.conf")));
-    assert!(!granted(&g.read, home.path()));
+    assert!(granted(&g.reads(), Path::new("/etc/resolv.conf")));
+    assert!(!granted(&g.reads(), home.path()));
     assert!(!granted(&g.write, home.path()));
 }
 
@@ -59,8 +66,8 @@ fn a_script_in_the_home_directory_gets_itself_not_the_home_directory() {
     let args = [script.to_string_lossy().into_owned()];
     let g = spec(home.path()).grants(launch(Path::new("/bin/sh"), &args));
     let script = std::fs::canonicalize(&script).unwrap();
-    assert!(g.read.contains(&script), "{:?}", g.read);
-    assert!(!granted(&g.read, &home.path().join(".ssh")));
+    assert!(g.reads().contains(&script), "{:?}", g.reads());
+    assert!(!granted(&g.reads(), &home.path().join(".ssh")));
 }
 
 #[test]
@@ -75,8 +82,8 @@ fn a_program_in_dot_local_bin_gets_itself_not_the_keyring_beside_it() {
     // Switchboard's data directory elsewhere, so that it does not keep `~/.local` out itself.
     let g = spec(home.path()).grants(launch(&tool, &[]));
     let keyring = local.join("share/keyrings/login.keyring");
-    assert!(!granted(&g.read, &keyring), "{:?}", g.read);
-    assert!(granted(&g.read, &std::fs::canonicalize(&tool).unwrap()));
+    assert!(!granted(&g.reads(), &keyring), "{:?}", g.reads());
+    assert!(granted(&g.reads(), &std::fs::canonicalize(&tool).unwrap()));
 }
 
 #[test]
@@ -88,9 +95,13 @@ fn a_script_in_a_project_gets_its_directory() {
     let args = [project.join("server.js").to_string_lossy().into_owned()];
     let g = spec(home.path()).grants(launch(Path::new("/bin/sh"), &args));
     let project = std::fs::canonicalize(&project).unwrap();
-    assert!(g.read.contains(&project), "{:?}", g.read);
+    assert!(g.reads().contains(&project), "{:?}", g.reads());
     // The folder's rule holds the script: a rule of its own would only cost the start.
-    assert!(!g.read.contains(&project.join("server.js")), "{:?}", g.read);
+    assert!(
+        !g.reads().contains(&project.join("server.js")),
+        "{:?}",
+        g.reads()
+    );
 }
 
 #[test]
@@ -101,8 +112,8 @@ fn a_program_in_a_system_folder_adds_no_rule_of_its_own() {
     let args = ["/usr/bin/true".to_owned()];
     let g = spec(home.path()).grants(launch(&env, &args));
     let beneath = |p: &PathBuf| SYSTEM.iter().any(|s| p.starts_with(s) && p != Path::new(s));
-    assert!(!g.read.iter().any(beneath), "{:?}", g.read);
-    assert!(granted(&g.read, &env) && granted(&g.read, Path::new("/usr/bin/true")));
+    assert!(!g.reads().iter().any(beneath), "{:?}", g.reads());
+    assert!(granted(&g.reads(), &env) && granted(&g.reads(), Path::new("/usr/bin/true")));
 }
 
 #[cfg(unix)]
@@ -123,9 +134,13 @@ fn a_venv_grants_itself_and_the_python_it_was_made_from() {
     std::os::unix::fs::symlink(base.join("bin/python3"), venv.join("bin/python")).unwrap();
     let program = venv.join("bin/python");
     let g = spec(home.path()).grants(launch(&program, &[]));
-    assert!(granted(&g.read, &venv.join("pyvenv.cfg")), "{:?}", g.read);
+    assert!(
+        granted(&g.reads(), &venv.join("pyvenv.cfg")),
+        "{:?}",
+        g.reads()
+    );
     let base = std::fs::canonicalize(&base).unwrap();
-    assert!(granted(&g.read, &base.join("lib")), "{:?}", g.read);
+    assert!(granted(&g.reads(), &base.join("lib")), "{:?}", g.reads());
 }
 
 #[cfg(unix)]
@@ -147,7 +162,7 @@ fn a_node_script_gets_its_whole_node_modules_and_an_npm_cache_of_its_own() {
         ..launch(&program, &[])
     });
     let modules = std::fs::canonicalize(&modules).unwrap();
-    assert!(g.read.contains(&modules), "{:?}", g.read);
+    assert!(g.reads().contains(&modules), "{:?}", g.reads());
     let own = home.path().join("cache/npm");
     assert_eq!(g.env, vec![("NPM_CONFIG_CACHE", own.clone())]);
     assert!(g.write.contains(&own), "{:?}", g.write);
@@ -181,9 +196,9 @@ fn uv_gets_a_cache_of_its_own_and_only_reads_what_the_user_installed() {
         assert!(!granted(&g.write, &home.join(shared)), "{:?}", g.write);
     }
     assert!(
-        g.read.contains(&home.join(".local/share/uv")),
+        g.reads().contains(&home.join(".local/share/uv")),
         "{:?}",
-        g.read
+        g.reads()
     );
 }
 
@@ -196,7 +211,7 @@ fn roots_are_writable_unless_marked_read_only() {
     let g = s.grants(launch(Path::new("/bin/true"), &[]));
     assert!(g.write.contains(&PathBuf::from("/data/a")));
     assert!(!g.write.contains(&PathBuf::from("/data/b")));
-    assert!(g.read.contains(&PathBuf::from("/data/b")));
+    assert!(g.reads().contains(&PathBuf::from("/data/b")));
 }
 
 #[test]
@@ -210,9 +225,9 @@ fn nothing_automatic_contains_switchboards_own_files() {
     s.protected = vec![std::fs::canonicalize(&data).unwrap()];
     let g = s.grants(launch(Path::new("/bin/true"), &args));
     assert!(
-        !granted(&g.read, &data.join("switchboard.db")),
+        !granted(&g.reads(), &data.join("switchboard.db")),
         "{:?}",
-        g.read
+        g.reads()
     );
 }
 
@@ -248,7 +263,7 @@ fn a_script_named_as_an_argument_gets_its_whole_node_modules() {
     let args = [dist.join("index.js").to_string_lossy().into_owned()];
     let g = spec(home.path()).grants(launch(Path::new("/usr/bin/node"), &args));
     let sdk = std::fs::canonicalize(modules.join("@scope/sdk")).unwrap();
-    assert!(granted(&g.read, &sdk), "{:?}", g.read);
+    assert!(granted(&g.reads(), &sdk), "{:?}", g.reads());
 }
 
 #[test]
@@ -262,17 +277,21 @@ fn an_installed_bundle_gets_its_own_folder_and_no_other() {
     std::fs::write(mine.join("index.js"), "").unwrap();
     let args = [mine.join("index.js").to_string_lossy().into_owned()];
     let g = spec(home.path()).grants(launch(Path::new("/usr/bin/node"), &args));
-    assert!(granted(&g.read, &mine.join("index.js")), "{:?}", g.read);
-    assert!(!granted(&g.read, &other));
+    assert!(
+        granted(&g.reads(), &mine.join("index.js")),
+        "{:?}",
+        g.reads()
+    );
+    assert!(!granted(&g.reads(), &other));
     assert!(!granted(
-        &g.read,
+        &g.reads(),
         &home.path().join("switchboard-data/switchboard.db")
     ));
     // An argument naming the bundles folder itself, or one bundle's name folder, opens nothing.
     for above in [bundles.clone(), bundles.join("memory")] {
         let args = [above.to_string_lossy().into_owned()];
         let g = spec(home.path()).grants(launch(Path::new("/usr/bin/node"), &args));
-        assert!(!granted(&g.read, &above), "{above:?}: {:?}", g.read);
+        assert!(!granted(&g.reads(), &above), "{above:?}: {:?}", g.reads());
     }
 }
 
@@ -310,12 +329,16 @@ fn a_working_folder_that_climbs_back_into_home_grants_nothing_of_it() {
         let mut l = launch(Path::new("/bin/true"), &[]);
         l.cwd = Some(&cwd);
         let g = spec(&home).grants(l);
-        assert!(!really_granted(&g.read, &secret), "{cwd:?}: {:?}", g.read);
+        assert!(
+            !really_granted(&g.reads(), &secret),
+            "{cwd:?}: {:?}",
+            g.reads()
+        );
     }
     let mut l = launch(Path::new("/bin/true"), &[]);
     l.cwd = Some(Path::new("."));
     let g = spec(&home).grants(l);
-    assert!(g.read.iter().all(|r| r.is_absolute()), "{:?}", g.read);
+    assert!(g.reads().iter().all(|r| r.is_absolute()), "{:?}", g.reads());
 }
 
 #[test]
@@ -333,8 +356,8 @@ fn an_argument_inside_a_secret_folder_of_home_is_not_granted() {
         home.join(".mozilla").to_string_lossy().into_owned(),
     ];
     let g = spec(&home).grants(launch(Path::new("/bin/cat"), &args));
-    assert!(!really_granted(&g.read, &token), "{:?}", g.read);
-    assert!(!really_granted(&g.read, &profile), "{:?}", g.read);
+    assert!(!really_granted(&g.reads(), &token), "{:?}", g.reads());
+    assert!(!really_granted(&g.reads(), &profile), "{:?}", g.reads());
 }
 
 #[test]
@@ -356,7 +379,7 @@ fn a_path_an_env_option_names_in_a_shebang_is_not_taken_for_the_interpreter() {
     let mut l = launch(&script, &[]);
     l.path = Some(&path);
     let g = spec(&home).grants(l);
-    assert!(!really_granted(&g.read, &private), "{:?}", g.read);
+    assert!(!really_granted(&g.reads(), &private), "{:?}", g.reads());
 }
 
 /// A folder `real` under `root` and a symlink `link` beside it that leads there.
@@ -389,11 +412,11 @@ fn a_home_reached_through_a_symlink_is_still_not_granted() {
     let args = [script.to_string_lossy().into_owned()];
     let g = spec.grants(launch(Path::new("/bin/sh"), &args));
     assert!(
-        !really_granted(&g.read, &real.join("notes.txt")),
+        !really_granted(&g.reads(), &real.join("notes.txt")),
         "{:?}",
-        g.read
+        g.reads()
     );
-    assert!(really_granted(&g.read, &script), "{:?}", g.read);
+    assert!(really_granted(&g.reads(), &script), "{:?}", g.reads());
 }
 
 #[test]
@@ -406,7 +429,7 @@ fn a_data_directory_reached_through_a_symlink_is_still_protected() {
     let spec = placed_spec(&root, None, vec![link]);
     let args = [database.to_string_lossy().into_owned()];
     let g = spec.grants(launch(Path::new("/bin/cat"), &args));
-    assert!(!really_granted(&g.read, &database), "{:?}", g.read);
+    assert!(!really_granted(&g.reads(), &database), "{:?}", g.reads());
 }
 
 /// Two names with the same safe characters whose 32-bit FNV-1a hashes are equal (found by
@@ -442,6 +465,6 @@ fn a_program_in_a_shared_temp_folder_gets_itself_not_the_folder() {
     let mut l = launch(&program, &[]);
     l.cwd = Some(&shared);
     let g = spec(home.path()).grants(l);
-    assert!(g.read.contains(&program), "{:?}", g.read);
-    assert!(!granted(&g.read, &ticket), "{:?}", g.read);
+    assert!(g.reads().contains(&program), "{:?}", g.reads());
+    assert!(!granted(&g.reads(), &ticket), "{:?}", g.reads());
 }
