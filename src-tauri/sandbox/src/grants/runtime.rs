@@ -108,7 +108,9 @@ impl Runtime {
     pub fn caches(&self, cache_dir: &Path) -> Vec<(&'static str, PathBuf)> {
         let caches: &[(&str, &str)] = match self.kind {
             Kind::Node => &[("NPM_CONFIG_CACHE", "npm")],
-            Kind::Uv => &[("UV_CACHE_DIR", "uv")],
+            // `uvx` makes its tools folder even to run a tool it has not installed; the
+            // person's holds tools their own shell runs.
+            Kind::Uv => &[("UV_CACHE_DIR", "uv"), ("UV_TOOL_DIR", "uv-tools")],
             Kind::Python | Kind::Other => &[],
         };
         caches

@@ -189,9 +189,19 @@ fn uv_gets_a_cache_of_its_own_and_only_reads_what_the_user_installed() {
     let uvx = bin.path().join("uvx");
     std::fs::write(&uvx, "").unwrap();
     let g = spec(&home).grants(launch(&uvx, &[]));
-    let own = home.join("cache/uv");
-    assert_eq!(g.env, vec![("UV_CACHE_DIR", own.clone())]);
-    assert!(g.write.contains(&own), "{:?}", g.write);
+    let (own, tools) = (home.join("cache/uv"), home.join("cache/uv-tools"));
+    assert_eq!(
+        g.env,
+        vec![
+            ("UV_CACHE_DIR", own.clone()),
+            ("UV_TOOL_DIR", tools.clone())
+        ]
+    );
+    assert!(
+        g.write.contains(&own) && g.write.contains(&tools),
+        "{:?}",
+        g.write
+    );
     for shared in [".cache/uv", ".local/share/uv"] {
         assert!(!granted(&g.write, &home.join(shared)), "{:?}", g.write);
     }
