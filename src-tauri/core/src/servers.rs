@@ -273,6 +273,10 @@ impl ServerHandle {
             trust: ctx.trust.clone(),
             place: ctx.sandbox.clone(),
             lost_remote: false,
+            rejudge: Rejudge {
+                trust: ctx.trust.changes(),
+                roots: roots_tx.told.subscribe(),
+            },
         };
         tokio::spawn(supervisor.run());
         Self {
@@ -531,6 +535,34 @@ struct Supervisor {
     /// A remote server was lost while connected: it is tried again until it is back (a network
     /// that drops, a laptop that slept), however many attempts that takes.
     lost_remote: bool,
+    /// What, changed since it was last judged, makes an untrusted server judged again.
+    rejudge: Rejudge,
+}
+
+/// Trust and the roots a server is judged with: a server waiting for trust is judged again when
+/// either changes. Its definition may have been trusted while it was being judged (a grant and
+/// the roots it was for land apart: the roots dialog grants first, saves after, and takes a
+/// grant back when the save fails), and nothing else would wake it.
+struct Rejudge {
+    trust: watch::Receiver<u64>,
+    roots: watch::Receiver<Vec<Root>>,
+}
+
+impl Rejudge {
+    /// Marks what it is judged against now as seen.
+    fn judging(&mut self) {
+        self.trust.borrow_and_update();
+        self.roots.borrow_and_update();
+    }
+
+    /// Waits until one of them changes after it was judged; forever once neither can.
+    async fn changed(&mut self) {
+        tokio::select! {
+            Ok(()) = self.trust.changed() => {}
+            Ok(()) = self.roots.changed() => {}
+            else => std::future::pending().await,
+        }
+    }
 }
 
 /// How a connected phase ended.
@@ -589,11 +621,18 @@ impl Supervisor {
         }
     }
 
-    /// Not connected: waits for the user.
+    /// Not connected: waits for the user, or, when it waits for trust, for a change to trust or
+    /// to its roots, after which it is judged again.
     async fn idle(&mut self, attempt: &mut u32) -> Next {
         self.settle_stopped();
-        let command = self.commands.recv().await;
-        self.on_command(command, attempt)
+        if !matches!(*self.state.borrow(), ServerState::NeedsTrust) {
+            let command = self.commands.recv().await;
+            return self.on_command(command, attempt);
+        }
+        tokio::select! {
+            command = self.commands.recv() => self.on_command(command, attempt),
+            () = self.rejudge.changed() => Next::Connect,
+        }
     }
 
     /// Shows the server as stopped, unless it is disabled, failed or untrusted (which say more).
@@ -650,6 +689,7 @@ impl Supervisor {
         let mut opts = self.opts.clone();
         opts.config = switchboard_protocol::env_file::read_once(&opts.config);
         // Judged with the roots its box will be given now, whatever they were when it was defined.
+        self.rejudge.judging();
         let judged = self.roots.paths();
         opts.config.inherit_roots(&judged);
         // Nothing the user has not trusted is spawned or dialed, however it got into the file.
@@ -660,21 +700,25 @@ impl Supervisor {
         self.set(ServerState::Starting { attempt: *attempt });
         // Decided at each start: the definition, its trust or its roots may have changed.
         opts.sandbox = sandboxing(&self.trust, self.place.as_ref(), &opts);
-        let connecting = (self.connector)(opts);
-        tokio::select! {
-            result = connecting => match result {
-                // Its roots changed while it started: its box may hold ones it was not judged
-                // with, so it starts again and is judged with them.
-                Ok(live) if self.roots.paths() != judged => {
-                    live.shutdown().await;
-                    Next::Connect
-                }
-                Ok(live) => self.serve(live, attempt).await,
-                Err(e) => Next::Failed(e),
-            },
-            command = self.commands.recv() => {
+        let mut connecting = std::pin::pin!((self.connector)(opts));
+        loop {
+            let command = tokio::select! {
+                result = &mut connecting => return match result {
+                    // Its roots changed while it started: its box may hold ones it was not
+                    // judged with, so it starts again and is judged with them.
+                    Ok(live) if self.roots.paths() != judged => {
+                        live.shutdown().await;
+                        Next::Connect
+                    }
+                    Ok(live) => self.serve(live, attempt).await,
+                    Err(e) => Next::Failed(e),
+                },
+                command = self.commands.recv() => command,
+            };
+            // Started while it starts (trusted, it was judged again on its own): one start.
+            if !matches!(command, Some(Command::Start)) {
                 // Dropping `connecting` kills a half-started process (its group is owned there).
-                self.on_command(command, attempt)
+                return self.on_command(command, attempt);
             }
         }
     }

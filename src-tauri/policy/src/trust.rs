@@ -775,6 +775,9 @@ struct State {
     everything: bool,
     /// Read from the store at the first question (or at once, with [`Trust::load`]).
     book: OnceLock<Result<RwLock<Book>>>,
+    /// Counts the changes to what is trusted, so that a server left waiting for trust is judged
+    /// again after one (a grant made while it was being judged included).
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 #[derive(Default)]
@@ -803,6 +806,7 @@ impl Trust {
             store: Some(store),
             everything: false,
             book: OnceLock::new(),
+            changes: tokio::sync::watch::Sender::new(0),
         }))
     }
 
@@ -833,7 +837,17 @@ impl Trust {
             store: None,
             everything: true,
             book: OnceLock::new(),
+            changes: tokio::sync::watch::Sender::new(0),
         }))
+    }
+
+    /// Told of every change to what is trusted or to what a name is bound to.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.0.changes.subscribe()
+    }
+
+    fn changed(&self) {
+        self.0.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// How server `server`'s definition `config` stands.
@@ -969,6 +983,8 @@ impl Trust {
         book.trusted.insert(digest.clone());
         book.bound.insert(server.to_owned(), digest.clone());
         book.definitions.insert(digest, value);
+        drop(book);
+        self.changed();
         Ok(())
     }
 
@@ -999,6 +1015,7 @@ impl Trust {
         if let Some(d) = digest {
             self.book()?.bound.insert(to.to_owned(), d);
         }
+        self.changed();
         Ok(())
     }
 
@@ -1044,6 +1061,7 @@ impl Trust {
         if let Some(d) = revoke {
             self.book()?.trusted.remove(&d);
         }
+        self.changed();
         Ok(())
     }
 

@@ -115,6 +115,58 @@ async fn roots_changed_during_a_start_are_judged_before_it_serves() {
     assert!(handle.connection().is_err());
 }
 
+/// Waits (in paused time, up to a minute) until the server publishes `Running`.
+async fn runs(events: &mut crate::events::Listener) -> bool {
+    let running = statuses_until(events, |s| matches!(s, ServerStatus::Running { .. }));
+    tokio::time::timeout(Duration::from_secs(60), running)
+        .await
+        .is_ok()
+}
+
+/// A context whose trust is kept in a store of its own, trusting nothing yet.
+fn trusting_nothing(script: &Arc<Script>, bus: &Bus) -> SupervisorContext {
+    let mut ctx = context(script, bus);
+    let store = Arc::new(crate::store::Store::in_memory().unwrap());
+    ctx.trust = crate::trust::Trust::load(store).unwrap();
+    ctx
+}
+
+/// A server waiting for trust runs once its definition is trusted, with no command: the roots
+/// dialog trusts servers while they restart, and takes a grant back when the save fails, so a
+/// server may be judged between two grants and would otherwise wait for good.
+#[tokio::test(start_paused = true)]
+async fn a_server_waiting_for_trust_runs_once_it_is_trusted() {
+    let script = Script::new([Plan::Serve]);
+    let bus = Bus::default();
+    let mut events = bus.control();
+    let ctx = trusting_nothing(&script, &bus);
+    let handle = ServerHandle::spawn("s", server(), vec![], &ctx);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(handle.status(), ServerStatus::NeedsTrust);
+    ctx.trust.grant("s", &server()).unwrap();
+    assert!(runs(&mut events).await, "still {:?}", handle.status());
+    assert_eq!(script.attempts.load(Ordering::SeqCst), 1);
+}
+
+/// A server judged with roots it was not trusted with waits; the roots it was trusted with
+/// arriving afterwards (the dialog grants before it saves them) start it.
+#[tokio::test(start_paused = true)]
+async fn a_server_waiting_for_trust_runs_once_its_trusted_roots_arrive() {
+    let script = Script::new([Plan::Serve]);
+    let bus = Bus::default();
+    let mut events = bus.control();
+    let ctx = trusting_nothing(&script, &bus);
+    let roots = vec![PathBuf::from("/projects")];
+    let mut trusted = server();
+    trusted.inherit_roots(&roots);
+    ctx.trust.grant("s", &trusted).unwrap();
+    let handle = ServerHandle::spawn("s", server(), vec![], &ctx);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(handle.status(), ServerStatus::NeedsTrust);
+    handle.update_roots(&roots);
+    assert!(runs(&mut events).await, "still {:?}", handle.status());
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_server_that_wants_sign_in_is_not_retried_and_keeps_its_challenge() {
     let script = Script::new([Plan::NeedsSignIn]);
