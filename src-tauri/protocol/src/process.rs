@@ -436,8 +436,8 @@ pub fn spawn(
 }
 
 /// Puts the child in its OS box: the grants for its resolved program, its private `TMPDIR` and
-/// runtime caches, its state directory as working directory when none is configured, and the box to enter before
-/// exec. Where the box cannot be built the server does not start.
+/// runtime caches, its state directory as working directory when none is configured, and the
+/// box to enter before exec. Where the box cannot be built the server does not start.
 fn enter_box(
     launch: &mut Launch,
     spec: &SpawnSpec<'_>,
