@@ -358,10 +358,10 @@ impl BoxSpec {
     /// Of `paths` found automatically, those that exist, as real paths (the kernel follows `..`
     /// and symlinks when the rule is made, so the checks look at what it will open; a relative
     /// path would be the host's own working directory), that are no folder all users share
-    /// ([`is_shared_folder`]), that do not contain the home directory
-    /// (a script in `~` must not open all of `~`), neither contain nor lie in one of its secret
-    /// folders, and neither contain nor lie in a protected path (an argument naming the host's
-    /// database does not open it), unless they lie inside one installed bundle's folder.
+    /// ([`is_shared_folder`]), that do not contain the home directory (a script in `~` must not
+    /// open all of `~`), neither contain nor lie in one of its secret folders, and neither
+    /// contain nor lie in a protected path (an argument naming the host's database does not open
+    /// it), unless they lie inside one installed bundle's folder.
     fn automatic(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
         paths
             .into_iter()

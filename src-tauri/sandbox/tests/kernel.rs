@@ -115,6 +115,15 @@ fn refused_only_in_the_box(w: &World, script: &str) {
     assert!(ok(&open), "with the box off: {}", said(&open));
 }
 
+/// Runs Python `code` in the box and with the box off; it must fail only in the box.
+fn python_refused_only_in_the_box(w: &World, code: &str) {
+    let python = Path::new("/usr/bin/python3");
+    let boxed = w.run(true, python, &["-c", code]);
+    assert!(!ok(&boxed), "{}", said(&boxed));
+    let open = w.run(false, python, &["-c", code]);
+    assert!(ok(&open), "{}", said(&open));
+}
+
 #[test]
 fn the_planted_key_is_unreadable_in_the_box_and_readable_outside() {
     let w = World::new();
@@ -226,11 +235,7 @@ fn unix_sockets_are_refused() {
         "import socket; s=socket.socket(socket.AF_UNIX); s.connect({:?}); print('connected')",
         sock.to_string_lossy()
     );
-    let python = Path::new("/usr/bin/python3");
-    let boxed = w.run(true, python, &["-c", &code]);
-    assert!(!ok(&boxed), "{}", said(&boxed));
-    let open = w.run(false, python, &["-c", &code]);
-    assert!(ok(&open), "{}", said(&open));
+    python_refused_only_in_the_box(&w, &code);
 }
 
 #[test]
@@ -242,11 +247,7 @@ fn it_cannot_ptrace_the_host() {
         "import ctypes; libc=ctypes.CDLL(None,use_errno=True); r=libc.ptrace(0x4206,{host},0,0); \
          print(r, ctypes.get_errno()); raise SystemExit(0 if r==0 else 1)"
     );
-    let python = Path::new("/usr/bin/python3");
-    let boxed = w.run(true, python, &["-c", &code]);
-    assert!(!ok(&boxed), "{}", said(&boxed));
-    let open = w.run(false, python, &["-c", &code]);
-    assert!(ok(&open), "{}", said(&open));
+    python_refused_only_in_the_box(&w, &code);
 }
 
 #[test]
@@ -366,20 +367,7 @@ fn a_unix_socket_is_refused_however_its_family_is_spelled() {
          raise SystemExit(0 if r>=0 else 1)",
         libc::SYS_socket
     );
-    let python = Path::new("/usr/bin/python3");
-    let boxed = w.run(true, python, &["-c", &code]);
-    assert!(!ok(&boxed), "{}", said(&boxed));
-    let open = w.run(false, python, &["-c", &code]);
-    assert!(ok(&open), "{}", said(&open));
-}
-
-/// Runs Python `code` in the box and with the box off; it must fail only in the box.
-fn python_refused_only_in_the_box(w: &World, code: &str) {
-    let python = Path::new("/usr/bin/python3");
-    let boxed = w.run(true, python, &["-c", code]);
-    assert!(!ok(&boxed), "{}", said(&boxed));
-    let open = w.run(false, python, &["-c", code]);
-    assert!(ok(&open), "{}", said(&open));
+    python_refused_only_in_the_box(&w, &code);
 }
 
 #[test]

@@ -93,9 +93,7 @@ async fn roots_changed_during_a_start_are_judged_before_it_serves() {
     let script = Script::new([Plan::ServeAfter(gate.clone())]);
     let bus = Bus::default();
     let mut events = bus.control();
-    let mut ctx = context(&script, &bus);
-    let store = Arc::new(crate::store::Store::in_memory().unwrap());
-    ctx.trust = crate::trust::Trust::load(store).unwrap();
+    let ctx = trusting_nothing(&script, &bus);
     let first = vec![PathBuf::from("/projects")];
     let mut trusted = server();
     trusted.inherit_roots(&first);
@@ -268,10 +266,8 @@ async fn a_replaced_definition_that_is_disabled_stops_the_server() {
 async fn an_untrusted_definition_is_never_spawned_and_a_changed_one_asks_again() {
     let script = Script::new([]);
     let bus = Bus::default();
-    let store = Arc::new(crate::store::Store::in_memory().unwrap());
-    let trust = crate::trust::Trust::load(store).unwrap();
-    let mut ctx = context(&script, &bus);
-    ctx.trust = trust.clone();
+    let ctx = trusting_nothing(&script, &bus);
+    let trust = ctx.trust.clone();
     let handle = ServerHandle::spawn("s", server(), vec![], &ctx);
     assert_eq!(handle.status(), ServerStatus::NeedsTrust);
     handle.start().await.unwrap();
