@@ -134,6 +134,20 @@ async fn run(
     Ok(())
 }
 
+/// CPU time of this process's threads so far, in nanoseconds, as `switchboard-cli bench` counts
+/// it (`bench::cpu_time_ns`).
+fn cpu_time_ns() -> u64 {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .flatten()
+                .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+                .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 fn peak_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -220,9 +234,10 @@ async fn bench(
         items: 0,
         pages: 0,
     };
-    let s = Instant::now();
+    let (s, cpu0) = (Instant::now(), cpu_time_ns());
     let outcome = run(&peer, mode, n, conc, blob, &mut t).await;
     let secs = s.elapsed().as_secs_f64();
+    let cpu_ns = cpu_time_ns().saturating_sub(cpu0);
     t.lat.sort_unstable();
     let pct = |p: f64| {
         if t.lat.is_empty() {
@@ -240,6 +255,7 @@ async fn bench(
             "elapsed_s": (secs * 1000.0).round() / 1000.0,
             "ops_per_s": if secs > 0.0 { ((t.lat.len() as f64 / secs) * 1000.0).round() / 1000.0 } else { 0.0 },
             "p50_us": pct(0.5), "p99_us": pct(0.99),
+            "cpu_us_per_op": if t.lat.is_empty() { 0.0 } else { (cpu_ns as f64 / t.lat.len() as f64).round() / 1000.0 },
             "bytes": t.bytes, "items": t.items, "pages": t.pages,
             "peak_rss_kb": peak_rss_kb(),
             "ok": outcome.is_ok(),

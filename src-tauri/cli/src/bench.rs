@@ -94,15 +94,17 @@ pub async fn run(session: &Session, args: &BenchArgs) -> Result<ExitCode> {
         .unwrap_or_default();
     let mut tally = Tally::default();
     let mut elapsed = Duration::ZERO;
+    let mut cpu_ns = 0;
     let outcome = match &live {
         Ok(live) => {
             let c = &live.connection;
             let mut warm = Tally::default();
             match measure(c, args, args.warmup, &mut warm).await {
                 Ok(()) => {
-                    let t0 = Instant::now();
+                    let (t0, cpu0) = (Instant::now(), cpu_time_ns());
                     let r = measure(c, args, args.n, &mut tally).await;
                     elapsed = t0.elapsed();
+                    cpu_ns = cpu_time_ns().saturating_sub(cpu0);
                     r
                 }
                 Err(e) => Err(e),
@@ -136,6 +138,7 @@ pub async fn run(session: &Session, args: &BenchArgs) -> Result<ExitCode> {
         "ops_per_s": if secs > 0.0 { round3(ops as f64 / secs) } else { 0.0 },
         "p50_us": pct(0.50),
         "p99_us": pct(0.99),
+        "cpu_us_per_op": if ops > 0 { round3(cpu_ns as f64 / 1000.0 / ops as f64) } else { 0.0 },
         "bytes": tally.bytes,
         "items": tally.items,
         "pages": tally.pages,
@@ -238,6 +241,20 @@ async fn blob(c: &Connection, bytes: u64) -> Result<u64> {
         ));
     }
     Ok(len)
+}
+
+/// The CPU time this process's threads have run so far, user and system, in nanoseconds (0
+/// where /proc has none): the client's own cost per call, which the machine's wake-ups, the
+/// server and the other vCPU do not move, unlike a call's latency or a run's throughput.
+pub fn cpu_time_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
 }
 
 /// Peak resident set size of this process, from /proc (0 where unavailable).

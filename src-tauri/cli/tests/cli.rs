@@ -640,6 +640,7 @@ fn bench_prints_one_json_line() {
             "ops_per_s",
             "p50_us",
             "p99_us",
+            "cpu_us_per_op",
             "bytes",
             "items",
             "pages",
