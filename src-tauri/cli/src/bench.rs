@@ -243,9 +243,10 @@ async fn blob(c: &Connection, bytes: u64) -> Result<u64> {
     Ok(len)
 }
 
-/// The CPU time this process's threads have run so far, user and system, in nanoseconds (0
-/// where /proc has none): the client's own cost per call, which the machine's wake-ups, the
-/// server and the other vCPU do not move, unlike a call's latency or a run's throughput.
+/// The CPU time this process's live threads have run so far, user and system, in nanoseconds
+/// (0 where /proc has none; a thread that has ended no longer counts, and the timed calls start
+/// none): the client's own cost per call, which the machine's wake-ups and the server on the
+/// other vCPU do not move, unlike a call's latency or a run's throughput.
 pub fn cpu_time_ns() -> u64 {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return 0;
