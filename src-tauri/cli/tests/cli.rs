@@ -649,6 +649,11 @@ fn bench_prints_one_json_line() {
         ] {
             assert!(last.get(key).is_some(), "{mode}: {key} missing from {last}");
         }
+        // The client's own CPU time per call, from /proc: 50 calls take some.
+        if cfg!(target_os = "linux") {
+            let cpu = last["cpu_us_per_op"].as_f64().unwrap_or(0.0);
+            assert!(cpu > 0.0, "{mode}: no CPU time per call in {last}");
+        }
         // Each of the 50 timed runs lists all 1,000 resources (10 pages) or brings one blob.
         if mode == "list" {
             assert_eq!(last["items"], 50 * 1000);
