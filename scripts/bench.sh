@@ -119,6 +119,19 @@ targets = [
     ("4 MB result at least 1.0×", "blob", "ops_per_s", 1.0, "min"),
     ("paginated listing at least 1.0×", "list", "ops_per_s", 1.0, "min"),
 ]
+# The ring's own targets, ring on against ring off.
+ring_targets = [
+    ("sequential p50 at most 1.05× off", "seq", "p50_us", 1.05, "max"),
+    (f"{conc}-in-flight throughput at least 0.95× off", "conc", "ops_per_s", 0.95, "min"),
+]
+
+def verdicts(where, targets, ratio, pair):
+    """Each target's ratio of the medians (what it is judged on) and its paired ratio."""
+    for label, mode, key, limit, kind in targets:
+        r, p = ratio[(mode, key)], pair[(mode, key)]
+        met = r <= limit if kind == "max" else r >= limit
+        print(f"target {where} {label}: {r:.2f}× (paired {p:.2f}×) → {'MET' if met else 'NOT MET'}")
+
 print(f"machine: {cpus} vCPU ({cpu}); client on one vCPU, server on another")
 print(f"{n} calls per run, {reps} runs, {starts} starts, medians; ratio = Switchboard / rmcp (µs, ms, MiB: lower is better; per second: higher is better)")
 
@@ -148,10 +161,7 @@ def era_tables(era, rows):
         ratio[(mode, key)], pair[(mode, key)] = cur, paired(mode, key)
         print(f"| {label:42} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {cur:>9.2f}× | {pair[(mode, key)]:>6.2f}× | {multi:>7.2f}× | {fmt(v['rmcp-current-defaults']):>16} |")
     print("\n(vs current: the ratio of the medians; paired: the median of each run's own ratio)\n")
-    for label, mode, key, limit, kind in targets:
-        r, p = ratio[(mode, key)], pair[(mode, key)]
-        met = r <= limit if kind == "max" else r >= limit
-        print(f"target ({era}): {label}: {r:.2f}× (paired {p:.2f}×) → {'MET' if met else 'NOT MET'}")
+    verdicts(f"({era}):", targets, ratio, pair)
     print(f"\nThe traffic ring on {era} (Switchboard as above, against the same build with the ring off):\n")
     print(f"| {'':42} | {'ring off':>11} | {'ring on':>11} | {'on / off':>8} | {'paired':>7} |")
     print(f"|{'-'*44}|{'-'*12}:|{'-'*12}:|{'-'*9}:|{'-'*8}:|")
@@ -162,13 +172,7 @@ def era_tables(era, rows):
         ring_pair[(mode, key)] = paired(mode, key, to="switchboard-traffic-off")
         print(f"| {label:42} | {fmt(off):>11} | {fmt(on):>11} | {ring[(mode, key)]:>7.2f}× | {ring_pair[(mode, key)]:>6.2f}× |")
     print()
-    for label, mode, key, limit, kind in [
-        ("sequential p50 at most 1.05× off", "seq", "p50_us", 1.05, "max"),
-        (f"{conc}-in-flight throughput at least 0.95× off", "conc", "ops_per_s", 0.95, "min"),
-    ]:
-        r, p = ring[(mode, key)], ring_pair[(mode, key)]
-        met = r <= limit if kind == "max" else r >= limit
-        print(f"target ({era}): ring on, {label}: {r:.2f}× (paired {p:.2f}×) → {'MET' if met else 'NOT MET'}")
+    verdicts(f"({era}): ring on,", ring_targets, ring, ring_pair)
 
 for era in dict.fromkeys(e["era"] for e in entries):
     era_tables(era, [dict(e["line"], rep=e["rep"]) for e in entries if e["era"] == era])
