@@ -4,9 +4,9 @@
 # handshake and initialized). Two servers: the rmcp fixture (a native binary, where the box's
 # own work shows most) and server-everything (Node, as most servers are). The two settings take
 # turns, BENCH_REPS starts each, the client on one vCPU and the server on the other; each figure
-# is the median. Prints the ratio against the run
-# without the box and whether the target (at most 1.1×) holds. Not a test: it prints numbers
-# (BENCHMARKS.md keeps them).
+# is the median. Prints the ratio against the run without the box, the paired ratio (each
+# round's own, then their median) with its 95% interval, and whether the target (at most 1.1×)
+# holds. Not a test: it prints numbers (BENCHMARKS.md keeps them).
 # Usage: scripts/bench-sandbox.sh     BENCH_REPS=100
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,14 +25,14 @@ data=$(mktemp -d)
 out=$(mktemp)
 trap 'rm -rf "$data" "$out"' EXIT
 
-start() { # label box server…
+start() { # label box server… (in the round $round)
   local label=$1 box=$2
   shift 2
   SWITCHBOARD_DATA_DIR="$data" "${pin[@]}" "$bin/switchboard-cli" bench --mode ping --n 1 --warmup 0 \
-    --sandbox "$box" -- "$@" | tail -n1 | sed "s/^/$label\t/" >>"$out" || true
+    --sandbox "$box" -- "$@" | tail -n1 | sed "s/^/$label\t$round\t/" >>"$out" || true
 }
 
-for _ in $(seq "$reps"); do
+for round in $(seq "$reps"); do
   for box in off on; do
     start rmcp "$box" "${pin_server[@]}" "$bin/examples/fixture_server"
     start everything "$box" "${pin_server[@]}" "$everything" stdio
@@ -40,21 +40,32 @@ for _ in $(seq "$reps"); do
 done
 
 python3 - "$out" <<'PY'
-import json, statistics, sys
+import json, random, statistics, sys
+
+def interval(pairs, rounds=2000):
+    """The 95% interval of the median of `pairs` (a bootstrap with a fixed seed)."""
+    draw = random.Random(26)
+    medians = sorted(statistics.median(draw.choices(pairs, k=len(pairs))) for _ in range(rounds))
+    return medians[int(0.025 * rounds)], medians[int(0.975 * rounds) - 1]
+
 rows = {}
 for line in open(sys.argv[1]):
-    label, text = line.rstrip("\n").split("\t", 1)
+    label, round_, text = line.rstrip("\n").split("\t", 2)
     r = json.loads(text)
     if r.get("error"):
         sys.exit(f"{label}: {r['error']}")
-    rows.setdefault((label, r["sandbox"]), []).append(r["connect_ms"])
-print(f"{'server':<12} {'no box (ms)':>12} {'box (ms)':>10} {'ratio':>7}")
+    rows.setdefault((label, r["sandbox"]), {})[round_] = r["connect_ms"]
+print(f"{'server':<12} {'no box (ms)':>12} {'box (ms)':>10} {'ratio':>7} {'paired, 95%':>22}")
 ok = True
 for label in ("rmcp", "everything"):
-    off = statistics.median(rows[(label, False)])
-    on = statistics.median(rows[(label, True)])
+    offs, ons = rows[(label, False)], rows[(label, True)]
+    off, on = statistics.median(offs.values()), statistics.median(ons.values())
     ratio = on / off
     ok &= ratio <= 1.1
-    print(f"{label:<12} {off:>12.2f} {on:>10.2f} {ratio:>6.2f}x")
+    # The two starts of a round ran one after the other: each round's own ratio, then their median.
+    pairs = [ons[k] / offs[k] for k in sorted(offs.keys() & ons.keys(), key=int)]
+    low, high = interval(pairs)
+    paired = f"{statistics.median(pairs):.3f}x ({low:.3f}-{high:.3f})"
+    print(f"{label:<12} {off:>12.2f} {on:>10.2f} {ratio:>6.3f}x {paired:>22}")
 print("target: spawn to initialized with the box at most 1.1x without it:", "MET" if ok else "NOT MET")
 PY

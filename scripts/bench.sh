@@ -20,12 +20,20 @@
 # own ratio (the clients of a run, or of a start, take their turns seconds apart, so a slow
 # minute of the machine slows both). The client's own CPU time per call is a row too: what the
 # client controls, which the VM's wake-ups and the server on the other vCPU do not move.
-# Usage: scripts/bench.sh            BENCH_N=20000 calls, BENCH_REPS=5, BENCH_CONCURRENCY=64,
+# Many short runs rather than a few long ones: the clients of a pair then run a second or two
+# apart, and the medians and pairs steady (150 pairs of 2,000 sequential calls put the paired
+# sequential p50 within ±0.03 at 95%, where 5 runs of 20,000 moved by a third: BENCHMARKS.md,
+# session 28). Each paired ratio in a verdict carries its 95% interval (a bootstrap of the pairs).
+# A sequential run makes enough calls (3,000 and the warm-up's 200) for the ring to fill (5,000
+# messages), so that peak RSS is the ring's steady state, as in a host that has run a while.
+# Usage: scripts/bench.sh            BENCH_N=3000 sequential calls, BENCH_CONC_N=5000 calls in
+#                                    flight, BENCH_REPS=60, BENCH_CONCURRENCY=64,
 #                                    BENCH_STARTS=100, BENCH_ERAS="2025-11-25 2026-07-28"
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n="${BENCH_N:-20000}"
-reps="${BENCH_REPS:-5}"
+n="${BENCH_N:-3000}"
+conc_n="${BENCH_CONC_N:-5000}"
+reps="${BENCH_REPS:-60}"
 conc="${BENCH_CONCURRENCY:-64}"
 starts="${BENCH_STARTS:-100}"
 eras="${BENCH_ERAS:-2025-11-25 2026-07-28}"
@@ -70,9 +78,8 @@ for rep in $(seq "$reps"); do
   for era in $eras; do
     pin_server=(taskset -c "$server_cpu" env "FIXTURE_ERA=$era" "$server")
     for client in switchboard switchboard-traffic-off rmcp-current rmcp-multi rmcp-current-defaults; do
-      for mode in seq conc; do
-        echo "{\"rep\":$rep,\"era\":\"$era\",\"line\":$(run "$client" "$mode" "$n")}" >> "$out"
-      done
+      echo "{\"rep\":$rep,\"era\":\"$era\",\"line\":$(run "$client" seq "$n")}" >> "$out"
+      echo "{\"rep\":$rep,\"era\":\"$era\",\"line\":$(run "$client" conc "$conc_n")}" >> "$out"
       for mode in blob list; do
         echo "{\"rep\":$rep,\"era\":\"$era\",\"line\":$(run "$client" "$mode" 20)}" >> "$out"
       done
@@ -90,9 +97,9 @@ for start in $(seq "$starts"); do
   done
 done
 
-python3 - "$out" "$n" "$reps" "$conc" "$starts" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)" <<'PY'
-import json, statistics, sys
-path, n, reps, conc, starts, cpus, cpu = sys.argv[1:]
+python3 - "$out" "$n" "$conc_n" "$reps" "$conc" "$starts" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)" <<'PY'
+import json, random, statistics, sys
+path, n, conc_n, reps, conc, starts, cpus, cpu = sys.argv[1:]
 entries = [json.loads(l) for l in open(path)]
 bad = [e["line"] for e in entries if not e["line"].get("ok")]
 if bad:
@@ -125,15 +132,27 @@ ring_targets = [
     (f"{conc}-in-flight throughput at least 0.95× off", "conc", "ops_per_s", 0.95, "min"),
 ]
 
+def interval(pairs, rounds=2000):
+    """The 95% interval of the median of `pairs`: the median of as many drawn with replacement,
+    `rounds` times (a fixed seed, so that one run's output does not change when printed again)."""
+    if not pairs:
+        return float("nan"), float("nan")
+    draw = random.Random(32)
+    medians = sorted(statistics.median(draw.choices(pairs, k=len(pairs))) for _ in range(rounds))
+    return medians[int(0.025 * rounds)], medians[int(0.975 * rounds) - 1]
+
 def verdicts(where, targets, ratio, pair):
-    """Each target's ratio of the medians (what it is judged on) and its paired ratio."""
+    """Each target's ratio of the medians (what it is judged on) and its paired ratio, with the
+    latter's 95% interval."""
     for label, mode, key, limit, kind in targets:
-        r, p = ratio[(mode, key)], pair[(mode, key)]
+        r, pairs = ratio[(mode, key)], pair[(mode, key)]
+        p = statistics.median(pairs) if pairs else float("nan")
+        low, high = interval(pairs)
         met = r <= limit if kind == "max" else r >= limit
-        print(f"target {where} {label}: {r:.2f}× (paired {p:.2f}×) → {'MET' if met else 'NOT MET'}")
+        print(f"target {where} {label}: {r:.2f}× (paired {p:.2f}×, 95% {low:.2f}–{high:.2f}, {len(pairs)} pairs) → {'MET' if met else 'NOT MET'}")
 
 print(f"machine: {cpus} vCPU ({cpu}); client on one vCPU, server on another")
-print(f"{n} calls per run, {reps} runs, {starts} starts, medians; ratio = Switchboard / rmcp (µs, ms, MiB: lower is better; per second: higher is better)")
+print(f"{n} sequential and {conc_n} concurrent calls per run, {reps} runs, {starts} starts, medians; ratio = Switchboard / rmcp (µs, ms, MiB: lower is better; per second: higher is better)")
 
 def era_tables(era, rows):
     def med(client, mode, key):
@@ -149,7 +168,8 @@ def era_tables(era, rows):
         for r in rows:
             if r["mode"] == mode and r["client"] in (of, to):
                 by_rep.setdefault(r["rep"], {})[r["client"]] = r[key]
-        pairs = [p[of] / p[to] for p in by_rep.values() if len(p) == 2 and p[to]]
+        return [p[of] / p[to] for p in by_rep.values() if len(p) == 2 and p[to]]
+    def middle(pairs):
         return statistics.median(pairs) if pairs else float("nan")
     print(f"| {'':42} | {'rmcp current-thread':>19} | {'rmcp multi-thread':>17} | {'Switchboard':>11} | {'vs current':>10} | {'paired':>7} | {'vs multi':>8} | {'rmcp as it comes':>16} |")
     print(f"|{'-'*44}|{'-'*20}:|{'-'*18}:|{'-'*12}:|{'-'*11}:|{'-'*8}:|{'-'*9}:|{'-'*17}:|")
@@ -159,7 +179,7 @@ def era_tables(era, rows):
         cur = v["switchboard"] / v["rmcp-current"] if v["rmcp-current"] else float("nan")
         multi = v["switchboard"] / v["rmcp-multi"] if v["rmcp-multi"] else float("nan")
         ratio[(mode, key)], pair[(mode, key)] = cur, paired(mode, key)
-        print(f"| {label:42} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {cur:>9.2f}× | {pair[(mode, key)]:>6.2f}× | {multi:>7.2f}× | {fmt(v['rmcp-current-defaults']):>16} |")
+        print(f"| {label:42} | {fmt(v['rmcp-current']):>19} | {fmt(v['rmcp-multi']):>17} | {fmt(v['switchboard']):>11} | {cur:>9.2f}× | {middle(pair[(mode, key)]):>6.2f}× | {multi:>7.2f}× | {fmt(v['rmcp-current-defaults']):>16} |")
     print("\n(vs current: the ratio of the medians; paired: the median of each run's own ratio)\n")
     verdicts(f"({era}):", targets, ratio, pair)
     print(f"\nThe traffic ring on {era} (Switchboard as above, against the same build with the ring off):\n")
@@ -170,7 +190,7 @@ def era_tables(era, rows):
         off, on = med("switchboard-traffic-off", mode, key), med("switchboard", mode, key)
         ring[(mode, key)] = on / off if off else float("nan")
         ring_pair[(mode, key)] = paired(mode, key, to="switchboard-traffic-off")
-        print(f"| {label:42} | {fmt(off):>11} | {fmt(on):>11} | {ring[(mode, key)]:>7.2f}× | {ring_pair[(mode, key)]:>6.2f}× |")
+        print(f"| {label:42} | {fmt(off):>11} | {fmt(on):>11} | {ring[(mode, key)]:>7.2f}× | {middle(ring_pair[(mode, key)]):>6.2f}× |")
     print()
     verdicts(f"({era}): ring on,", ring_targets, ring, ring_pair)
 
