@@ -202,18 +202,21 @@ async fn bench(
     // `().serve()`, the initialize handshake, no capabilities.
     let start = Instant::now();
     let defaults = std::env::var("RMCP_BASELINE").as_deref() == Ok("defaults");
+    // The server's stderr is not the bench's output: a 2026-07-28 rmcp server that was only
+    // pinged (the `ping` mode) reports there, as it exits, that no initialize came.
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
     let client = if defaults {
         // What `().serve(…)` declares, in the type the other branch has.
-        ClientConfig::default()
-            .serve(TokioChildProcess::new(cmd)?)
-            .await?
+        ClientConfig::default().serve(transport).await?
     } else {
         let lifecycle = ClientLifecycleMode::Auto {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         };
         let declared = switchboard_protocol::handler::client_config();
-        serve_client_with_lifecycle(declared, TokioChildProcess::new(cmd)?, lifecycle).await?
+        serve_client_with_lifecycle(declared, transport, lifecycle).await?
     };
     let connect_ms = start.elapsed().as_secs_f64() * 1000.0;
     let peer = client.peer().clone();
