@@ -44,6 +44,10 @@ pub struct Prepared {
     filter: Vec<filter::Instruction>,
 }
 
+/// The crate's ABI for the kernel's Landlock version, at most V6. What later versions add would
+/// change no box: V7 and V8 only add `landlock_restrict_self` flags (audit logging, all threads
+/// at once; the child is one thread), and V9's right to connect to a pathname Unix socket would
+/// refuse nothing more, since the filter refuses making Unix sockets (`filter.rs`).
 fn abi_of(version: i32) -> ABI {
     match version {
         ..=0 => ABI::Unsupported,
