@@ -47,7 +47,8 @@ pub struct Prepared {
 /// The crate's ABI for the kernel's Landlock version, at most V6. What later versions add would
 /// change no box: V7 and V8 only add `landlock_restrict_self` flags (audit logging, all threads
 /// at once; the child is one thread), and V9's right to connect to a pathname Unix socket would
-/// refuse nothing more, since the filter refuses making Unix sockets (`filter.rs`).
+/// refuse nothing more: the filter refuses `socket(AF_UNIX)`, the only way to one (a
+/// `socketpair` it allows has no name to connect to; `filter.rs`).
 fn abi_of(version: i32) -> ABI {
     match version {
         ..=0 => ABI::Unsupported,
