@@ -40,13 +40,9 @@ for round in $(seq "$reps"); do
 done
 
 python3 - "$out" <<'PY'
-import json, random, statistics, sys
-
-def interval(pairs, rounds=2000):
-    """The 95% interval of the median of `pairs` (a bootstrap with a fixed seed)."""
-    draw = random.Random(26)
-    medians = sorted(statistics.median(draw.choices(pairs, k=len(pairs))) for _ in range(rounds))
-    return medians[int(0.025 * rounds)], medians[int(0.975 * rounds) - 1]
+import json, statistics, sys
+sys.path.insert(0, "scripts")
+from bench_stats import interval
 
 rows = {}
 for line in open(sys.argv[1]):

@@ -98,7 +98,9 @@ for start in $(seq "$starts"); do
 done
 
 python3 - "$out" "$n" "$conc_n" "$reps" "$conc" "$starts" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)" <<'PY'
-import json, random, statistics, sys
+import json, statistics, sys
+sys.path.insert(0, "scripts")
+from bench_stats import interval
 path, n, conc_n, reps, conc, starts, cpus, cpu = sys.argv[1:]
 entries = [json.loads(l) for l in open(path)]
 bad = [e["line"] for e in entries if not e["line"].get("ok")]
@@ -131,15 +133,6 @@ ring_targets = [
     ("sequential p50 at most 1.05× off", "seq", "p50_us", 1.05, "max"),
     (f"{conc}-in-flight throughput at least 0.95× off", "conc", "ops_per_s", 0.95, "min"),
 ]
-
-def interval(pairs, rounds=2000):
-    """The 95% interval of the median of `pairs`: the median of as many drawn with replacement,
-    `rounds` times (a fixed seed, so that one run's output does not change when printed again)."""
-    if not pairs:
-        return float("nan"), float("nan")
-    draw = random.Random(32)
-    medians = sorted(statistics.median(draw.choices(pairs, k=len(pairs))) for _ in range(rounds))
-    return medians[int(0.025 * rounds)], medians[int(0.975 * rounds) - 1]
 
 def verdicts(where, targets, ratio, pair):
     """Each target's ratio of the medians (what it is judged on) and its paired ratio, with the
