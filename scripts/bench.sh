@@ -134,13 +134,16 @@ ring_targets = [
     (f"{conc}-in-flight throughput at least 0.95× off", "conc", "ops_per_s", 0.95, "min"),
 ]
 
+def middle(pairs):
+    """The median of a run's pairs' own ratios."""
+    return statistics.median(pairs) if pairs else float("nan")
+
 def verdicts(where, targets, ratio, pair):
     """Each target's ratio of the medians (what it is judged on) and its paired ratio, with the
     latter's 95% interval."""
     for label, mode, key, limit, kind in targets:
         r, pairs = ratio[(mode, key)], pair[(mode, key)]
-        p = statistics.median(pairs) if pairs else float("nan")
-        low, high = interval(pairs)
+        p, (low, high) = middle(pairs), interval(pairs)
         met = r <= limit if kind == "max" else r >= limit
         print(f"target {where} {label}: {r:.2f}× (paired {p:.2f}×, 95% {low:.2f}–{high:.2f}, {len(pairs)} pairs) → {'MET' if met else 'NOT MET'}")
 
@@ -162,8 +165,6 @@ def era_tables(era, rows):
             if r["mode"] == mode and r["client"] in (of, to):
                 by_rep.setdefault(r["rep"], {})[r["client"]] = r[key]
         return [p[of] / p[to] for p in by_rep.values() if len(p) == 2 and p[to]]
-    def middle(pairs):
-        return statistics.median(pairs) if pairs else float("nan")
     print(f"| {'':42} | {'rmcp current-thread':>19} | {'rmcp multi-thread':>17} | {'Switchboard':>11} | {'vs current':>10} | {'paired':>7} | {'vs multi':>8} | {'rmcp as it comes':>16} |")
     print(f"|{'-'*44}|{'-'*20}:|{'-'*18}:|{'-'*12}:|{'-'*11}:|{'-'*8}:|{'-'*9}:|{'-'*17}:|")
     ratio, pair = {}, {}
