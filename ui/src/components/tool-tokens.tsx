@@ -91,8 +91,17 @@ export function ServerTokens(props: { meter: TokenMeter | null; server: string }
   );
 }
 
-/** `ServerTokens` for the meter's default model, read on its own (a server's card). */
-export function MeteredServer(props: { backend: Backend; host: HostState; server: string }) {
+/** `ServerTokens` for the meter's default model, read on its own (a server's card). For a server
+ * with tools, the line's room is kept, blank, until its count is read (the meter comes after the
+ * card, and again after a restart): the tabs below it must not move under a click. */
+export function MeteredServer(props: { backend: Backend; host: HostState; server: string; hasTools: boolean }) {
   const meter = useTokenMeter(props.backend, null, toolsKey(props.host));
+  if (props.hasTools && serverTokens(meter, props.server) === null) {
+    return (
+      <p className="hint muted tokens" data-testid="server-tokens-pending" aria-hidden="true">
+        &nbsp;
+      </p>
+    );
+  }
   return <ServerTokens meter={meter} server={props.server} />;
 }

@@ -97,6 +97,33 @@ describe("a server's card: its tool definitions in tokens", () => {
     expect(line.textContent).toBe(`Tool definitions: ${expected.total} tok for gpt-4o`);
   });
 
+  it("keeps the line's room while the count is read, so the tabs below do not move under a click", async () => {
+    const b = withModel("gpt-4o");
+    let answer: () => void = () => {};
+    const read = b.toolTokens.bind(b);
+    b.toolTokens = (args) => new Promise((resolve) => (answer = () => resolve(read(args))));
+    render(<Servers backend={b} />);
+    const room = await screen.findByTestId("server-tokens-pending");
+    expect(room.className).toBe("hint muted tokens");
+    expect(room.textContent).toBe("\u00a0");
+    answer();
+    expect((await screen.findByTestId("server-tokens")).className).toBe("hint muted tokens");
+    expect(screen.queryByTestId("server-tokens-pending")).toBeNull();
+  });
+
+  it("keeps no room on the card of a server without tools", async () => {
+    const b = withModel("gpt-4o");
+    const first = b.servers[0]!;
+    if (first.status.state !== "running") throw new Error("the fake's server runs");
+    const { tools: _, ...others } = first.status.summary.capabilities;
+    first.status = { ...first.status, summary: { ...first.status.summary, capabilities: others } };
+    b.toolTokens = () => new Promise(() => undefined);
+    render(<Servers backend={b} />);
+    expect((await screen.findByTestId("server-status-text")).textContent).toMatch(/^Running/);
+    expect(screen.queryByTestId("server-tokens-pending")).toBeNull();
+    expect(screen.queryByTestId("server-tokens")).toBeNull();
+  });
+
   it("shows nothing for a server that does not run, and marks an estimate on one that does", async () => {
     const b = withModel("gemini-2.5-pro");
     b.servers[0]!.status = { state: "stopped" };

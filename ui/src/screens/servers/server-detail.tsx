@@ -158,7 +158,9 @@ function ConfiguredServerDetail(props: { backend: Backend; host: HostState; serv
       </p>
       {(s.state === "failed" || s.state === "restarting") && !needsSignIn(s) ? <ErrorDetails error={s.error} /> : null}
       {enabled ? null : <p className="hint muted">{OFF}</p>}
-      {s.state === "running" ? <MeteredServer backend={backend} host={props.host} server={server.name} /> : null}
+      {s.state === "running" ? (
+        <MeteredServer backend={backend} host={props.host} server={server.name} hasTools={"tools" in s.summary.capabilities} />
+      ) : null}
       <SandboxLine
         server={server}
         busy={busy}
