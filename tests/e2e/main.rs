@@ -51,6 +51,15 @@ async fn pick_tool(s: &webdriver::Session, tool: &str) {
         .await;
 }
 
+/// Opens the tab `tab` (`overview`, `stderr`, `log`) of the server card `card` and waits until it
+/// shows chosen, so a click that missed fails here and not at the next step.
+async fn open_tab(s: &webdriver::Session, card: &str, tab: &str) {
+    let button = format!("{card} [data-testid=tab-{tab}]");
+    s.click_css(&button).await;
+    s.wait_for(&format!("{button}[aria-selected=true]"), SHORT)
+        .await;
+}
+
 /// Adds an OpenAI-compatible provider at `base` with one model, on the Models screen.
 async fn add_provider(s: &webdriver::Session, id: &str, base: &str, key: &str) {
     s.click_css("[data-testid=nav-models]").await;

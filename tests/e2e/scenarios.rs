@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::desktop::{self, Desktop};
 use super::{
-    LONG, SHORT, add_provider, answer_as_model, approve_review, mark, open_tool, pick_tool,
-    replay_provider, row, send_in_chat, webdriver,
+    LONG, SHORT, add_provider, answer_as_model, approve_review, mark, open_tab, open_tool,
+    pick_tool, replay_provider, row, send_in_chat, webdriver,
 };
 
 pub use super::chat_scenarios::{chat_shows_edited_arguments, first_chat_reviews_tools};
@@ -760,14 +760,12 @@ pub async fn roots_reach_the_server(desktop: &Desktop) {
         .await;
     // The tab of everything's own card, not of the card shown before the click took.
     let card = "[data-testid=server-detail][data-name=\"everything\"]";
-    s.click_css(&format!("{card} [data-testid=tab-stderr]"))
-        .await;
+    open_tab(s, card, "stderr").await;
     s.wait_text(&format!("{card} [data-testid=stderr-tail]"), SHORT, |t| {
         t.contains("Restarting it with its new roots")
     })
     .await;
-    s.click_css(&format!("{card} [data-testid=tab-overview]"))
-        .await;
+    open_tab(s, card, "overview").await;
     open_tool(s, "files", "list_allowed_directories").await;
     let mut seen = false;
     for _ in 0..20 {
