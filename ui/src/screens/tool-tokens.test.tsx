@@ -21,6 +21,15 @@ function withModel(model: string) {
   return b;
 }
 
+/** A fake as `withModel("gpt-4o")` whose meter answers only when `answer` is called. */
+function withMeterHeld() {
+  const b = withModel("gpt-4o");
+  const held = { answer: () => {} };
+  const read = b.toolTokens.bind(b);
+  b.toolTokens = (args) => new Promise((resolve) => (held.answer = () => resolve(read(args))));
+  return { b, answer: () => held.answer() };
+}
+
 /** What the fake's meter says each tool of `everything` costs, and all of them. */
 async function counts(b: FakeBackend) {
   const meter = await b.toolTokens({});
@@ -62,10 +71,7 @@ describe("Tools screen: tool definitions in tokens", () => {
   });
 
   it("keeps the meter's lines' room while it is read, so the list does not move under the pointer", async () => {
-    const b = withModel("gpt-4o");
-    let answer: () => void = () => {};
-    const read = b.toolTokens.bind(b);
-    b.toolTokens = (args) => new Promise((resolve) => (answer = () => resolve(read(args))));
+    const { b, answer } = withMeterHeld();
     render(<Tools backend={b} />);
     await screen.findByText("Echo");
     const room = screen.getByTestId("meter-pending");
@@ -98,10 +104,7 @@ describe("a server's card: its tool definitions in tokens", () => {
   });
 
   it("keeps the line's room while the count is read, so the tabs below do not move under a click", async () => {
-    const b = withModel("gpt-4o");
-    let answer: () => void = () => {};
-    const read = b.toolTokens.bind(b);
-    b.toolTokens = (args) => new Promise((resolve) => (answer = () => resolve(read(args))));
+    const { b, answer } = withMeterHeld();
     render(<Servers backend={b} />);
     const room = await screen.findByTestId("server-tokens-pending");
     expect(room.className).toBe("hint muted tokens");
