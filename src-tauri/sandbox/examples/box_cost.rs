@@ -1,6 +1,7 @@
 //! What building a box costs, step by step, and what a start costs started each way (not a
 //! test: it prints microseconds). `box_cost [PROGRAM [ARGS…]]`, `/bin/true` by default;
-//! `BALLAST_MB` sizes the parent, as a host is sized.
+//! `BALLAST_MB` sizes the parent, as a host is sized. `FLOOR_OUT=DIR` also writes the box's rules
+//! and seccomp program for `scripts/box-floor.sh`.
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -57,6 +58,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         grants.read.len() + grants.checked.len(),
         grants.write.len()
     );
+    #[cfg(target_os = "linux")]
+    if let Some(dir) = std::env::var_os("FLOOR_OUT") {
+        write_floor_inputs(Path::new(&dir), &grants)?;
+    }
     let prepared = std::sync::Arc::new(Prepared::build("bench", &grants, Support::detect())?);
     // A parent the size of a host (BALLAST_MB of touched memory, 20 by default): fork copies
     // its page tables, posix_spawn (what an unboxed start uses: no pre_exec) does not.
@@ -101,4 +106,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("(parent with {} MiB touched)", ballast.len() >> 20);
     Ok(())
+}
+
+/// For `scripts/box-floor.c`, the same box as plain kernel calls: `rules` (a line a path that
+/// exists: `r` or `w`, `d` for a folder or `f` for a file, the path) and `filter.h` (the seccomp
+/// program as C initialisers).
+#[cfg(target_os = "linux")]
+fn write_floor_inputs(dir: &Path, grants: &switchboard_sandbox::Grants) -> std::io::Result<()> {
+    use std::fmt::Write;
+    let mut rules = String::new();
+    let reads = grants.read.iter().chain(&grants.checked).map(|p| ('r', p));
+    for (kind, path) in reads.chain(grants.write.iter().map(|p| ('w', p))) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            continue;
+        };
+        let shape = if meta.is_dir() { 'd' } else { 'f' };
+        let _ = writeln!(rules, "{kind} {shape} {}", path.display());
+    }
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("rules"), rules)?;
+    let program = switchboard_sandbox::linux::seccomp_program(grants.network)
+        .map_err(std::io::Error::other)?;
+    let mut filter = String::new();
+    for i in &program {
+        let _ = writeln!(filter, "{{{:#x}, {}, {}, {:#x}}},", i.code, i.jt, i.jf, i.k);
+    }
+    std::fs::write(dir.join("filter.h"), filter)
 }

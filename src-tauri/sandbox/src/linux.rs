@@ -111,6 +111,12 @@ impl Prepared {
     }
 }
 
+/// The seccomp program a box with `network` installs, as the kernel is given it: for measuring
+/// what entering a box costs (`examples/box_cost.rs`, `scripts/box-floor.sh`).
+pub fn seccomp_program(network: Network) -> Result<Vec<libc::sock_filter>, String> {
+    filter::program(network)
+}
+
 /// The kernel's `struct __user_cap_header_struct` and `struct __user_cap_data_struct`.
 #[repr(C)]
 struct CapHeader {
