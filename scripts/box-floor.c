@@ -4,7 +4,10 @@
  * path opened, its rule added, closed), a child started the vfork way that enters the box
  * (no new privileges, no capabilities, the ruleset, the filter) and runs /bin/true, and a plain
  * child that runs /bin/true. BALLAST_MB of memory is written before each step, so the kernel's
- * structures are as cold as after a host's own work. Prints medians in microseconds. Not a test.
+ * structures are as cold as after a host's own work. Prints medians in microseconds.
+ * With "once box" or "once plain" instead of a count of rounds, a fresh process makes one boxed
+ * start (printing the ruleset's time and the start's) or one plain start: a CLI starts one server
+ * per process, so its box is always built the first time. Not a test.
  * Usage: scripts/box-floor.sh (which builds and runs this). */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -103,9 +106,23 @@ static long median_us(long *v, int n) {
   return v[n / 2] / 1000;
 }
 
+/* One start in this fresh process: "box <ruleset µs> <start µs>" or "plain <start µs>". */
+static int once(int boxed) {
+  if (!boxed) {
+    printf("plain %ld\n", start(-1) / 1000);
+    return 0;
+  }
+  long t = now_ns();
+  int ruleset = make_ruleset();
+  long made = now_ns() - t;
+  printf("box %ld %ld\n", made / 1000, start(ruleset) / 1000);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: box-floor RULES [ROUNDS]\n"); return 2; }
+  if (argc < 2) { fprintf(stderr, "usage: box-floor RULES [ROUNDS | once box|plain]\n"); return 2; }
   read_rules(argv[1]);
+  if (argc > 3 && !strcmp(argv[2], "once")) return once(!strcmp(argv[3], "box"));
   int n = argc > 2 ? atoi(argv[2]) : 400;
   size_t ballast_mb = getenv("BALLAST_MB") ? strtoul(getenv("BALLAST_MB"), NULL, 10) : 0;
   char *ballast = ballast_mb ? malloc(ballast_mb << 20) : NULL;
