@@ -21,13 +21,24 @@ function withModel(model: string) {
   return b;
 }
 
-/** A fake as `withModel("gpt-4o")` whose meter answers only when `answer` is called. */
+/** A fake as `withModel("gpt-4o")` whose meter answers nothing until `answer` is called, and
+ * then everything: what was asked before and what is asked after. A screen asks from an effect,
+ * which may run after the test has seen the screen, and asks again when the running servers'
+ * tools change; an answer kept for one call would be lost on either. */
 function withMeterHeld() {
   const b = withModel("gpt-4o");
-  const held = { answer: () => {} };
+  const waiting: (() => void)[] = [];
+  let answered = false;
   const read = b.toolTokens.bind(b);
-  b.toolTokens = (args) => new Promise((resolve) => (held.answer = () => resolve(read(args))));
-  return { b, answer: () => held.answer() };
+  b.toolTokens = async (args) => {
+    if (!answered) await new Promise<void>((go) => waiting.push(go));
+    return read(args);
+  };
+  const answer = () => {
+    answered = true;
+    for (const go of waiting.splice(0)) go();
+  };
+  return { b, answer };
 }
 
 /** What the fake's meter says each tool of `everything` costs, and all of them. */
